@@ -1,0 +1,34 @@
+/**
+ * API key secrets (CONTRACT section 3): `fa_` + 40 URL-safe random characters (240 bits).
+ * Only the SHA-256 hex digest is stored; the display prefix is the secret's first 8 characters.
+ * Webhook signing secrets are `whsec_` + 32 URL-safe characters.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { nanoid } from 'nanoid';
+
+export const API_KEY_PREFIX = 'fa_';
+
+export function generateApiKeySecret(): string {
+  return API_KEY_PREFIX + nanoid(40);
+}
+
+export function generateWebhookSecret(): string {
+  return 'whsec_' + nanoid(32);
+}
+
+/** SHA-256 hex of the secret: enough for a random 240-bit secret (no salt or slow hash needed). */
+export function hashApiKeySecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Display prefix shown in key lists, e.g. `fa_x9Ab2`. */
+export function secretDisplayPrefix(secret: string): string {
+  return secret.slice(0, 8);
+}
+
+/** Constant-time comparison of two hex digests of equal length. */
+export function digestsEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,70 @@
+/**
+ * The error catalog of the API document ("Errors" table) plus the few codes CONTRACT section 7 adds.
+ * Core and platform code throw AppError; only platform/error-handler.ts writes error bodies:
+ * `{"error":{"code","message","status","details"?},"request_id"}`, the same in both styles.
+ */
+
+export type ErrorLocation = 'query' | 'body' | 'header' | 'path';
+
+/** One problem with the input (CONTRACT section 7). */
+export interface ErrorDetail {
+  location: ErrorLocation;
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly details?: readonly ErrorDetail[],
+    /** Extra response headers (e.g. Retry-After). */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const errors = {
+  invalidApiKey: () =>
+    new AppError('invalid_api_key', 401, 'The X-API-Key header is missing or does not name a valid API key.'),
+  apiKeyExpired: () => new AppError('api_key_expired', 401, 'This API key has been revoked or has expired.'),
+  insufficientScope: (scope: string) =>
+    new AppError('insufficient_scope', 403, `This API key lacks the scope "${scope}".`),
+  workspaceAccessDenied: () =>
+    new AppError('workspace_access_denied', 403, 'This API key has no access to this workspace.'),
+  notFound: (kind: string, id?: string) =>
+    new AppError('resource_not_found', 404, id === undefined ? `${kind} not found.` : `${kind} "${id}" not found.`),
+  routeNotFound: (method: string, path: string) =>
+    new AppError('resource_not_found', 404, `No resource at ${method} ${path}.`),
+  validation: (details: readonly ErrorDetail[], message?: string) =>
+    new AppError(
+      'validation_error',
+      400,
+      message ?? (details.length === 1 ? details[0]!.message : `The request has ${details.length} invalid values.`),
+      details,
+    ),
+  /** Shorthand for a single invalid value. */
+  invalid: (location: ErrorLocation, field: string, message: string) =>
+    errors.validation([{ location, field, message }]),
+  conflict: (message: string, details?: readonly ErrorDetail[]) => new AppError('conflict', 409, message, details),
+  idempotencyReplay: () =>
+    new AppError(
+      'idempotency_replay',
+      409,
+      'This Idempotency-Key was already used with a different method, path or body.',
+    ),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError('rate_limit_exceeded', 429, `Rate limit exceeded; retry in ${retryAfterSeconds} s.`, undefined, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
+  payloadTooLarge: (limitBytes: number) =>
+    new AppError('payload_too_large', 413, `The request body is larger than ${limitBytes} bytes.`),
+  methodNotAllowed: (method: string, allowed: readonly string[]) =>
+    new AppError('method_not_allowed', 405, `${method} is not allowed here; use ${allowed.join(', ')}.`, undefined, {
+      Allow: allowed.join(', '),
+    }),
+  internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
+} as const;
