@@ -1,0 +1,7 @@
+/** What adapters need from the app: built once in buildApp and passed to router factories. */
+import type { Db } from '../platform/db/connection';
+
+export interface CoreDeps {
+  db: Db;
+}
+

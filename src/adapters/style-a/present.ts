@@ -1,0 +1,155 @@
+/**
+ * Style A presenters: domain records → snake_case JSON (API document "Response, Style A" and the
+ * shapes in CONTRACT section 8 / docs/decisions.md). Renaming and shaping only.
+ */
+import type { ApiKeyMeta } from '../../core/api-keys/api-keys.service';
+import type { Datatable, Row } from '../../core/datatables/datatables.service';
+import type { EmailEvent } from '../../core/email-events/email-events.service';
+import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.service';
+import type { CapturedRow, ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
+import type { WebhookEndpoint } from '../../core/webhooks/webhooks.service';
+
+const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+export function presentTableData(t: CapturedRow | null): Record<string, unknown> | null {
+  if (t === null) return null;
+  return { ...t.columns, row_id: t.rowId, _captured_at: iso(t.capturedAt) };
+}
+
+function answerA(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { question_id: a.question_id, title: a.title, type: a.type, value: a.value };
+  if (withLabel && a.reporting_label !== undefined) out.reporting_label = a.reporting_label;
+  return out;
+}
+
+/** @param v2 adds `reporting_label` to answers of translated forms. */
+export function presentResponseA(r: ResponseRecord, v2 = false): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: r.id,
+    form_id: r.formId,
+    score: r.score,
+    created_at: r.createdAt.toISOString(),
+    answers: r.answers.map((a) => answerA(a, v2)),
+    respondent_email: r.respondentEmail,
+    email_id: r.emailId,
+    row_id: r.rowId,
+  };
+  if (r.tableData !== undefined) out.table_data = presentTableData(r.tableData);
+  return out;
+}
+
+export function presentQuestionA(q: Question): Record<string, unknown> {
+  return {
+    id: q.id,
+    form_id: q.formId,
+    position: q.position,
+    type: q.type,
+    title: q.title,
+    required: q.required,
+    options: q.options,
+    validation: q.validation,
+  };
+}
+
+export function presentFormA(f: Form): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: f.id,
+    name: f.name,
+    default_language: f.defaultLanguage,
+    languages: f.languages,
+    question_count: f.questionCount,
+    created_at: f.createdAt.toISOString(),
+    updated_at: f.updatedAt.toISOString(),
+  };
+  if (f.questions) out.questions = f.questions.map(presentQuestionA);
+  return out;
+}
+
+export function presentSchemaA(s: FormSchema): Record<string, unknown> {
+  return {
+    form_id: s.formId,
+    default_language: s.defaultLanguage,
+    languages: s.languages,
+    questions: s.questions.map((q) => ({
+      id: q.id,
+      position: q.position,
+      type: q.type,
+      title: q.title,
+      required: q.required,
+      options: q.options,
+      validation: q.validation,
+    })),
+    translations: s.translations,
+  };
+}
+
+export function presentSummaryA(s: FormSummary): Record<string, unknown> {
+  return {
+    form_id: s.formId,
+    total_responses: s.totalResponses,
+    average_score: s.averageScore,
+    last_response: s.lastResponse && {
+      id: s.lastResponse.id,
+      score: s.lastResponse.score,
+      created_at: s.lastResponse.createdAt.toISOString(),
+    },
+  };
+}
+
+export function presentDatatableA(t: Datatable): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: t.id,
+    name: t.name,
+    row_count: t.rowCount,
+    created_at: t.createdAt.toISOString(),
+    updated_at: t.updatedAt.toISOString(),
+  };
+  if (t.fields) out.fields = t.fields.map((f) => ({ name: f.name, type: f.type }));
+  return out;
+}
+
+/** Style A row: columns at the same level as row_id (reserved names cannot be columns). */
+export function presentRowA(r: Row): Record<string, unknown> {
+  return { ...r.data, row_id: r.rowId, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString() };
+}
+
+export function presentEmailEventA(e: EmailEvent): Record<string, unknown> {
+  return {
+    id: e.id,
+    email_id: e.emailId,
+    email: e.email,
+    type: e.type,
+    row_id: e.rowId,
+    form_id: e.formId,
+    flow_id: e.flowId,
+    created_at: e.createdAt.toISOString(),
+  };
+}
+
+export function presentWebhookEndpoint(w: WebhookEndpoint): Record<string, unknown> {
+  return {
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    description: w.description,
+    enabled: w.enabled,
+    created_at: w.createdAt.toISOString(),
+    updated_at: w.updatedAt.toISOString(),
+  };
+}
+
+export function presentApiKey(k: ApiKeyMeta): Record<string, unknown> {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    workspace_ids: k.workspaceIds,
+    style: k.style,
+    rate_limit_per_minute: k.rateLimitPerMinute,
+    created_at: k.createdAt.toISOString(),
+    expires_at: iso(k.expiresAt),
+    last_used_at: iso(k.lastUsedAt),
+    revoked_at: iso(k.revokedAt),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * API keys: lookup for authentication and metadata lists (API document "Authentication", "API key";
+ * CONTRACT sections 3 and 8). Secrets are never stored or returned here; only their SHA-256.
+ */
+import type { Knex } from 'knex';
+import type { Scope } from '../scopes';
+import { hashApiKeySecret } from './secrets';
+
+type Db = Knex | Knex.Transaction;
+
+export interface ApiKeyMeta {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  workspaceIds: string[];
+  style: 'A' | 'B';
+  rateLimitPerMinute: number | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  workspace_ids: string[] | null;
+  style: 'A' | 'B';
+  rate_limit_per_minute: number | null;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const toMeta = (r: KeyRow): ApiKeyMeta => ({
+  id: r.id,
+  name: r.name,
+  prefix: r.prefix,
+  scopes: r.scopes,
+  workspaceIds: (r.workspace_ids ?? []).slice().sort(),
+  style: r.style,
+  rateLimitPerMinute: r.rate_limit_per_minute,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+function keyQuery(db: Db): Knex.QueryBuilder {
+  return db('api_keys as k').select(
+    'k.id',
+    'k.name',
+    'k.prefix',
+    'k.scopes',
+    'k.style',
+    'k.rate_limit_per_minute',
+    'k.created_at',
+    'k.expires_at',
+    'k.last_used_at',
+    'k.revoked_at',
+    db.raw('ARRAY(SELECT w.workspace_id FROM api_key_workspaces w WHERE w.api_key_id = k.id ORDER BY 1) AS workspace_ids'),
+  );
+}
+
+/** The key whose secret this is, or undefined (one indexed lookup on the hash). */
+export async function findApiKeyBySecret(db: Db, secret: string): Promise<ApiKeyMeta | undefined> {
+  const row = (await keyQuery(db).where('k.key_hash', hashApiKeySecret(secret)).first()) as KeyRow | undefined;
+  return row && toMeta(row);
+}
+
+/** A key by id, or undefined. */
+export async function findApiKeyById(db: Db, id: string): Promise<ApiKeyMeta | undefined> {
+  const row = (await keyQuery(db).where('k.id', id).first()) as KeyRow | undefined;
+  return row && toMeta(row);
+}
+
+/** Keys with access to the workspace (revoked ones included, with `revokedAt`), newest first. */
+export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyMeta[]> {
+  const rows = (await keyQuery(db)
+    .whereExists(db('api_key_workspaces as w').select(db.raw('1')).whereRaw('w.api_key_id = k.id').where('w.workspace_id', workspaceId))
+    .orderBy([
+      { column: 'k.created_at', order: 'desc' },
+      { column: 'k.id', order: 'desc' },
+    ])) as KeyRow[];
+  return rows.map(toMeta);
+}
+
+/** True when the key can no longer be used. */
+export function isKeyInactive(key: ApiKeyMeta, now = new Date()): boolean {
+  return key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime());
+}
+
+/**
+ * Records use without a write per request: at most one UPDATE per key per minute (the WHERE clause
+ * also makes concurrent instances skip a fresh value).
+ */
+export async function touchLastUsed(db: Db, keyId: string): Promise<void> {
+  await db('api_keys')
+    .where('id', keyId)
+    .andWhere((q) => q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'"))
+    .update({ last_used_at: db.fn.now() });
+}

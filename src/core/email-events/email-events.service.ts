@@ -1,0 +1,118 @@
+/**
+ * Email events (API document "Email event"; CONTRACT section 8): history records of sends, deliveries,
+ * opens, clicks, bounces, complaints and unsubscribes. Style A `/email-events`, `/emails/{id}/events`;
+ * Style B `/emails/events`. Totals for Style B come from `email_event_counts`.
+ */
+import type { Knex } from 'knex';
+import type { DateBound } from '../query/dates';
+import { fieldMap, type ListField } from '../query/fields';
+import { compileFilter } from '../query/filter';
+import { countRows, fetchKeysetPage, fetchOffsetPage, sumColumn, type ListPage, type Pagination } from '../query/list';
+import { parseSort } from '../query/sort';
+import { sql } from '../query/sql';
+
+type Db = Knex | Knex.Transaction;
+
+export const EMAIL_EVENT_TYPES = ['send', 'delivery', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
+
+export interface EmailEvent {
+  id: string;
+  emailId: string;
+  email: string;
+  type: string;
+  rowId: string | null;
+  formId: string | null;
+  flowId: string | null;
+  createdAt: Date;
+}
+
+const col = (name: string, column: string, type: ListField['type'], nullable = false): ListField => ({
+  name,
+  expr: sql('??', column),
+  type,
+  nullable,
+});
+const ID = col('id', 'id', 'text');
+const SORT_FIELDS = fieldMap([col('created_at', 'created_at', 'timestamp')]);
+/** Style B `filter` fields (CONTRACT section 7). */
+const FILTER_FIELDS = fieldMap([
+  col('event_type', 'type', 'text'),
+  col('email_id', 'email_id', 'text'),
+  col('email', 'email', 'text'),
+  col('form_id', 'form_id', 'text', true),
+  col('row_id', 'row_id', 'text', true),
+  col('flow_id', 'flow_id', 'text', true),
+]);
+
+export interface EmailEventListQuery {
+  emailId?: string | undefined;
+  type?: string | undefined;
+  /** Recipient address, matched exactly ignoring case. */
+  recipient?: string | undefined;
+  created?: readonly DateBound[];
+  filter?: string | undefined;
+  sort?: string | undefined;
+  multiSort?: boolean;
+  pagination: Pagination;
+}
+
+interface EventRow {
+  id: string;
+  email_id: string;
+  email: string;
+  type: string;
+  row_id: string | null;
+  form_id: string | null;
+  flow_id: string | null;
+  created_at: Date;
+}
+
+const toEvent = (r: EventRow): EmailEvent => ({
+  id: r.id,
+  emailId: r.email_id,
+  email: r.email,
+  type: r.type,
+  rowId: r.row_id,
+  formId: r.form_id,
+  flowId: r.flow_id,
+  createdAt: r.created_at,
+});
+
+/**
+ * Lists email events of a workspace, narrowed by email, type, recipient, dates and `filter`.
+ * @throws AppError validation_error for sort, filter or cursor problems.
+ */
+export async function listEmailEvents(db: Db, workspaceId: string, q: EmailEventListQuery): Promise<ListPage<EmailEvent>> {
+  const keys = parseSort(q.sort, {
+    fields: SORT_FIELDS,
+    tieBreaker: ID,
+    defaultSort: [{ field: SORT_FIELDS.get('created_at')!, dir: 'desc' }],
+    multi: q.multiSort ?? false,
+  });
+  const base = db('email_events')
+    .select('id', 'email_id', 'email', 'type', 'row_id', 'form_id', 'flow_id', 'created_at')
+    .where('workspace_id', workspaceId);
+  if (q.emailId !== undefined) base.where('email_id', q.emailId);
+  if (q.type !== undefined) base.where('type', q.type);
+  if (q.recipient !== undefined) base.whereRaw('lower(email) = lower(?)', [q.recipient]);
+  for (const b of q.created ?? []) base.where('created_at', b.op, b.value);
+  if (q.filter !== undefined) {
+    const { where } = compileFilter(q.filter, { fields: FILTER_FIELDS });
+    base.whereRaw(where.sql, where.bindings);
+  }
+
+  if (q.pagination.kind === 'keyset') {
+    const listId = q.emailId === undefined ? `email_events:${workspaceId}` : `email_events:${workspaceId}:${q.emailId}`;
+    const page = await fetchKeysetPage<EventRow & Record<string, unknown>>(db, base, keys, q.pagination.limit, q.pagination.cursor, listId);
+    return { kind: 'keyset', items: page.rows.map(toEvent), limit: q.pagination.limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
+  }
+  const { page, limit } = q.pagination;
+  const onlyType = q.emailId === undefined && q.recipient === undefined && (q.created?.length ?? 0) === 0 && q.filter === undefined;
+  const counts = db('email_event_counts').where('workspace_id', workspaceId);
+  const [rows, total, filteredTotal] = await Promise.all([
+    fetchOffsetPage<EventRow>(base, keys, page, limit),
+    sumColumn(counts, 'events'),
+    onlyType ? sumColumn(q.type === undefined ? counts : counts.clone().where('type', q.type), 'events') : countRows(base),
+  ]);
+  return { kind: 'page', items: rows.map(toEvent), page, limit, total, filteredTotal };
+}

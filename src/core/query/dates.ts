@@ -1,0 +1,72 @@
+/**
+ * Date parameters (CONTRACT section 7, "Dates"): a value is a date `YYYY-MM-DD` (00:00:00Z of that day)
+ * or an ISO 8601 date-time with an offset. `created_after`/`start_date` include their instant,
+ * `created_before` excludes it, `end_date` includes its whole day (date) or its instant (date-time).
+ * Anything else, a date-time without offset or an impossible date, is a validation_error.
+ */
+import { errors, type ErrorLocation } from '../errors';
+
+/** One bound on a timestamp column; `value` is an ISO string PostgreSQL parses exactly (sub-ms kept). */
+export interface DateBound {
+  op: '>=' | '<' | '<=';
+  value: string;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/i;
+
+function realDate(y: number, m: number, d: number): boolean {
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+export type ParsedDate = { kind: 'date'; date: string } | { kind: 'date-time'; value: string };
+
+/** Parses a date or date-time parameter; throws validation_error naming `field`. */
+export function parseDateValue(raw: string, field: string, location: ErrorLocation = 'query'): ParsedDate {
+  const bad = (why: string) =>
+    errors.invalid(location, field, `\`${field}\` ${why}; got "${raw}". Use YYYY-MM-DD or an ISO 8601 date-time with offset.`);
+  let m = DATE.exec(raw);
+  if (m) {
+    if (!realDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw bad('is not a real date');
+    return { kind: 'date', date: raw };
+  }
+  m = DATE_TIME.exec(raw);
+  if (m) {
+    const [, y, mo, d, h, mi, s, , oh, om] = m;
+    const ok =
+      realDate(Number(y), Number(mo), Number(d)) &&
+      Number(h) < 24 &&
+      Number(mi) < 60 &&
+      (s === undefined || Number(s) < 60) &&
+      (oh === undefined || (Number(oh) < 24 && Number(om) < 60));
+    if (!ok) throw bad('is not a real date-time');
+    return { kind: 'date-time', value: raw.toUpperCase() };
+  }
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(raw)) throw bad('has no UTC offset');
+  throw bad('is not a date');
+}
+
+function nextDay(date: string): string {
+  const t = new Date(`${date}T00:00:00Z`);
+  t.setUTCDate(t.getUTCDate() + 1);
+  return t.toISOString().slice(0, 10);
+}
+
+/** Lower bound including its instant (`created_after`, `start_date`). */
+export function fromBound(raw: string, field: string): DateBound {
+  const p = parseDateValue(raw, field);
+  return { op: '>=', value: p.kind === 'date' ? `${p.date}T00:00:00Z` : p.value };
+}
+
+/** Upper bound excluding its instant (`created_before`). */
+export function beforeBound(raw: string, field: string): DateBound {
+  const p = parseDateValue(raw, field);
+  return { op: '<', value: p.kind === 'date' ? `${p.date}T00:00:00Z` : p.value };
+}
+
+/** Upper bound including its whole day for a date, its instant for a date-time (`end_date`). */
+export function endDateBound(raw: string, field: string): DateBound {
+  const p = parseDateValue(raw, field);
+  return p.kind === 'date' ? { op: '<', value: `${nextDay(p.date)}T00:00:00Z` } : { op: '<=', value: p.value };
+}

@@ -1,0 +1,37 @@
+/**
+ * The fields a list can sort and filter on: API name → SQL expression and type. Every list has a
+ * whitelist of these; user input only ever selects from it (STYLE section 5).
+ */
+import type { Sql } from './sql';
+
+export type FieldType = 'text' | 'number' | 'boolean' | 'timestamp';
+
+export interface ListField {
+  /** Canonical API name (snake_case), e.g. `created_at`, or a datatable column name. */
+  name: string;
+  expr: Sql;
+  type: FieldType;
+  /** Whether the expression can be NULL (keyset conditions then treat NULL as "after everything"). */
+  nullable: boolean;
+}
+
+export type SortDirection = 'asc' | 'desc';
+
+export interface SortKey {
+  field: ListField;
+  dir: SortDirection;
+}
+
+/** camelCase → snake_case (`createdAt` → `created_at`): both spellings are accepted (CONTRACT section 2). */
+export function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** Finds a field by exact name, then by its snake_case spelling. */
+export function lookupField(fields: ReadonlyMap<string, ListField>, name: string): ListField | undefined {
+  return fields.get(name) ?? fields.get(snakeCase(name));
+}
+
+export function fieldMap(fields: readonly ListField[]): ReadonlyMap<string, ListField> {
+  return new Map(fields.map((f) => [f.name, f]));
+}

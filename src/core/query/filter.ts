@@ -1,0 +1,104 @@
+/**
+ * Compiles parsed filter clauses (filter-parser.ts) to SQL over a list's whitelisted fields.
+ * Typed comparison: number fields compare as numbers, booleans as booleans, text exactly;
+ * `~` is a case-insensitive "contains" on text; `!=` keeps rows whose value is absent;
+ * a bare `null` matches an absent value. Errors name the field, the value and the position.
+ */
+import { errors, type ErrorLocation } from '../errors';
+import { lookupField, type ListField } from './fields';
+import { FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } from './filter-parser';
+import { joinSql, sql, type Sql } from './sql';
+
+export interface FilterContext {
+  fields: ReadonlyMap<string, ListField>;
+  /** The parameter name used in error details (`filter`). */
+  param?: string;
+  location?: ErrorLocation;
+}
+
+function typedValue(field: ListField, v: FilterValue, clause: FilterClause, ctx: FilterContext): unknown {
+  const param = ctx.param ?? 'filter';
+  const bad = (what: string) =>
+    errors.invalid(ctx.location ?? 'query', param, `\`${param}\`: ${what} (position ${clause.position}).`);
+  switch (field.type) {
+    case 'number': {
+      const n = Number(v.text);
+      if (v.text.trim() === '' || !Number.isFinite(n)) throw bad(`"${v.text}" is not a number for field "${clause.field}"`);
+      return n;
+    }
+    case 'boolean': {
+      const t = v.text.toLowerCase();
+      if (t !== 'true' && t !== 'false') throw bad(`"${v.text}" is not true or false for field "${clause.field}"`);
+      return t === 'true';
+    }
+    default:
+      return v.text;
+  }
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
+  const param = ctx.param ?? 'filter';
+  const location = ctx.location ?? 'query';
+  const field = lookupField(ctx.fields, clause.field);
+  if (!field) {
+    const known = [...ctx.fields.keys()].join(', ');
+    throw errors.invalid(
+      location,
+      param,
+      `\`${param}\`: unknown field "${clause.field}" at position ${clause.position}; filterable fields: ${known}.`,
+    );
+  }
+  const e = field.expr;
+  const isNull = (v: FilterValue) => !v.quoted && v.text.toLowerCase() === 'null';
+  switch (clause.op) {
+    case '=':
+    case '!=': {
+      const v = clause.values[0]!;
+      if (isNull(v)) return sql(`(${e.sql}) IS ${clause.op === '=' ? '' : 'NOT '}NULL`, ...e.bindings);
+      const value = typedValue(field, v, clause, ctx);
+      return clause.op === '='
+        ? sql(`(${e.sql}) = ?`, ...e.bindings, value)
+        : sql(`(${e.sql}) IS DISTINCT FROM ?`, ...e.bindings, value);
+    }
+    case '~': {
+      if (field.type !== 'text') {
+        throw errors.invalid(
+          location,
+          param,
+          `\`${param}\`: "~" (contains) applies to text fields; "${clause.field}" is a ${field.type} (position ${clause.position}).`,
+        );
+      }
+      return sql(`(${e.sql}) ILIKE ?`, ...e.bindings, `%${escapeLike(clause.values[0]!.text)}%`);
+    }
+    case 'in': {
+      const values = clause.values.filter((v) => !isNull(v)).map((v) => typedValue(field, v, clause, ctx));
+      const parts: Sql[] = [];
+      if (values.length > 0) parts.push(sql(`(${e.sql}) IN (${values.map(() => '?').join(', ')})`, ...e.bindings, ...values));
+      if (clause.values.some(isNull)) parts.push(sql(`(${e.sql}) IS NULL`, ...e.bindings));
+      const joined = joinSql(parts, ' OR ');
+      return sql(`(${joined.sql})`, ...joined.bindings);
+    }
+  }
+}
+
+/**
+ * Parses and compiles a filter expression; clauses are ANDed.
+ * @throws AppError validation_error (query `filter`) for syntax errors, unknown fields or operators, bad values.
+ */
+export function compileFilter(expression: string, ctx: FilterContext): { clauses: FilterClause[]; where: Sql } {
+  let clauses: FilterClause[];
+  try {
+    clauses = parseFilter(expression);
+  } catch (e) {
+    if (e instanceof FilterSyntaxError) {
+      throw errors.invalid(ctx.location ?? 'query', ctx.param ?? 'filter', `\`${ctx.param ?? 'filter'}\`: ${e.message}.`);
+    }
+    throw e;
+  }
+  const where = joinSql(clauses.map((c) => compileClause(c, ctx)), ' AND ');
+  return { clauses, where };
+}

@@ -1,0 +1,111 @@
+/**
+ * Runs a list query either as a keyset (cursor) page, Style A, or as an offset page, Style B.
+ * Both take the same base query (narrowing already applied) and the same sort keys, so the two
+ * styles return the same rows in the same order for the same filters.
+ */
+import type { Knex } from 'knex';
+import { errors } from '../errors';
+import type { SortKey } from './fields';
+import { decodeCursor, encodeCursor, keysetCondition, orderByClause } from './keyset';
+import { sortSignature } from './sort';
+
+export type Pagination =
+  | { kind: 'keyset'; limit: number; cursor?: string | undefined }
+  | { kind: 'page'; page: number; limit: number };
+
+export interface KeysetPage<T> {
+  kind: 'keyset';
+  items: T[];
+  limit: number;
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
+
+export interface OffsetPage<T> {
+  kind: 'page';
+  items: T[];
+  page: number;
+  limit: number;
+  /** The whole collection (the workspace's responses or events, the table's rows). */
+  total: number;
+  /** What is left after every narrowing parameter. */
+  filteredTotal: number;
+}
+
+export type ListPage<T> = KeysetPage<T> | OffsetPage<T>;
+
+const KEY_ALIAS = '__k';
+
+function cursorValue(v: unknown): unknown {
+  return v instanceof Date ? v.toISOString() : v;
+}
+
+/**
+ * Fetches one keyset page: `limit + 1` rows to learn whether there is more, in the order of `keys`.
+ * @param listId identity of the list (cursors from another list are rejected)
+ * @returns rows (without the helper key columns) and the cursors of the neighbouring pages.
+ * @throws AppError validation_error for a malformed or foreign cursor.
+ */
+export async function fetchKeysetPage<TRow extends Record<string, unknown>>(
+  db: Knex | Knex.Transaction,
+  query: Knex.QueryBuilder,
+  keys: readonly SortKey[],
+  limit: number,
+  cursor: string | undefined,
+  listId: string,
+): Promise<{ rows: TRow[]; nextCursor: string | null; prevCursor: string | null }> {
+  const signature = sortSignature(keys);
+  const decoded = cursor === undefined ? undefined : decodeCursor(cursor, listId, signature, keys.length);
+  const backward = decoded?.d === 'p';
+  const q = query.clone();
+  keys.forEach((k, i) => q.select(db.raw(`${k.field.expr.sql} AS ??`, [...k.field.expr.bindings, `${KEY_ALIAS}${i}`])));
+  if (decoded) {
+    const cond = keysetCondition(keys, decoded.k, backward ? 'before' : 'after');
+    q.whereRaw(cond.sql, cond.bindings);
+  }
+  const order = orderByClause(keys, backward);
+  q.orderByRaw(order.sql, order.bindings).limit(limit + 1);
+
+  const fetched = (await q) as Array<Record<string, unknown>>;
+  const more = fetched.length > limit;
+  const page = fetched.slice(0, limit);
+  if (backward) page.reverse();
+  const keyOf = (row: Record<string, unknown>) => keys.map((_, i) => cursorValue(row[`${KEY_ALIAS}${i}`]));
+  const make = (row: Record<string, unknown> | undefined, d: 'n' | 'p') =>
+    row === undefined ? null : encodeCursor({ l: listId, s: signature, k: keyOf(row), d });
+  const first = page[0];
+  const last = page[page.length - 1];
+  const nextCursor = backward ? make(last, 'n') : more ? make(last, 'n') : null;
+  const prevCursor = backward ? (more ? make(first, 'p') : null) : decoded ? make(first, 'p') : null;
+  const rows = page.map((row) => {
+    const clean: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(row)) if (!k.startsWith(KEY_ALIAS)) clean[k] = v;
+    return clean as TRow;
+  });
+  return { rows, nextCursor, prevCursor };
+}
+
+/** Fetches one offset page (`page` is 1-based) in the order of `keys`. */
+export async function fetchOffsetPage<TRow>(
+  query: Knex.QueryBuilder,
+  keys: readonly SortKey[],
+  page: number,
+  limit: number,
+): Promise<TRow[]> {
+  const order = orderByClause(keys);
+  const offset = (page - 1) * limit;
+  if (!Number.isSafeInteger(offset)) throw errors.invalid('query', 'page', '`page` is too large.');
+  return (await query.clone().orderByRaw(order.sql, order.bindings).offset(offset).limit(limit)) as TRow[];
+}
+
+/** `SELECT count(*)` of a query (its selected columns and order dropped), as a number. */
+export async function countRows(query: Knex.QueryBuilder): Promise<number> {
+  const row = (await query.clone().clearSelect().clearOrder().count({ n: '*' }).first()) as { n?: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+/** `SELECT sum(column)` of a query, 0 when empty. */
+export async function sumColumn(query: Knex.QueryBuilder, column: string): Promise<number> {
+  const row = (await query.clone().sum({ n: column }).first()) as { n?: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,150 @@
+/**
+ * Response queries (knex). The list is one index range scan on
+ * (workspace_id[, form_id], created_at DESC, id DESC) or the score equivalent; counts for Style B
+ * come from `response_counts` (kept by triggers with every write) whenever the narrowing allows.
+ */
+import type { Knex } from 'knex';
+import { fieldMap, type ListField } from '../query/fields';
+import { sql, type Sql } from '../query/sql';
+import type { DateBound } from '../query/dates';
+import type { ActionlistItem, ResponseIncludes, ResponseRecord, StoredAnswer } from './responses.types';
+
+type Db = Knex | Knex.Transaction;
+
+const col = (name: string, type: ListField['type'], nullable = false): ListField => ({
+  name,
+  expr: sql('??', name),
+  type,
+  nullable,
+});
+
+export const RESPONSE_ID_FIELD = col('id', 'text');
+export const RESPONSE_SORT_FIELDS = fieldMap([col('created_at', 'timestamp'), col('score', 'number')]);
+/** Style B `filter` fields on responses (CONTRACT section 7). */
+export const RESPONSE_FILTER_FIELDS = fieldMap([
+  col('id', 'text'),
+  col('form_id', 'text'),
+  col('score', 'number'),
+  col('email_id', 'text', true),
+  col('row_id', 'text', true),
+  col('respondent_email', 'text', true),
+]);
+/** Filter fields whose clauses `response_counts` can answer without touching responses. */
+export const COUNTABLE_FILTER_FIELDS = new Set(['form_id', 'score']);
+
+export interface ResponseNarrowing {
+  formId?: string | undefined;
+  created: readonly DateBound[];
+  scoreGte?: number | undefined;
+  scoreLte?: number | undefined;
+  /** Compiled `filter` expression. */
+  filter?: Sql | undefined;
+}
+
+const BASE_COLUMNS = [
+  'id',
+  'form_id',
+  'score',
+  'version',
+  'language',
+  'created_at',
+  'answers',
+  'respondent_email',
+  'email_id',
+  'row_id',
+];
+
+/** Applies every narrowing condition to a query over `responses` or `response_counts` (same column names). */
+export function applyNarrowing(q: Knex.QueryBuilder, workspaceId: string, n: ResponseNarrowing, dates = true): Knex.QueryBuilder {
+  q.where('workspace_id', workspaceId);
+  if (n.formId !== undefined) q.where('form_id', n.formId);
+  if (n.scoreGte !== undefined) q.where('score', '>=', n.scoreGte);
+  if (n.scoreLte !== undefined) q.where('score', '<=', n.scoreLte);
+  if (dates) for (const b of n.created) q.where('created_at', b.op, b.value);
+  if (n.filter) q.whereRaw(n.filter.sql, n.filter.bindings);
+  return q;
+}
+
+/** The base list query: selected columns per `include`, narrowing applied, no order or limit. */
+export function responsesQuery(db: Db, workspaceId: string, n: ResponseNarrowing, include: ResponseIncludes): Knex.QueryBuilder {
+  const columns = [...BASE_COLUMNS];
+  if (include.tableData) columns.push('table_data', 'table_data_captured_at');
+  if (include.actionlists) columns.push('actionlists');
+  return applyNarrowing(db('responses').select(columns), workspaceId, n);
+}
+
+interface ResponseRow {
+  id: string;
+  form_id: string;
+  score: number;
+  version: number;
+  language: string;
+  created_at: Date;
+  answers: StoredAnswer[];
+  respondent_email: string | null;
+  email_id: string | null;
+  row_id: string | null;
+  table_data?: Record<string, unknown> | null;
+  table_data_captured_at?: Date | null;
+  actionlists?: ActionlistItem[];
+}
+
+export function toRecord(row: ResponseRow, include: ResponseIncludes): ResponseRecord {
+  const r: ResponseRecord = {
+    id: row.id,
+    formId: row.form_id,
+    score: row.score,
+    version: row.version,
+    language: row.language,
+    createdAt: row.created_at,
+    answers: row.answers,
+    respondentEmail: row.respondent_email,
+    emailId: row.email_id,
+    rowId: row.row_id,
+  };
+  if (include.tableData) {
+    r.tableData =
+      row.table_data === null || row.table_data === undefined
+        ? null
+        : { rowId: row.row_id, capturedAt: row.table_data_captured_at ?? null, columns: row.table_data };
+  }
+  if (include.actionlists) r.actionlists = row.actionlists ?? [];
+  return r;
+}
+
+/** Fills `formName` on records with one query for the distinct forms of the page. */
+export async function attachFormNames(db: Db, workspaceId: string, records: ResponseRecord[]): Promise<void> {
+  const ids = [...new Set(records.map((r) => r.formId))];
+  if (ids.length === 0) return;
+  const forms = (await db('forms').select('id', 'name').where('workspace_id', workspaceId).whereIn('id', ids)) as Array<{
+    id: string;
+    name: string;
+  }>;
+  const names = new Map(forms.map((f) => [f.id, f.name]));
+  for (const r of records) r.formName = names.get(r.formId) ?? '';
+}
+
+export async function findResponse(db: Db, workspaceId: string, id: string, include: ResponseIncludes): Promise<ResponseRecord | undefined> {
+  const row = (await responsesQuery(db, workspaceId, { created: [] }, include).where('id', id).first()) as ResponseRow | undefined;
+  return row && toRecord(row, include);
+}
+
+/** Number of responses of the workspace, from the counters. */
+export async function countAllResponses(db: Db, workspaceId: string): Promise<number> {
+  const row = (await db('response_counts').where('workspace_id', workspaceId).sum({ n: 'responses' }).first()) as { n: unknown };
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Number of responses after narrowing. From the counters when only form and score narrow
+ * (a sum over a handful of rows); otherwise an index-assisted COUNT over responses.
+ */
+export async function countNarrowed(db: Db, workspaceId: string, n: ResponseNarrowing, countersSuffice: boolean): Promise<number> {
+  if (countersSuffice && n.created.length === 0) {
+    const q = applyNarrowing(db('response_counts'), workspaceId, n, false).sum({ n: 'responses' }).first();
+    const row = (await q) as { n: unknown } | undefined;
+    return Number(row?.n ?? 0);
+  }
+  const row = (await applyNarrowing(db('responses'), workspaceId, n).count({ n: '*' }).first()) as { n: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}

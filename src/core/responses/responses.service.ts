@@ -1,0 +1,110 @@
+/**
+ * Responses, style-neutral (API document "Response, Style A/B"; responses endpoints of both styles).
+ * Adapters hand over raw parameter strings; this module validates them against the whitelists,
+ * narrows, sorts and pages, and returns ResponseRecords.
+ */
+import type { Knex } from 'knex';
+import { errors } from '../errors';
+import type { DateBound } from '../query/dates';
+import { compileFilter } from '../query/filter';
+import { fetchKeysetPage, fetchOffsetPage, type ListPage, type Pagination } from '../query/list';
+import { parseSort } from '../query/sort';
+import {
+  attachFormNames,
+  COUNTABLE_FILTER_FIELDS,
+  countAllResponses,
+  countNarrowed,
+  findResponse,
+  RESPONSE_FILTER_FIELDS,
+  RESPONSE_ID_FIELD,
+  RESPONSE_SORT_FIELDS,
+  responsesQuery,
+  toRecord,
+  type ResponseNarrowing,
+} from './responses.repository';
+import type { ResponseIncludes, ResponseRecord } from './responses.types';
+
+type Db = Knex | Knex.Transaction;
+
+export interface ResponseListQuery {
+  formId?: string | undefined;
+  /** Date bounds on created_at (already parsed by the adapter's date rules). */
+  created?: readonly DateBound[];
+  scoreGte?: number | undefined;
+  scoreLte?: number | undefined;
+  /** Style B `filter` expression (raw). */
+  filter?: string | undefined;
+  /** Raw `sort` value. */
+  sort?: string | undefined;
+  /** Style B accepts several sort fields. */
+  multiSort?: boolean;
+  include?: ResponseIncludes;
+  pagination: Pagination;
+}
+
+const DEFAULT_SORT = [{ field: RESPONSE_SORT_FIELDS.get('created_at')!, dir: 'desc' as const }];
+
+/**
+ * Lists a workspace's responses (all forms, or one with `formId`).
+ * @returns a keyset page (Style A) or an offset page with `total` and `filteredTotal` (Style B).
+ * @throws AppError validation_error for an unknown sort or filter field, a bad filter or cursor.
+ */
+export async function listResponses(db: Db, workspaceId: string, q: ResponseListQuery): Promise<ListPage<ResponseRecord>> {
+  const keys = parseSort(q.sort, {
+    fields: RESPONSE_SORT_FIELDS,
+    tieBreaker: RESPONSE_ID_FIELD,
+    defaultSort: DEFAULT_SORT,
+    multi: q.multiSort ?? false,
+  });
+  const compiled = q.filter === undefined ? undefined : compileFilter(q.filter, { fields: RESPONSE_FILTER_FIELDS });
+  if (q.scoreGte !== undefined && q.scoreLte !== undefined && q.scoreGte > q.scoreLte) {
+    throw errors.invalid('query', 'score_gte', '`score_gte` is greater than `score_lte`.');
+  }
+  const narrowing: ResponseNarrowing = {
+    formId: q.formId,
+    created: q.created ?? [],
+    scoreGte: q.scoreGte,
+    scoreLte: q.scoreLte,
+    filter: compiled?.where,
+  };
+  const include = q.include ?? {};
+  const base = responsesQuery(db, workspaceId, narrowing, include);
+  const finish = async (rows: Parameters<typeof toRecord>[0][]) => {
+    const records = rows.map((r) => toRecord(r, include));
+    if (include.formName) await attachFormNames(db, workspaceId, records);
+    return records;
+  };
+
+  if (q.pagination.kind === 'keyset') {
+    const listId = `responses:${workspaceId}`;
+    const page = await fetchKeysetPage(db, base, keys, q.pagination.limit, q.pagination.cursor, listId);
+    return {
+      kind: 'keyset',
+      items: await finish(page.rows as never[]),
+      limit: q.pagination.limit,
+      nextCursor: page.nextCursor,
+      prevCursor: page.prevCursor,
+    };
+  }
+  const { page, limit } = q.pagination;
+  const countersSuffice = (compiled?.clauses ?? []).every(
+    (c) => COUNTABLE_FILTER_FIELDS.has(c.field) && c.op !== '~' && c.values.every((v) => v.quoted || v.text !== 'null'),
+  );
+  const [rows, total, filteredTotal] = await Promise.all([
+    fetchOffsetPage(base, keys, page, limit),
+    countAllResponses(db, workspaceId),
+    countNarrowed(db, workspaceId, narrowing, countersSuffice),
+  ]);
+  return { kind: 'page', items: await finish(rows as never[]), page, limit, total, filteredTotal };
+}
+
+/**
+ * One response of the workspace.
+ * @throws AppError resource_not_found when it does not exist in this workspace.
+ */
+export async function getResponse(db: Db, workspaceId: string, id: string, include: ResponseIncludes = {}): Promise<ResponseRecord> {
+  const record = await findResponse(db, workspaceId, id, include);
+  if (!record) throw errors.notFound('Response', id);
+  if (include.formName) await attachFormNames(db, workspaceId, [record]);
+  return record;
+}

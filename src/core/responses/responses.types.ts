@@ -1,0 +1,50 @@
+/** Style-neutral response records (camelCase, Dates). Presenters turn them into Style A or B JSON. */
+
+/** An answer as stored: rendered at write time in the response's language (docs/decisions.md). */
+export interface StoredAnswer {
+  question_id: string;
+  type: string;
+  title: string;
+  value: unknown;
+  /** Question title in the form's default language; present only for translated forms (v2 shows it). */
+  reporting_label?: string;
+}
+
+export interface ActionlistItem {
+  actionlist_id: string;
+  triggered_score: number;
+  triggers: unknown[];
+}
+
+/** The datatable row captured when the response was submitted. */
+export interface CapturedRow {
+  rowId: string | null;
+  capturedAt: Date | null;
+  columns: Record<string, unknown>;
+}
+
+export interface ResponseRecord {
+  id: string;
+  formId: string;
+  /** Filled when the caller asks for it (Style B shows `form: {id, name}`). */
+  formName?: string;
+  score: number;
+  version: number;
+  language: string;
+  createdAt: Date;
+  answers: StoredAnswer[];
+  respondentEmail: string | null;
+  emailId: string | null;
+  rowId: string | null;
+  /** undefined: not asked for; null: the response has no row. */
+  tableData?: CapturedRow | null;
+  /** undefined: not asked for. */
+  actionlists?: ActionlistItem[];
+}
+
+/** What a response read may add (each costs columns or a query, so only on request). */
+export interface ResponseIncludes {
+  formName?: boolean;
+  tableData?: boolean;
+  actionlists?: boolean;
+}

@@ -1,0 +1,27 @@
+/** Workspaces (API document "Workspace"): `{id, name, link}`; a key sees exactly its own workspaces. */
+import type { Knex } from 'knex';
+import { errors } from '../errors';
+
+type Db = Knex | Knex.Transaction;
+
+export interface Workspace {
+  id: string;
+  name: string;
+  link: string;
+}
+
+/** The given workspaces (a key's), ordered by name then id. */
+export async function listWorkspaces(db: Db, ids: readonly string[]): Promise<Workspace[]> {
+  if (ids.length === 0) return [];
+  return (await db('workspaces').select('id', 'name', 'link').whereIn('id', ids).orderBy([
+    { column: 'name', order: 'asc' },
+    { column: 'id', order: 'asc' },
+  ])) as Workspace[];
+}
+
+/** @throws AppError resource_not_found */
+export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
+  const ws = (await db('workspaces').select('id', 'name', 'link').where('id', id).first()) as Workspace | undefined;
+  if (!ws) throw errors.notFound('Workspace', id);
+  return ws;
+}

@@ -1,0 +1,45 @@
+/**
+ * X-API-Key authentication and the per-key rate limit, in the contract's order of checks
+ * (CONTRACT section 3): missing/unknown key 401 invalid_api_key (past the per-address budget 429)
+ * → revoked/expired 401 api_key_expired → per-key rate limit 429. Sets `req.auth`.
+ */
+import type { RequestHandler } from 'express';
+import { findApiKeyBySecret, isKeyInactive, touchLastUsed } from '../../core/api-keys/api-keys.service';
+import { API_KEY_PREFIX } from '../../core/api-keys/secrets';
+import { errors } from '../../core/errors';
+import type { Db } from '../db/connection';
+import type { Logger } from '../logger';
+import { applyDecision, type RateLimiter } from '../rate-limit';
+
+export interface AuthOptions {
+  db: Db;
+  limiter: RateLimiter;
+  logger: Logger;
+  rateLimitPerMinute: number;
+  authFailuresPerMinute: number;
+}
+
+export function apiKeyAuth(opts: AuthOptions): RequestHandler {
+  const lastTouched = new Map<string, number>();
+  return async (req, res, next) => {
+    const secret = req.get('X-API-Key');
+    const key = secret && secret.startsWith(API_KEY_PREFIX) ? await findApiKeyBySecret(opts.db, secret) : undefined;
+    if (!key || isKeyInactive(key)) {
+      const d = await opts.limiter.consume('address', req.ip ?? 'unknown', opts.authFailuresPerMinute);
+      if (key) {
+        applyDecision(res, { ...d, retryAfter: undefined });
+        throw errors.apiKeyExpired();
+      }
+      applyDecision(res, d);
+      throw errors.invalidApiKey();
+    }
+    req.auth = key;
+    const now = Date.now();
+    if ((lastTouched.get(key.id) ?? 0) < now - 60_000) {
+      lastTouched.set(key.id, now);
+      touchLastUsed(opts.db, key.id).catch((err: unknown) => opts.logger.warn({ err }, 'could not record last_used_at'));
+    }
+    applyDecision(res, await opts.limiter.consume('key', key.id, key.rateLimitPerMinute ?? opts.rateLimitPerMinute));
+    next();
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The only place that writes error bodies (STYLE section 4; API document "Errors"):
+ * `{"error":{"code","message","status","details"?},"request_id"}`, the same for both styles.
+ * Foreign errors are translated once here: validator errors → validation_error with details,
+ * body-parser errors → 400/413, PostgreSQL unique violations → conflict, anything else →
+ * internal_error with a generic message (logged with its stack, never shown).
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, errors, type ErrorDetail, type ErrorLocation } from '../core/errors';
+import type { Logger } from './logger';
+
+interface ValidatorItem {
+  path?: string;
+  message?: string;
+  location?: string;
+}
+
+const LOCATIONS: Record<string, ErrorLocation> = { query: 'query', body: 'body', headers: 'header', params: 'path', path: 'path' };
+
+/** `/query/limit` or `.body.data[0].id` → location and field. */
+function detailOf(item: ValidatorItem): ErrorDetail {
+  const parts = (item.path ?? '').replace(/^[./]+/, '').split(/[./]/).filter(Boolean);
+  const location = LOCATIONS[item.location ?? parts[0] ?? ''] ?? LOCATIONS[parts[0] ?? ''] ?? 'body';
+  const rest = LOCATIONS[parts[0] ?? ''] ? parts.slice(1) : parts;
+  const field = rest.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]') || (location === 'body' ? 'body' : '');
+  const msg = item.message ?? 'is invalid';
+  return { location, field, message: field ? `\`${field}\` ${msg}` : msg };
+}
+
+function translate(err: unknown, exposeInternals: boolean): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string };
+  if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
+  if (e.type === 'entity.parse.failed') return errors.invalid('body', 'body', 'The request body is not valid JSON.');
+  if (e.code === '23505') return errors.conflict('A resource with this unique value already exists.');
+  if (typeof e.status === 'number' && Array.isArray(e.errors)) {
+    if (e.status === 400) return errors.validation(e.errors.map(detailOf));
+    if (e.status === 404) return errors.routeNotFound('', e.path ?? '');
+    if (e.status === 405) return errors.methodNotAllowed('This method', []);
+    if (e.status === 415) return errors.invalid('header', 'Content-Type', 'Send the body as application/json.');
+    if (e.status === 413) return errors.payloadTooLarge(0);
+    if (e.status >= 500 && exposeInternals) {
+      return new AppError('internal_error', 500, `Response validation: ${e.errors.map((i) => `${i.path} ${i.message}`).join('; ')}`);
+    }
+  }
+  return errors.internal();
+}
+
+export function errorHandler(logger: Logger, opts: { exposeInternals: boolean }): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const appError = translate(err, opts.exposeInternals);
+    if (appError.status >= 500) {
+      (req.log ?? logger).error({ err, request_id: req.requestId }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    if (appError.code === 'method_not_allowed' && !appError.headers?.Allow) res.removeHeader('Allow');
+    const error: Record<string, unknown> = { code: appError.code, message: appError.message, status: appError.status };
+    if (appError.details && appError.details.length > 0) error.details = appError.details;
+    res.status(appError.status).json({ error, request_id: req.requestId });
+  };
+}
+
+/** Unknown routes: 404 resource_not_found in the error envelope. */
+export function notFound(): RequestHandler {
+  return (req) => {
+    throw errors.routeNotFound(req.method, req.path);
+  };
+}
+
+/**
+ * express.json() with the body limit; a malformed or oversized body is remembered and reported after
+ * the auth checks (CONTRACT section 3, order of checks) by `reportBodyError`.
+ */
+export function deferBodyErrors(): ErrorRequestHandler {
+  return (err, req, _res, next) => {
+    const e = err as { type?: string };
+    if (e.type === 'entity.too.large' || e.type === 'entity.parse.failed' || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+      req.bodyError = translate(err, false);
+      req.body = undefined;
+      next();
+      return;
+    }
+    next(err);
+  };
+}
+
+export function reportBodyError(): RequestHandler {
+  return (req, _res, next) => {
+    if (req.bodyError) throw req.bodyError;
+    next();
+  };
+}

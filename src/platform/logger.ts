@@ -1,0 +1,18 @@
+/**
+ * JSON logs (pino). Every line of a request carries its `request_id`; API keys and other secrets are
+ * redacted wherever they could appear (headers, bodies are never logged).
+ */
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { service: 'feedback-service' },
+    redact: {
+      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'secret', '*.secret'],
+      censor: '[redacted]',
+    },
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * The OpenAPI description (openapi/openapi.yaml, the source of truth for the wire format): loaded
+ * once, served raw at `/api/v1/openapi` and `/openapi.json`, and used by express-openapi-validator
+ * to validate every request (and, when configured, every response).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import yaml from 'js-yaml';
+import { projectRoot } from './paths';
+
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
+
+let cached: OpenApiDocument | undefined;
+
+export function loadOpenApiDocument(): OpenApiDocument {
+  if (!cached) {
+    const file = path.join(projectRoot(), 'openapi', 'openapi.yaml');
+    cached = yaml.load(fs.readFileSync(file, 'utf8')) as OpenApiDocument;
+  }
+  return cached;
+}
+
+/** Request (and optionally response) validation against the document; security is checked by platform/auth. */
+export function openApiValidator(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
+  return OpenApiValidator.middleware({
+    // The validator mutates the spec it is given; keep ours pristine for serving.
+    apiSpec: structuredClone(doc) as never,
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    validateResponses: validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    validateFormats: true,
+  }) as unknown as RequestHandler[];
+}

@@ -1,0 +1,85 @@
+/**
+ * Rate limits (API document "Limits"; CONTRACT section 4) with rate-limiter-flexible: a fixed 60 s
+ * window per API key (the key's own limit or RATE_LIMIT_PER_MINUTE), and per client address for
+ * requests with a missing or unknown key. Counters live in Redis when it is configured, so every
+ * instance shares one budget; if Redis fails, an in-process insurance limiter answers (logged) and
+ * the API keeps working. Without Redis the in-process limiter is the store (one instance only).
+ */
+import type { Response } from 'express';
+import type Redis from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { errors } from '../core/errors';
+import type { Logger } from './logger';
+
+const WINDOW_SECONDS = 60;
+
+export interface RateLimitDecision {
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window resets. */
+  reset: number;
+  /** Seconds to wait; set only when the request is refused. */
+  retryAfter?: number;
+}
+
+export interface RateLimiter {
+  /** Counts one request of `subject` against a budget of `points` per minute. */
+  consume(bucket: 'key' | 'address', subject: string, points: number): Promise<RateLimitDecision>;
+}
+
+export function createRateLimiter(opts: { redis?: Redis | undefined; logger: Logger; prefix?: string }): RateLimiter {
+  const limiters = new Map<string, RateLimiterAbstract>();
+  let lastWarning = 0;
+  const limiterFor = (bucket: string, points: number): RateLimiterAbstract => {
+    const id = `${bucket}:${points}`;
+    let limiter = limiters.get(id);
+    if (!limiter) {
+      const keyPrefix = `${opts.prefix ?? 'fs'}:rl:${bucket}`;
+      const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
+      limiter = opts.redis
+        ? new RateLimiterRedis({
+            storeClient: opts.redis,
+            points,
+            duration: WINDOW_SECONDS,
+            keyPrefix,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: memory,
+          })
+        : memory;
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  };
+  const decision = (r: RateLimiterRes, points: number, refused: boolean): RateLimitDecision => {
+    const msLeft = Math.max(0, r.msBeforeNext);
+    const d: RateLimitDecision = {
+      limit: points,
+      remaining: Math.max(0, r.remainingPoints),
+      reset: Math.ceil((Date.now() + msLeft) / 1000),
+    };
+    if (refused) d.retryAfter = Math.max(1, Math.ceil(msLeft / 1000));
+    return d;
+  };
+  return {
+    async consume(bucket, subject, points) {
+      if (opts.redis && opts.redis.status !== 'ready' && Date.now() - lastWarning > 10_000) {
+        lastWarning = Date.now();
+        opts.logger.warn({ redis: opts.redis.status }, 'Redis unavailable: rate limits are counted in-process on this instance');
+      }
+      try {
+        return decision(await limiterFor(bucket, points).consume(subject, 1), points, false);
+      } catch (e) {
+        if (e instanceof RateLimiterRes) return decision(e, points, true);
+        throw e;
+      }
+    },
+  };
+}
+
+/** Writes the X-RateLimit-* headers (and Retry-After when refused); throws 429 when refused. */
+export function applyDecision(res: Response, d: RateLimitDecision): void {
+  res.setHeader('X-RateLimit-Limit', String(d.limit));
+  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
+  res.setHeader('X-RateLimit-Reset', String(d.reset));
+  if (d.retryAfter !== undefined) throw errors.rateLimited(d.retryAfter);
+}

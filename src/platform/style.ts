@@ -1,0 +1,55 @@
+/**
+ * Style selection (CONTRACT section 2). Style-only paths always answer in their style; on the shared
+ * paths (`{ws}/responses`, `{ws}/responses/{id}`, v2 `/responses`) the first rule that applies wins:
+ * the `X-API-Style` header, then style-only query parameters, then the key's default style.
+ */
+import { errors } from '../core/errors';
+
+export type Style = 'A' | 'B';
+
+const B_ONLY_PARAMS = ['page', 'filter', 'start_date', 'end_date', 'include_actionlist_data'];
+const A_ONLY_PARAMS = ['cursor', 'created_after', 'created_before', 'score_gte', 'score_lte'];
+
+/** The style a path always answers in, 'shared' for the responses paths, undefined outside the API tree. */
+export function pathStyle(path: string): Style | 'shared' | undefined {
+  if (/^\/api\/v2\/workspaces\/[^/]+\/responses\/?$/.test(path)) return 'shared';
+  const m = /^\/api\/v1\/workspaces(?:\/([^/]+)(\/.*)?)?$/.exec(path);
+  if (!m) return undefined;
+  const rest = (m[2] ?? '').split('/').filter(Boolean);
+  if (rest[0] === 'responses' && rest.length <= 2) return 'shared';
+  if (rest[0] === 'tables') return 'B';
+  if (rest[0] === 'emails' && rest[1] === 'events' && rest.length === 2) return 'B';
+  return 'A';
+}
+
+/** Parses the `X-API-Style` header. @throws AppError validation_error for another value. */
+export function headerStyle(header: string | undefined): Style | undefined {
+  if (header === undefined || header === '') return undefined;
+  const v = header.trim().toUpperCase();
+  if (v === 'A' || v === 'B') return v;
+  throw errors.invalid('header', 'X-API-Style', `\`X-API-Style\` must be A or B; got "${header}".`);
+}
+
+/**
+ * Decides the style of a request.
+ * @throws AppError validation_error for a bad header or for parameters of both styles in one request.
+ */
+export function selectStyle(path: string, header: string | undefined, query: Record<string, unknown>, keyDefault: Style): Style {
+  const fixed = pathStyle(path);
+  const fromHeader = headerStyle(header);
+  if (fixed === 'A' || fixed === 'B') return fixed;
+  if (fixed === undefined) return fromHeader ?? keyDefault;
+  if (fromHeader) return fromHeader;
+  const present = (names: string[]) => names.filter((n) => query[n] !== undefined);
+  const b = present(B_ONLY_PARAMS);
+  const a = present(A_ONLY_PARAMS);
+  if (a.length > 0 && b.length > 0) {
+    throw errors.validation(
+      [...a, ...b].map((field) => ({ location: 'query' as const, field, message: `\`${field}\` belongs to Style ${a.includes(field) ? 'A' : 'B'}.` })),
+      `Parameters of both styles in one request: ${a.join(', ')} (Style A) and ${b.join(', ')} (Style B).`,
+    );
+  }
+  if (b.length > 0) return 'B';
+  if (a.length > 0) return 'A';
+  return keyDefault;
+}

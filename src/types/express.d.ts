@@ -1,0 +1,22 @@
+import type { ApiKeyMeta } from '../core/api-keys/api-keys.service';
+import type { AppError } from '../core/errors';
+import type { Style } from '../platform/style';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Unique id of this request (`request_id`, `X-Request-Id`). */
+      requestId: string;
+      /** The authenticated key (set by platform/auth). */
+      auth?: ApiKeyMeta;
+      /** The workspace in the path, once access to it is checked. */
+      workspaceId?: string;
+      /** The style this request is answered in (CONTRACT section 2). */
+      style: Style;
+      /** A body that failed to parse, reported after the auth checks (CONTRACT order of checks). */
+      bodyError?: AppError;
+    }
+  }
+}
+
+export {};
