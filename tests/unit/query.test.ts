@@ -1,0 +1,127 @@
+import { AppError } from '../../src/core/errors';
+import { requiredScope, workspaceIdOf } from '../../src/core/access';
+import { beforeBound, endDateBound, fromBound, parseDateValue } from '../../src/core/query/dates';
+import { fieldMap, type ListField } from '../../src/core/query/fields';
+import { decodeCursor, encodeCursor, keysetCondition, orderByClause } from '../../src/core/query/keyset';
+import { parseSort, sortSignature } from '../../src/core/query/sort';
+import { sql } from '../../src/core/query/sql';
+import { selectStyle } from '../../src/platform/style';
+
+const field = (name: string, type: ListField['type'] = 'text', nullable = false): ListField => ({ name, expr: sql('??', name), type, nullable });
+const created = field('created_at', 'timestamp');
+const score = field('score', 'number');
+const id = field('id');
+const fields = fieldMap([created, score]);
+const opts = { fields, tieBreaker: id, defaultSort: [{ field: created, dir: 'desc' as const }], multi: false };
+
+function validationField(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(AppError);
+    expect((e as AppError).code).toBe('validation_error');
+    return (e as AppError).details?.[0]?.field;
+  }
+  throw new Error('expected a validation_error');
+}
+
+describe('cursor codec', () => {
+  it('round-trips and checks list and sort', () => {
+    const c = encodeCursor({ l: 'responses:ws1', s: 'created_at:desc,id:desc', k: ['2026-01-01T00:00:00.123Z', 'rsp_1'], d: 'n' });
+    expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(c, 'responses:ws1', 'created_at:desc,id:desc', 2).k).toEqual(['2026-01-01T00:00:00.123Z', 'rsp_1']);
+    expect(validationField(() => decodeCursor(c, 'responses:ws2', 'created_at:desc,id:desc', 2))).toBe('cursor');
+    expect(validationField(() => decodeCursor(c, 'responses:ws1', 'score:asc,id:asc', 2))).toBe('cursor');
+    expect(validationField(() => decodeCursor('%%%', 'responses:ws1', 'created_at:desc,id:desc', 2))).toBe('cursor');
+    expect(validationField(() => decodeCursor(Buffer.from('{"l":1}').toString('base64url'), 'x', 'y', 2))).toBe('cursor');
+  });
+});
+
+describe('dates', () => {
+  it('reads dates as 00:00Z and date-times with offset; rejects the rest', () => {
+    expect(parseDateValue('2024-02-29', 'd')).toEqual({ kind: 'date', date: '2024-02-29' });
+    expect(parseDateValue('2024-02-29T10:00:00+02:00', 'd')).toEqual({ kind: 'date-time', value: '2024-02-29T10:00:00+02:00' });
+    expect(parseDateValue('2024-02-29T10:00:00.123456Z', 'd').kind).toBe('date-time');
+    for (const bad of ['2024-02-30', '2023-02-29', '2024-13-01', '2024-01-01T10:00:00', '2024-01-01T25:00:00Z', 'yesterday', '2024-1-1']) {
+      expect(validationField(() => parseDateValue(bad, 'created_after'))).toBe('created_after');
+    }
+  });
+
+  it('applies the inclusive and exclusive rules of each parameter', () => {
+    expect(fromBound('2026-01-10', 'start_date')).toEqual({ op: '>=', value: '2026-01-10T00:00:00Z' });
+    expect(beforeBound('2026-01-10', 'created_before')).toEqual({ op: '<', value: '2026-01-10T00:00:00Z' });
+    expect(endDateBound('2026-01-31', 'end_date')).toEqual({ op: '<', value: '2026-02-01T00:00:00Z' });
+    expect(endDateBound('2026-12-31', 'end_date')).toEqual({ op: '<', value: '2027-01-01T00:00:00Z' });
+    expect(endDateBound('2026-01-31T12:00:00Z', 'end_date')).toEqual({ op: '<=', value: '2026-01-31T12:00:00Z' });
+  });
+});
+
+describe('sort', () => {
+  it('defaults to created_at desc and always ends with the id tie-breaker in the last direction', () => {
+    expect(sortSignature(parseSort(undefined, opts))).toBe('created_at:desc,id:desc');
+    expect(sortSignature(parseSort('score:asc', opts))).toBe('score:asc,id:asc');
+    expect(sortSignature(parseSort('createdAt:asc', opts))).toBe('created_at:asc,id:asc');
+    expect(sortSignature(parseSort('score:desc,created_at:asc', { ...opts, multi: true }))).toBe('score:desc,created_at:asc,id:asc');
+  });
+
+  it('rejects unknown fields, directions and several fields in Style A', () => {
+    expect(validationField(() => parseSort('colour:asc', opts))).toBe('sort');
+    expect(validationField(() => parseSort('score:up', opts))).toBe('sort');
+    expect(validationField(() => parseSort('score:asc,created_at:desc', opts))).toBe('sort');
+  });
+});
+
+describe('keyset conditions', () => {
+  it('uses one row comparison when every key has one direction and no NULLs', () => {
+    const keys = parseSort(undefined, opts);
+    expect(keysetCondition(keys, ['2026-01-01T00:00:00.000Z', 'rsp_1'], 'after')).toEqual({
+      sql: '(??, ??) < (?, ?)',
+      bindings: ['created_at', 'id', '2026-01-01T00:00:00.000Z', 'rsp_1'],
+    });
+    expect(keysetCondition(keys, ['2026-01-01T00:00:00.000Z', 'rsp_1'], 'before').sql).toBe('(??, ??) > (?, ?)');
+    expect(orderByClause(keys).sql).toBe('?? DESC, ?? DESC');
+    expect(orderByClause(keys, true).sql).toBe('?? ASC, ?? ASC');
+  });
+
+  it('expands mixed directions and nullable keys, keeping NULLs last', () => {
+    const plan = field('plan', 'text', true);
+    const keys = [{ field: plan, dir: 'asc' as const }, { field: id, dir: 'asc' as const }];
+    const after = keysetCondition(keys, ['pro', 'row_1'], 'after');
+    expect(after.sql).toBe('((((??) > ? OR (??) IS NULL)) OR ((??) = ? AND (??) > ?))');
+    const afterNull = keysetCondition(keys, [null, 'row_1'], 'after');
+    expect(afterNull.sql).toBe('((false) OR ((??) IS NULL AND (??) > ?))');
+    expect(orderByClause(keys).sql).toBe('?? ASC NULLS LAST, ?? ASC');
+  });
+});
+
+describe('access', () => {
+  it('maps paths to scopes and workspaces', () => {
+    expect(requiredScope('GET', '/api/v1/workspaces')).toBe('workspaces:read');
+    expect(requiredScope('GET', '/api/v1/workspaces/ws_1')).toBe('workspaces:read');
+    expect(requiredScope('GET', '/api/v1/workspaces/ws_1/forms/f/schema')).toBe('forms:read');
+    expect(requiredScope('POST', '/api/v1/workspaces/ws_1/tables/t/entries')).toBe('datatables:write');
+    expect(requiredScope('GET', '/api/v1/workspaces/ws_1/emails/events')).toBe('email_events:read');
+    expect(requiredScope('DELETE', '/api/v1/workspaces/ws_1/api-keys/k')).toBe('api_keys:write');
+    expect(requiredScope('GET', '/api/v2/workspaces/ws_1/responses')).toBe('responses:read');
+    expect(requiredScope('GET', '/api/v1/openapi')).toBeUndefined();
+    expect(workspaceIdOf('/api/v1/workspaces/ws%201/forms')).toBe('ws 1');
+  });
+});
+
+describe('style selection', () => {
+  const responses = '/api/v1/workspaces/ws_1/responses';
+  it('follows header, then style-only parameters, then the key default', () => {
+    expect(selectStyle(responses, 'b', {}, 'A')).toBe('B');
+    expect(selectStyle(responses, undefined, { page: '2' }, 'A')).toBe('B');
+    expect(selectStyle(responses, undefined, { cursor: 'x' }, 'B')).toBe('A');
+    expect(selectStyle(responses, undefined, { limit: '5' }, 'B')).toBe('B');
+    expect(selectStyle('/api/v1/workspaces/ws_1/tables', 'A', {}, 'A')).toBe('B');
+    expect(selectStyle('/api/v1/workspaces/ws_1/emails/events', undefined, {}, 'A')).toBe('B');
+    expect(selectStyle('/api/v1/workspaces/ws_1/emails/em_1/events', undefined, {}, 'B')).toBe('A');
+  });
+
+  it('rejects a bad header and parameters of both styles', () => {
+    expect(validationField(() => selectStyle(responses, 'C', {}, 'A'))).toBe('X-API-Style');
+    expect(validationField(() => selectStyle(responses, undefined, { page: '1', cursor: 'x' }, 'A'))).toBe('cursor');
+  });
+});
