@@ -1,0 +1,303 @@
+#!/usr/bin/env node
+/**
+ * The `feedback-service` executable (CONTRACT section 1): serve, migrate, import, seed --demo,
+ * keys create, demo. Results go to stdout (JSON where a program reads them); problems go to stderr as
+ * one line each, with exit code 1 and no stack trace for expected errors.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig, type Config } from './config';
+import { createDb, isEmbedded, migrateLatest, type Db } from './platform/db/connection';
+import { startServer } from './server';
+import { createApiKey, type ApiKeyStyle } from './core/api-keys/create-api-key';
+import { ImportError } from './core/import/importer';
+import { importFixtureFile } from './core/import/import-file';
+import { createDemoKey, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
+import { ALL_SCOPES, isScope, type Scope } from './core/scopes';
+import { isCalendarDate } from './core/responses/answers';
+
+/** An expected failure: printed as one line on stderr, exit 1. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    /** Extra lines printed before the message (e.g. every problem of an import). */
+    readonly lines: string[] = [],
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+function errorMessage(e: unknown): string {
+  if (e instanceof AggregateError && e.errors.length > 0) {
+    // pg reports a refused connection to every address of a host as an AggregateError with no message.
+    return [...new Set(e.errors.map((x) => errorMessage(x)))].join('; ');
+  }
+  if (e instanceof Error) return e.message || (e as NodeJS.ErrnoException).code || e.name;
+  return String(e);
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function readConfig(overrides: Partial<Config> = {}): Config {
+  try {
+    return loadConfig(overrides);
+  } catch (e) {
+    throw new CliError(errorMessage(e));
+  }
+}
+
+/** Opens the database of the configuration, runs `fn`, and always closes it. */
+async function withDb<T>(config: Config, migrate: boolean, fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = createDb(config);
+  try {
+    if (migrate) await migrateLatest(db);
+    return await fn(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+function note(message: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`${message}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Option parsers
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('must be a port number 0-65535.');
+  return n;
+}
+
+function positiveInt(value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('must be a positive integer.');
+  return Number(value);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function scopesList(value: string): Scope[] {
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(`unknown scope "${unknown[0]}"; scopes are ${ALL_SCOPES.join(', ')}.`);
+  }
+  return scopes as Scope[];
+}
+
+const DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** A date (`YYYY-MM-DD`, 00:00:00Z of that day) or an ISO 8601 date-time with an offset (CONTRACT section 7). */
+function instant(value: string): Date {
+  const m = DATE_TIME_RE.exec(value);
+  if (isCalendarDate(value)) return new Date(`${value}T00:00:00.000Z`);
+  if (m && isCalendarDate(m[1]!) && !Number.isNaN(Date.parse(value))) return new Date(value);
+  throw new InvalidArgumentError('must be a date YYYY-MM-DD or an ISO 8601 date-time with an offset, e.g. 2027-01-01T00:00:00Z.');
+}
+
+function keyStyle(value: string): ApiKeyStyle {
+  const v = value.toUpperCase();
+  if (v !== 'A' && v !== 'B') throw new InvalidArgumentError('must be A or B.');
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+async function runImport(file: string): Promise<void> {
+  const config = readConfig();
+  try {
+    const summary = await withDb(config, true, (db) => importFixtureFile(db, file, { progress: process.stderr.isTTY === true }));
+    print(summary);
+  } catch (e) {
+    if (e instanceof ImportError) {
+      throw new CliError(
+        `nothing was imported: the document has ${e.problems.length} problem${e.problems.length === 1 ? '' : 's'}`,
+        e.problems.map((p) => `${p.path}: ${p.message}`),
+      );
+    }
+    throw e;
+  }
+}
+
+async function runSeed(opts: { demo?: boolean }): Promise<void> {
+  if (!opts.demo) throw new CliError('seed needs --demo (the built-in demo data set is the only one)');
+  const config = readConfig();
+  const out = await withDb(config, true, async (db) => {
+    note(`Seeding the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses)…`);
+    const result = await seedDemo(db);
+    if (!result.seeded) note('The database already has data: the demo data set was not loaded again.');
+    const key = await createDemoKey(db).catch((e: unknown) => {
+      throw new CliError(errorMessage(e));
+    });
+    return { seeded: result.seeded, api_key: key.secret, workspace_ids: key.workspaceIds };
+  });
+  print(out);
+}
+
+interface KeysCreateOptions {
+  workspace: string[];
+  name: string;
+  scopes?: Scope[];
+  expiresAt?: Date;
+  style?: ApiKeyStyle;
+  rateLimit?: number;
+}
+
+async function runKeysCreate(opts: KeysCreateOptions): Promise<void> {
+  if (opts.workspace.length === 0) throw new CliError('keys create needs at least one --workspace ID');
+  const config = readConfig();
+  const key = await withDb(config, true, async (db) => {
+    const found: { id: string }[] = await db('workspaces').select('id').whereIn('id', opts.workspace);
+    const missing = opts.workspace.filter((w) => !found.some((f) => f.id === w));
+    if (missing.length > 0) throw new CliError(`unknown workspace "${missing[0]}"`);
+    return createApiKey(db, {
+      name: opts.name,
+      workspaceIds: opts.workspace,
+      scopes: opts.scopes,
+      expiresAt: opts.expiresAt ?? null,
+      style: opts.style,
+      rateLimitPerMinute: opts.rateLimit ?? null,
+    });
+  });
+  print({
+    id: key.id,
+    secret: key.secret,
+    name: key.name,
+    scopes: key.scopes,
+    workspace_ids: key.workspaceIds,
+    style: key.style,
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    rate_limit_per_minute: key.rateLimitPerMinute,
+  });
+}
+
+async function runServe(opts: { port?: number; migrate?: boolean }): Promise<void> {
+  const config = readConfig(opts.port === undefined ? {} : { port: opts.port });
+  await startServer(config, { migrate: opts.migrate === true, handleSignals: true });
+}
+
+async function runMigrate(): Promise<void> {
+  const config = readConfig();
+  const applied = await withDb(config, false, (db) => migrateLatest(db));
+  process.stdout.write(
+    applied.length === 0 ? 'The database is up to date.\n' : `Applied ${applied.length} migration(s): ${applied.join(', ')}\n`,
+  );
+}
+
+async function runDemo(): Promise<void> {
+  const config = readConfig();
+  // Our connection is closed before the server opens its own: the embedded database allows one.
+  const { seeded, key, embedded } = await withDb(config, true, async (db) => {
+    const embeddedDb = isEmbedded(db);
+    const anyWorkspace = await db('workspaces').first('id');
+    if (!anyWorkspace) {
+      process.stderr.write(`Loading the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses, once)…\n`);
+    }
+    const result = await seedDemo(db);
+    const demoKey = await createDemoKey(db).catch((e: unknown) => {
+      throw new CliError(
+        `${errorMessage(e)} (this database has other data: point FEEDBACK_DATA_DIR or DATABASE_URL at an empty one)`,
+      );
+    });
+    return { seeded: result.seeded, key: demoKey, embedded: embeddedDb };
+  });
+
+  const server = await startServer(config, { handleSignals: true });
+  const base = server.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+  const ws = key.workspaceIds[0]!;
+  const h = `-H 'X-API-Key: ${key.secret}'`;
+  process.stdout.write(
+    [
+      '',
+      `feedback-service demo ${seeded ? '(demo data loaded)' : '(demo data already present)'} on ${embedded ? `the embedded database in ${config.dataDir}` : 'PostgreSQL'}`,
+      '',
+      `  API key       ${key.secret}`,
+      `  workspace id  ${ws}  (Acme Inc.; the key also opens Globex: ${key.workspaceIds[1]})`,
+      `  server        ${base}`,
+      '',
+      'Try:',
+      `  curl -s ${h} '${base}/api/v1/workspaces'`,
+      `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/responses?limit=5'`,
+      `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/responses?page=2&limit=5'`,
+      '',
+      'Press Ctrl+C to stop.',
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Builds the command line program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command('feedback-service')
+    .description('Feedback collection and analytics API (Style A and Style B side by side).')
+    .showHelpAfterError('(run with --help for usage)');
+
+  program
+    .command('serve')
+    .description('start the HTTP server (migrations run first on the embedded database, or with --migrate)')
+    .addOption(new Option('--port <n>', 'listen port (default: PORT or 3000)').argParser(portNumber))
+    .option('--migrate', 'apply pending migrations first')
+    .action(runServe);
+
+  program.command('migrate').description('apply pending migrations and exit').action(runMigrate);
+
+  program
+    .command('import')
+    .description('import a fixture document in one transaction ("-" reads stdin); prints a JSON summary')
+    .argument('<file>', 'fixture JSON file, or - for stdin')
+    .action(runImport);
+
+  program
+    .command('seed')
+    .description('load the demo data set into an empty database and print a demo API key')
+    .option('--demo', 'the built-in demo data set')
+    .action(runSeed);
+
+  const keys = program.command('keys').description('manage API keys');
+  keys
+    .command('create')
+    .description('create an API key and print it (with its secret, shown once) as JSON')
+    .option('--workspace <id>', 'workspace the key opens (repeat for several)', collect, [])
+    .option('--name <name>', 'display name', 'CLI key')
+    .addOption(new Option('--scopes <list>', `comma-separated scopes (default: all): ${ALL_SCOPES.join(',')}`).argParser(scopesList))
+    .addOption(new Option('--expires-at <iso>', 'expiry: ISO 8601 date-time with offset, or a date').argParser(instant))
+    .addOption(new Option('--style <A|B>', 'default style of shared paths (default A)').argParser(keyStyle))
+    .addOption(new Option('--rate-limit <n>', 'requests per minute (default: RATE_LIMIT_PER_MINUTE)').argParser(positiveInt))
+    .action(runKeysCreate);
+
+  program
+    .command('demo')
+    .description('what `npm run demo` runs: migrate, seed the demo once, create a demo key, print curl lines, serve')
+    .action(runDemo);
+
+  return program;
+}
+
+/**
+ * Runs the program. Expected failures print one line (after any problem lines) on stderr and set
+ * exit code 1; `serve` and `demo` resolve once listening and keep the process alive.
+ */
+export async function main(argv: string[] = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CliError) {
+      for (const line of e.lines) process.stderr.write(`${line}\n`);
+    }
+    process.stderr.write(`error: ${errorMessage(e)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+if (require.main === module) {
+  void main();
+}

@@ -1,0 +1,100 @@
+/**
+ * Creating an API key row (CONTRACT section 3): the secret is returned once and only its SHA-256
+ * hash is stored. Used by the fixture importer, `keys create` and the demo seed; the HTTP endpoint
+ * applies its own subset rules (CONTRACT section 10) before calling it.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../../platform/db/connection';
+import { newId } from '../ids';
+import { ALL_SCOPES, isScope, type Scope } from '../scopes';
+import { API_KEY_PREFIX, generateApiKeySecret, hashApiKeySecret, secretDisplayPrefix } from './secrets';
+
+export type ApiKeyStyle = 'A' | 'B';
+
+export interface CreateApiKeyInput {
+  /** Default: a new `key_…` id. */
+  id?: string;
+  name: string;
+  /** Default: a new random secret. A given one must start with `fa_`. */
+  secret?: string;
+  /** At least one; each must exist (the foreign key rejects others). */
+  workspaceIds: string[];
+  /** Absent: every scope (CONTRACT section 3). `[]` means none. */
+  scopes?: Scope[] | undefined;
+  expiresAt?: Date | null;
+  revokedAt?: Date | null;
+  /** Default style of shared paths for this key; default `A`. */
+  style?: ApiKeyStyle;
+  /** Requests per minute; null or absent: the service default (`RATE_LIMIT_PER_MINUTE`). */
+  rateLimitPerMinute?: number | null;
+  /** Default: now. */
+  createdAt?: Date;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  name: string;
+  /** The clear secret: shown once, never stored. */
+  secret: string;
+  /** First 8 characters of the secret (display only). */
+  prefix: string;
+  scopes: Scope[];
+  workspaceIds: string[];
+  style: ApiKeyStyle;
+  rateLimitPerMinute: number | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/**
+ * Inserts a key into `api_keys` (hash of the secret only) and its workspaces into
+ * `api_key_workspaces`. Run it inside the caller's transaction to make it part of a larger write.
+ * @throws Error when the secret does not start with `fa_`, a scope is unknown, `workspaceIds` is
+ * empty or `rateLimitPerMinute` is not a positive integer; the database rejects unknown workspaces
+ * (foreign key, 23503) and an id or secret already in use (unique, 23505).
+ * Spec: CONTRACT sections 3 (secrets, scopes) and 9 (fixture keys).
+ */
+export async function createApiKey(db: Db | Knex.Transaction, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+  const secret = input.secret ?? generateApiKeySecret();
+  if (!secret.startsWith(API_KEY_PREFIX) || secret.length <= API_KEY_PREFIX.length) {
+    throw new Error(`an API key secret must start with "${API_KEY_PREFIX}"`);
+  }
+  const scopes = input.scopes === undefined ? [...ALL_SCOPES] : [...new Set(input.scopes)];
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length > 0) throw new Error(`unknown scope "${unknown[0]}"`);
+  const workspaceIds = [...new Set(input.workspaceIds)];
+  if (workspaceIds.length === 0) throw new Error('an API key needs at least one workspace');
+  const rateLimit = input.rateLimitPerMinute ?? null;
+  if (rateLimit !== null && (!Number.isInteger(rateLimit) || rateLimit < 1)) {
+    throw new Error(`rate limit per minute must be a positive integer; got ${rateLimit}`);
+  }
+
+  const key: CreatedApiKey = {
+    id: input.id ?? newId('apiKey'),
+    name: input.name,
+    secret,
+    prefix: secretDisplayPrefix(secret),
+    scopes,
+    workspaceIds,
+    style: input.style ?? 'A',
+    rateLimitPerMinute: rateLimit,
+    createdAt: input.createdAt ?? new Date(),
+    expiresAt: input.expiresAt ?? null,
+    revokedAt: input.revokedAt ?? null,
+  };
+  await db('api_keys').insert({
+    id: key.id,
+    name: key.name,
+    key_hash: hashApiKeySecret(secret),
+    prefix: key.prefix,
+    scopes: key.scopes,
+    style: key.style,
+    rate_limit_per_minute: key.rateLimitPerMinute,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    revoked_at: key.revokedAt,
+  });
+  await db('api_key_workspaces').insert(workspaceIds.map((w) => ({ workspace_id: w, api_key_id: key.id })));
+  return key;
+}

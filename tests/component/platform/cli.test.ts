@@ -1,0 +1,189 @@
+/**
+ * Smoke tests of the `feedback-service` executable itself: the CLI runs as a child process
+ * (`npx tsx src/cli.ts …`) against the run's test database.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { nanoid } from 'nanoid';
+import type { Db } from '../../../src/platform/db/connection';
+import { openTestDb, testDbUrl } from '../../support/db';
+
+jest.setTimeout(60_000);
+
+const root = path.resolve(__dirname, '../../..');
+let db: Db;
+let dir: string;
+
+beforeAll(() => {
+  db = openTestDb();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'feedback-cli-'));
+});
+afterAll(async () => {
+  await db.destroy();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], input?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npx', ['tsx', 'src/cli.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: testDbUrl(), LOG_LEVEL: 'silent' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+const unique = () => nanoid(10).replace(/[-_]/g, 'x').toLowerCase();
+
+function fixture(u: string) {
+  return {
+    workspaces: [{ id: `ws_${u}`, name: `CLI ${u}`, link: `cli-${u}` }],
+    forms: [
+      {
+        id: `frm_${u}`,
+        workspace_id: `ws_${u}`,
+        name: 'NPS',
+        questions: [{ id: 'q_score', type: 'nps', title: 'How likely?' }],
+      },
+    ],
+    responses: [
+      { id: `rsp_${u}_1`, form_id: `frm_${u}`, score: 8, answers: [{ question_id: 'q_score', value: 8 }] },
+      { id: `rsp_${u}_2`, form_id: `frm_${u}`, score: 2, answers: [{ question_id: 'q_score', value: 2 }] },
+    ],
+    api_keys: [{ id: `key_${u}`, name: 'CI', workspace_ids: [`ws_${u}`] }],
+  };
+}
+
+function writeFile(name: string, content: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+describe('feedback-service import', () => {
+  it('imports a file, prints the JSON summary and exits 0', async () => {
+    const u = unique();
+    const file = writeFile(`ok-${u}.json`, JSON.stringify(fixture(u)));
+
+    const run = await cli(['import', file]);
+
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout);
+    expect(Object.keys(summary)).toEqual([
+      'workspaces', 'forms', 'questions', 'datatables', 'rows', 'responses', 'email_events', 'api_keys',
+    ]);
+    expect(summary).toMatchObject({ workspaces: 1, forms: 1, questions: 1, datatables: 0, rows: 0, responses: 2, email_events: 0 });
+    expect(summary.api_keys).toEqual([{ id: `key_${u}`, secret: expect.stringMatching(/^fa_/), workspace_ids: [`ws_${u}`] }]);
+    expect(await db('responses').where('workspace_id', `ws_${u}`)).toHaveLength(2);
+    const key = await db('api_keys').where('id', `key_${u}`).first();
+    expect(key.key_hash).toBe(createHash('sha256').update(summary.api_keys[0].secret).digest('hex'));
+  });
+
+  it('reads the document from stdin with "-"', async () => {
+    const u = unique();
+    const run = await cli(['import', '-'], JSON.stringify(fixture(u)));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).responses).toBe(2);
+  });
+
+  it('prints every problem with its path on stderr, exits 1 and writes nothing', async () => {
+    const u = unique();
+    const doc = fixture(u);
+    doc.responses[0]!.form_id = 'frm_x';
+    doc.responses[1]!.answers = [{ question_id: 'q_score', value: 42 }];
+    const file = writeFile(`bad-${u}.json`, JSON.stringify(doc));
+
+    const run = await cli(['import', file]);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('responses[0].form_id: unknown form "frm_x"\n');
+    expect(run.stderr).toContain('responses[1].answers[0].value: must be an integer between 0 and 10; got 42\n');
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await db('workspaces').where('id', `ws_${u}`)).toHaveLength(0);
+  });
+
+  it('reports malformed JSON at $ and a missing file in one line', async () => {
+    const bad = await cli(['import', '-'], '{"workspaces": [');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^\$: malformed JSON: /m);
+
+    const missing = await cli(['import', path.join(dir, 'nope.json')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/error: cannot read ".*nope\.json": no such file/);
+  });
+});
+
+describe('feedback-service keys create', () => {
+  it('creates a key on the given workspaces and prints it as JSON', async () => {
+    const u = unique();
+    await db('workspaces').insert([
+      { id: `ws_${u}_a`, name: 'A', link: `keys-${u}-a` },
+      { id: `ws_${u}_b`, name: 'B', link: `keys-${u}-b` },
+    ]);
+
+    const run = await cli([
+      'keys', 'create', '--workspace', `ws_${u}_a`, '--workspace', `ws_${u}_b`, '--name', 'ops',
+      '--scopes', 'responses:read,forms:read', '--expires-at', '2030-01-01T00:00:00Z', '--style', 'B', '--rate-limit', '120',
+    ]);
+
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out).toEqual({
+      id: expect.stringMatching(/^key_/),
+      secret: expect.stringMatching(/^fa_[A-Za-z0-9_-]{32,}$/),
+      name: 'ops',
+      scopes: ['responses:read', 'forms:read'],
+      workspace_ids: [`ws_${u}_a`, `ws_${u}_b`],
+      style: 'B',
+      expires_at: '2030-01-01T00:00:00.000Z',
+      rate_limit_per_minute: 120,
+    });
+    const row = await db('api_keys').where('id', out.id).first();
+    expect(row).toMatchObject({
+      key_hash: createHash('sha256').update(out.secret).digest('hex'),
+      prefix: out.secret.slice(0, 8),
+      style: 'B',
+      rate_limit_per_minute: 120,
+    });
+  });
+
+  it('gives a key without --scopes every scope', async () => {
+    const u = unique();
+    await db('workspaces').insert({ id: `ws_${u}`, name: 'A', link: `keys-${u}` });
+    const run = await cli(['keys', 'create', '--workspace', `ws_${u}`]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ name: 'CLI key', style: 'A', expires_at: null });
+    expect(JSON.parse(run.stdout).scopes).toHaveLength(14);
+  });
+
+  it('refuses an unknown workspace or scope with a message on stderr and exit 1', async () => {
+    const u = unique();
+    await db('workspaces').insert({ id: `ws_${u}`, name: 'A', link: `keys-${u}` });
+
+    const ws = await cli(['keys', 'create', '--workspace', `ws_${u}`, '--workspace', `ws_${u}_missing`]);
+    expect(ws.code).toBe(1);
+    expect(ws.stderr).toContain(`error: unknown workspace "ws_${u}_missing"`);
+
+    const scope = await cli(['keys', 'create', '--workspace', `ws_${u}`, '--scopes', 'responses:read,everything']);
+    expect(scope.code).toBe(1);
+    expect(scope.stderr).toContain('unknown scope "everything"');
+    expect(Number((await db('api_key_workspaces').where('workspace_id', `ws_${u}`).count({ n: '*' }))[0]!.n)).toBe(0);
+  });
+});
