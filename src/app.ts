@@ -10,11 +10,16 @@ import type Redis from 'ioredis';
 import type { Config } from './config';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { styleARouter } from './adapters/style-a/router';
+import { styleAWritesRouter } from './adapters/style-a/writes.routes';
+import { styleBRouter } from './adapters/style-b/router';
+import { styleBWritesRouter } from './adapters/style-b/writes.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth } from './platform/auth/api-key-auth';
 import type { Db } from './platform/db/connection';
+import { docsPage } from './platform/docs-page';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
 import { httpLog } from './platform/http-log';
+import { idempotency } from './platform/idempotency';
 import type { Logger } from './platform/logger';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
@@ -53,6 +58,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.get('/openapi.json', publicLimit, (_req, res) => {
     res.json(doc);
   });
+  app.use('/docs', publicLimit, docsPage());
 
   app.use(apiKeyAuth({ db, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
@@ -63,11 +69,15 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     res.json(doc);
   });
   app.use(openApiValidator(doc, config.validateResponses));
+  app.use(idempotency({ redis: deps.redis, logger }));
 
   const core = { db };
   app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
   app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
   app.use('/api/v1/workspaces', styleARouter(core));
+  app.use('/api/v1/workspaces', styleBRouter(core));
+  app.use('/api/v1/workspaces', styleAWritesRouter(core));
+  app.use('/api/v1/workspaces', styleBWritesRouter(core));
 
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));

@@ -22,7 +22,9 @@ function detailOf(item: ValidatorItem): ErrorDetail {
   const parts = (item.path ?? '').replace(/^[./]+/, '').split(/[./]/).filter(Boolean);
   const location = LOCATIONS[item.location ?? parts[0] ?? ''] ?? LOCATIONS[parts[0] ?? ''] ?? 'body';
   const rest = LOCATIONS[parts[0] ?? ''] ? parts.slice(1) : parts;
-  const field = rest.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]') || (location === 'body' ? 'body' : '');
+  let field = rest.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]') || (location === 'body' ? 'body' : '');
+  // Header names arrive lower-cased; report them as documented (`Idempotency-Key`, `X-API-Style`).
+  if (location === 'header') field = field.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()).replace(/^X-Api-/, 'X-API-');
   const msg = item.message ?? 'is invalid';
   return { location, field, message: field ? `\`${field}\` ${msg}` : msg };
 }

@@ -7,8 +7,9 @@ import { errors } from '../core/errors';
 
 export type Style = 'A' | 'B';
 
-const B_ONLY_PARAMS = ['page', 'filter', 'start_date', 'end_date', 'include_actionlist_data'];
-const A_ONLY_PARAMS = ['cursor', 'created_after', 'created_before', 'score_gte', 'score_lte'];
+/** Query parameters only one style understands (CONTRACT section 2, rule 2). */
+export const B_ONLY_PARAMS: readonly string[] = ['page', 'filter', 'start_date', 'end_date', 'include_actionlist_data'];
+export const A_ONLY_PARAMS: readonly string[] = ['cursor', 'created_after', 'created_before', 'score_gte', 'score_lte'];
 
 /** The style a path always answers in, 'shared' for the responses paths, undefined outside the API tree. */
 export function pathStyle(path: string): Style | 'shared' | undefined {
@@ -39,8 +40,7 @@ export function selectStyle(path: string, header: string | undefined, query: Rec
   const fromHeader = headerStyle(header);
   if (fixed === 'A' || fixed === 'B') return fixed;
   if (fixed === undefined) return fromHeader ?? keyDefault;
-  if (fromHeader) return fromHeader;
-  const present = (names: string[]) => names.filter((n) => query[n] !== undefined);
+  const present = (names: readonly string[]) => names.filter((n) => query[n] !== undefined);
   const b = present(B_ONLY_PARAMS);
   const a = present(A_ONLY_PARAMS);
   if (a.length > 0 && b.length > 0) {
@@ -48,6 +48,18 @@ export function selectStyle(path: string, header: string | undefined, query: Rec
       [...a, ...b].map((field) => ({ location: 'query' as const, field, message: `\`${field}\` belongs to Style ${a.includes(field) ? 'A' : 'B'}.` })),
       `Parameters of both styles in one request: ${a.join(', ')} (Style A) and ${b.join(', ')} (Style B).`,
     );
+  }
+  if (fromHeader) {
+    // A parameter the chosen style does not know would be silently ignored: reject it instead.
+    const foreign = fromHeader === 'A' ? b : a;
+    if (foreign.length > 0) {
+      const other = fromHeader === 'A' ? 'B' : 'A';
+      throw errors.validation(
+        foreign.map((field) => ({ location: 'query' as const, field, message: `\`${field}\` belongs to Style ${other}; X-API-Style asks for Style ${fromHeader}.` })),
+        `Style ${other} parameters in a Style ${fromHeader} request: ${foreign.join(', ')}.`,
+      );
+    }
+    return fromHeader;
   }
   if (b.length > 0) return 'B';
   if (a.length > 0) return 'A';

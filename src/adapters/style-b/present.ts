@@ -1,0 +1,66 @@
+/**
+ * Style B presenters: domain records → Style B JSON (API document "Response, Style B", "Datatable and
+ * row", "Email event"; CONTRACT section 8; docs/decisions.md). Renaming and shaping only: camelCase
+ * timestamps (`createdAt`), `form: {id, name}`, rows as `{row_id, data}`, `""` for absent event links.
+ */
+import type { Datatable, Row } from '../../core/datatables/datatables.service';
+import type { EmailEvent } from '../../core/email-events/email-events.service';
+import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
+import { presentTableData } from '../style-a/present';
+
+function answerB(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: a.question_id, title: a.title, type: a.type, value: a.value };
+  if (withLabel && a.reporting_label !== undefined) out.reporting_label = a.reporting_label;
+  return out;
+}
+
+/**
+ * A response in Style B. `form.name` needs the record read with `include.formName`; `table_data` and
+ * `actionlist_data` appear only when the record was read with them (`null` / `[]` when there are none).
+ * @param v2 adds `reporting_label` to answers of translated forms.
+ */
+export function presentResponseB(r: ResponseRecord, v2 = false): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: r.id,
+    score: r.score,
+    version: r.version,
+    createdAt: r.createdAt.toISOString(),
+    form: { id: r.formId, name: r.formName ?? '' },
+    answers: r.answers.map((a) => answerB(a, v2)),
+    email_id: r.emailId,
+    respondent_email: r.respondentEmail,
+    row_id: r.rowId,
+  };
+  if (r.tableData !== undefined) out.table_data = presentTableData(r.tableData);
+  if (r.actionlists !== undefined) out.actionlist_data = r.actionlists;
+  return out;
+}
+
+/** Style B table: `{id, name}` only (docs/decisions.md). */
+export function presentTableB(t: Datatable): Record<string, unknown> {
+  return { id: t.id, name: t.name };
+}
+
+/** `{row_id, data}`; with `withMetadata` also `created_at` and `updated_at`. */
+export function presentRowB(r: Row, withMetadata = false): Record<string, unknown> {
+  const out: Record<string, unknown> = { row_id: r.rowId, data: r.data };
+  if (withMetadata) {
+    out.created_at = r.createdAt.toISOString();
+    out.updated_at = r.updatedAt.toISOString();
+  }
+  return out;
+}
+
+/** Style B email event: `event_type`, `createdAt`, and `""` for absent row, form and flow links. */
+export function presentEmailEventB(e: EmailEvent): Record<string, unknown> {
+  return {
+    id: e.id,
+    email_id: e.emailId,
+    email: e.email,
+    event_type: e.type,
+    row_id: e.rowId ?? '',
+    form_id: e.formId ?? '',
+    flow_id: e.flowId ?? '',
+    createdAt: e.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * API key writes through the API (API document "Authentication"; CONTRACT sections 3 and 10):
+ * create with the subset rule, and revoke. Secrets are shown once by the caller; only their
+ * SHA-256 is stored (create-api-key.ts).
+ */
+import type { Knex } from 'knex';
+import { errors } from '../errors';
+import type { Scope } from '../scopes';
+import type { ApiKeyMeta } from './api-keys.service';
+import { createApiKey, type ApiKeyStyle, type CreatedApiKey } from './create-api-key';
+
+type Db = Knex | Knex.Transaction;
+
+export interface ApiKeyCreateInput {
+  name: string;
+  /** Absent: the creator's scopes; `[]`: none. */
+  scopes?: Scope[] | undefined;
+  /** Absent: the workspace in the path. */
+  workspaceIds?: string[] | undefined;
+  expiresAt?: string | null | undefined;
+  style?: ApiKeyStyle | undefined;
+  rateLimitPerMinute?: number | undefined;
+}
+
+/**
+ * Creates a key on behalf of `creator`: its workspaces and scopes must be a subset of the creator's.
+ * @param pathWorkspaceId the workspace in the path (default of `workspace_ids`).
+ * @returns the new key with its clear `secret` (shown only in this answer).
+ * @throws AppError workspace_access_denied for a workspace the creator lacks; insufficient_scope
+ * for a scope it lacks; validation_error naming `expires_at` when it is not in the future.
+ * Spec: POST {ws}/api-keys; CONTRACT section 10 (subset rule, defaults).
+ */
+export async function createApiKeyFor(
+  db: Knex,
+  creator: ApiKeyMeta,
+  pathWorkspaceId: string,
+  input: ApiKeyCreateInput,
+): Promise<CreatedApiKey> {
+  const workspaceIds = [...new Set(input.workspaceIds ?? [pathWorkspaceId])];
+  if (workspaceIds.some((w) => !creator.workspaceIds.includes(w))) throw errors.workspaceAccessDenied();
+  const scopes = [...new Set(input.scopes ?? creator.scopes)];
+  const missing = scopes.find((s) => !creator.scopes.includes(s));
+  if (missing !== undefined) throw errors.insufficientScope(missing);
+  let expiresAt: Date | null = null;
+  if (input.expiresAt !== undefined && input.expiresAt !== null) {
+    expiresAt = new Date(input.expiresAt);
+    if (Number.isNaN(expiresAt.getTime())) throw errors.invalid('body', 'expires_at', '`expires_at` must be an ISO 8601 date-time.');
+    if (expiresAt.getTime() <= Date.now()) {
+      throw errors.invalid('body', 'expires_at', `\`expires_at\` must be in the future; got "${input.expiresAt}".`);
+    }
+  }
+  return db.transaction((trx) =>
+    createApiKey(trx, {
+      name: input.name,
+      workspaceIds,
+      scopes,
+      expiresAt,
+      style: input.style ?? 'A',
+      rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+    }),
+  );
+}
+
+/**
+ * Revokes a key with access to the workspace: sets `revoked_at` (kept when already set). The key
+ * stays listed and is refused with 401 api_key_expired from its next request on, on every instance
+ * (authentication reads the key on each request; there is no cache to invalidate).
+ * @throws AppError resource_not_found when no key with this id has access to the workspace.
+ * Spec: DELETE {ws}/api-keys/{key_id}.
+ */
+export async function revokeApiKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
+  const n = await db('api_keys as k')
+    .where('k.id', keyId)
+    .whereExists(db('api_key_workspaces as w').select(db.raw('1')).whereRaw('w.api_key_id = k.id').where('w.workspace_id', workspaceId))
+    .update({ revoked_at: db.raw('COALESCE(revoked_at, now())') });
+  if (n === 0) throw errors.notFound('API key', keyId);
+}

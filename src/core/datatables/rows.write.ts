@@ -1,0 +1,245 @@
+/**
+ * Row writes, style-neutral (API document "Datatable and row"; CONTRACT sections 8 and 10): one
+ * upsert on `data.id` for Style A `POST …/rows` and Style B `POST …/entries` / `…/bulk-entries`, a
+ * merging patch and a delete. Every multi-row write is one transaction: all rows or none.
+ */
+import type { Knex } from 'knex';
+import { errors, type ErrorDetail } from '../errors';
+import { newId } from '../ids';
+import { parseDateValue } from '../query/dates';
+import { getDatatable, listFields, type DatatableField, type Row } from './datatables.service';
+
+type Db = Knex | Knex.Transaction;
+
+export interface UpsertOptions {
+  /** How the adapter names item `i` in error details: `data` for a single object, `data[i]` for arrays. */
+  single: boolean;
+  /** Style B: every item must carry `id` (400 naming `data.id` / `data[i].id`). */
+  requireId?: boolean;
+  /** Most items accepted in one request (Style A 100, Style B 1000). */
+  maxItems?: number;
+}
+
+export interface UpsertedRow extends Row {
+  /** True when the row was created, false when an existing row (same `data.id`) was merged. */
+  created: boolean;
+}
+
+interface RowRecord {
+  row_id: string;
+  datatable_id: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  external_id: string | null;
+  inserted?: boolean;
+}
+
+const toRow = (r: RowRecord): Row => ({
+  rowId: r.row_id,
+  datatableId: r.datatable_id,
+  data: r.data,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const RETURNING = 'row_id, datatable_id, data, created_at, updated_at, external_id';
+
+/** `data` minus its top-level `null` members (a null removes a column; nested json values keep theirs). */
+const STRIP_NULLS = (expr: string) =>
+  `COALESCE((SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each(${expr}) e WHERE e.value <> 'null'::jsonb), '{}'::jsonb)`;
+
+function typeProblem(type: DatatableField['type'], value: unknown): string | undefined {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' ? undefined : 'must be a string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number';
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be true or false';
+    case 'date':
+      if (typeof value !== 'string') return 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with offset';
+      try {
+        parseDateValue(value, 'value', 'body');
+        return undefined;
+      } catch {
+        return 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with offset';
+      }
+    case 'json':
+      return undefined;
+  }
+}
+
+/**
+ * Checks one item's columns against the table's fields. `null` is always allowed (it removes the
+ * column). `id` is the upsert key: a non-empty string or a number, whether or not it is a field.
+ * Pushes problems into `out`, each naming `prefix.column`.
+ */
+function checkColumns(
+  data: Record<string, unknown>,
+  fields: ReadonlyMap<string, DatatableField['type']>,
+  prefix: string,
+  out: ErrorDetail[],
+  opts: { idMayBeNull: boolean },
+): void {
+  for (const [name, value] of Object.entries(data)) {
+    const field = `${prefix}.${name}`;
+    if (name === 'id') {
+      if (value === null && opts.idMayBeNull) continue;
+      const ok = (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
+      if (!ok) out.push({ location: 'body', field, message: `\`${field}\` must be a non-empty string or a number.` });
+      else if (fields.has('id')) {
+        const why = typeProblem(fields.get('id')!, value);
+        if (why) out.push({ location: 'body', field, message: `\`${field}\` ${why}.` });
+      }
+      continue;
+    }
+    const type = fields.get(name);
+    if (type === undefined) {
+      const known = [...fields.keys()].join(', ') || 'none';
+      out.push({ location: 'body', field, message: `\`${field}\` is not a column of this table (columns: ${known}).` });
+      continue;
+    }
+    if (value === null) continue;
+    const why = typeProblem(type, value);
+    if (why) out.push({ location: 'body', field, message: `\`${field}\` ${why} (column type ${type}).` });
+  }
+}
+
+async function fieldTypes(db: Db, workspaceId: string, datatableId: string): Promise<Map<string, DatatableField['type']>> {
+  await getDatatable(db, workspaceId, datatableId);
+  return new Map((await listFields(db, workspaceId, datatableId)).map((f) => [f.name, f.type]));
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Creates or updates rows in ONE transaction (all or nothing). An item with `id` is an upsert on it
+ * (`INSERT … ON CONFLICT (workspace_id, datatable_id, external_id) DO UPDATE`, race-free): the columns
+ * sent overwrite, the others stay, `null` removes a column. An item without `id` always creates a
+ * row with a new `row_…` id.
+ * @returns the rows in request order, each with `created`; times are UTC Dates.
+ * @throws AppError resource_not_found for the datatable; validation_error (details naming e.g.
+ * `data[3].seats`) for an unknown column, a value of the wrong type, a missing `id` when required,
+ * the same `id` twice, or too many items.
+ * Spec: Style A POST {ws}/datatables/{id}/rows; Style B POST {ws}/tables/{id}/entries and bulk-entries.
+ */
+export async function upsertRows(
+  db: Knex,
+  workspaceId: string,
+  datatableId: string,
+  items: Record<string, unknown>[],
+  opts: UpsertOptions,
+): Promise<UpsertedRow[]> {
+  if (opts.maxItems !== undefined && items.length > opts.maxItems) {
+    throw errors.invalid('body', 'data', `\`data\` holds at most ${opts.maxItems} rows; got ${items.length}.`);
+  }
+  if (items.length === 0) throw errors.invalid('body', 'data', '`data` needs at least one row.');
+  return db.transaction(async (trx) => {
+    const fields = await fieldTypes(trx, workspaceId, datatableId);
+    const problems: ErrorDetail[] = [];
+    const seen = new Map<string, number>();
+    const prepared = items.map((item, i) => {
+      const prefix = opts.single ? 'data' : `data[${i}]`;
+      if (!isPlainObject(item)) {
+        problems.push({ location: 'body', field: prefix, message: `\`${prefix}\` must be an object of columns.` });
+        return { ord: i, row_id: '', data: {}, key: undefined as string | undefined, hasNull: false };
+      }
+      checkColumns(item, fields, prefix, problems, { idMayBeNull: false });
+      const id = item.id;
+      if ((id === undefined || id === null) && opts.requireId) {
+        problems.push({ location: 'body', field: `${prefix}.id`, message: `\`${prefix}.id\` is required (the upsert key).` });
+      }
+      const key = id === undefined || id === null ? undefined : String(id);
+      if (key !== undefined) {
+        const first = seen.get(key);
+        if (first !== undefined) {
+          problems.push({ location: 'body', field: `${prefix}.id`, message: `\`${prefix}.id\` "${key}" repeats data[${first}].id; send each id once.` });
+        } else seen.set(key, i);
+      }
+      const hasNull = Object.values(item).some((v) => v === null);
+      return { ord: i, row_id: newId('row'), data: item, key, hasNull };
+    });
+    if (problems.length > 0) throw errors.validation(problems);
+
+    // Upserts in a stable key order, so two overlapping bulk writes lock rows in the same order.
+    const ordered = [...prepared].sort((a, b) => (a.key ?? '\uffff' + a.row_id).localeCompare(b.key ?? '\uffff' + b.row_id));
+    const { rows } = (await trx.raw(
+      `INSERT INTO datatable_rows AS r (workspace_id, datatable_id, row_id, data)
+       SELECT ?, ?, x.row_id, x.data
+         FROM jsonb_to_recordset(?::jsonb) AS x(row_id text, data jsonb)
+       ON CONFLICT (workspace_id, datatable_id, external_id)
+       DO UPDATE SET data = ${STRIP_NULLS('r.data || EXCLUDED.data')}, updated_at = now()
+       RETURNING ${RETURNING}, (xmax = 0) AS inserted`,
+      [workspaceId, datatableId, JSON.stringify(ordered.map((p) => ({ row_id: p.row_id, data: p.data })))],
+    )) as { rows: RowRecord[] };
+
+    // Created rows keep a null sent for a column out of their data.
+    const createdWithNulls = rows.filter((r) => r.inserted && Object.values(r.data).some((v) => v === null)).map((r) => r.row_id);
+    if (createdWithNulls.length > 0) {
+      const { rows: fixed } = (await trx.raw(
+        `UPDATE datatable_rows SET data = ${STRIP_NULLS('data')}
+          WHERE workspace_id = ? AND datatable_id = ? AND row_id = ANY(?)
+          RETURNING ${RETURNING}`,
+        [workspaceId, datatableId, createdWithNulls],
+      )) as { rows: RowRecord[] };
+      const byId = new Map(fixed.map((r) => [r.row_id, r]));
+      for (const r of rows) {
+        const f = byId.get(r.row_id);
+        if (f) r.data = f.data;
+      }
+    }
+
+    const byKey = new Map(rows.filter((r) => r.external_id !== null).map((r) => [r.external_id!, r]));
+    const byRowId = new Map(rows.map((r) => [r.row_id, r]));
+    return prepared.map((p) => {
+      const r = p.key !== undefined ? byKey.get(p.key) : byRowId.get(p.row_id);
+      if (!r) throw new Error(`upsert returned no row for item ${p.ord}`);
+      return { ...toRow(r), created: r.inserted === true };
+    });
+  });
+}
+
+/**
+ * Merges columns into one row: the columns sent overwrite, `null` removes a column, the others stay.
+ * Changing `id` to the `id` of another row of the table violates the unique index (23505), which
+ * the error handler answers as 409 conflict.
+ * @throws AppError resource_not_found for the datatable or the row; validation_error naming
+ * `data.<column>` for an unknown column or a wrong type.
+ * Spec: Style A PATCH {ws}/datatables/{id}/rows/{row_id}; Style B PATCH {ws}/tables/{id}/entries/{row_id}.
+ */
+export async function patchRow(
+  db: Knex,
+  workspaceId: string,
+  datatableId: string,
+  rowId: string,
+  patch: Record<string, unknown>,
+): Promise<Row> {
+  return db.transaction(async (trx) => {
+    const fields = await fieldTypes(trx, workspaceId, datatableId);
+    const problems: ErrorDetail[] = [];
+    checkColumns(patch, fields, 'data', problems, { idMayBeNull: true });
+    if (problems.length > 0) throw errors.validation(problems);
+    const remove = Object.keys(patch).filter((k) => patch[k] === null);
+    const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null));
+    const { rows } = (await trx.raw(
+      `UPDATE datatable_rows SET data = (data - ?::text[]) || ?::jsonb, updated_at = now()
+        WHERE workspace_id = ? AND datatable_id = ? AND row_id = ?
+        RETURNING ${RETURNING}`,
+      [remove, JSON.stringify(set), workspaceId, datatableId, rowId],
+    )) as { rows: RowRecord[] };
+    if (!rows[0]) throw errors.notFound('Row', rowId);
+    return toRow(rows[0]);
+  });
+}
+
+/**
+ * Deletes one row (responses linked to it keep their captured `table_data`; their `row_id` is cleared).
+ * @throws AppError resource_not_found for the datatable or the row.
+ * Spec: Style A DELETE {ws}/datatables/{id}/rows/{row_id}; Style B DELETE {ws}/tables/{id}/entries/{row_id}.
+ */
+export async function deleteRow(db: Db, workspaceId: string, datatableId: string, rowId: string): Promise<void> {
+  await getDatatable(db, workspaceId, datatableId);
+  const n = await db('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete();
+  if (n === 0) throw errors.notFound('Row', rowId);
+}

@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import { keyFor, workspaceWithKey } from '../../support/given';
+import { useTestApp } from '../../support/app';
+
+const t = useTestApp();
+const create = (ws: string, key: string, body: object) => t.http().post(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', key).send(body);
+
+describe('API key create', () => {
+  it('returns the secret once (201 envelope); the list never shows it; only the hash is stored', async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const res = await create(ws, key, { name: 'CI', style: 'B', rate_limit_per_minute: 120 });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      data: { name: 'CI', workspace_ids: [ws], style: 'B', rate_limit_per_minute: 120, revoked_at: null, expires_at: null, last_used_at: null },
+      meta: {},
+      links: {},
+    });
+    const secret: string = res.body.data.secret;
+    expect(secret).toMatch(/^fa_.{32,}$/);
+    expect(res.body.data.prefix).toBe(secret.slice(0, 8));
+    expect(res.body.data.id).toMatch(/^key_/);
+    // absent scopes: the creator's (all of them)
+    expect(res.body.data.scopes).toHaveLength(14);
+
+    const list = await t.http().get(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', key);
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((k: { id: string }) => k.id)).toContain(res.body.data.id);
+    expect(JSON.stringify(list.body)).not.toContain(secret);
+    for (const k of list.body.data) expect(k).not.toHaveProperty('secret');
+
+    const row = await t.db('api_keys').where('id', res.body.data.id).first();
+    expect(row.key_hash).toBe(createHash('sha256').update(secret).digest('hex'));
+    expect(JSON.stringify(row)).not.toContain(secret);
+
+    const use = await t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', secret);
+    expect(use.status).toBe(200);
+  });
+
+  it('gives [] scopes no scope at all', async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const res = await create(ws, key, { name: 'none', scopes: [] });
+    expect(res.status).toBe(201);
+    expect(res.body.data.scopes).toEqual([]);
+    const use = await t.http().get(`/api/v1/workspaces/${ws}/forms`).set('X-API-Key', res.body.data.secret);
+    expect(use.status).toBe(403);
+  });
+
+  it('refuses scopes the creator lacks (403 insufficient_scope) and workspaces it lacks (403 workspace_access_denied)', async () => {
+    const { ws } = await workspaceWithKey(t.db);
+    const other = await workspaceWithKey(t.db);
+    const limited = await keyFor(t.db, [ws], { scopes: ['api_keys:write', 'forms:read'] });
+    const sub = await create(ws, limited, { name: 'sub', scopes: ['forms:read'] });
+    expect(sub.status).toBe(201);
+    expect(sub.body.data.scopes).toEqual(['forms:read']);
+    const inherit = await create(ws, limited, { name: 'inherit' });
+    expect(inherit.body.data.scopes.sort()).toEqual(['api_keys:write', 'forms:read']);
+    const more = await create(ws, limited, { name: 'more', scopes: ['responses:read'] });
+    expect(more.status).toBe(403);
+    expect(more.body.error.code).toBe('insufficient_scope');
+    const elsewhere = await create(ws, limited, { name: 'x', scopes: [], workspace_ids: [ws, other.ws] });
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.error.code).toBe('workspace_access_denied');
+  });
+
+  it('rejects expires_at in the past with 400 naming it', async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const res = await create(ws, key, { name: 'old', expires_at: '2020-01-01T00:00:00Z' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].field).toBe('expires_at');
+    const ok = await create(ws, key, { name: 'later', expires_at: '2099-01-01T00:00:00Z' });
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.expires_at).toBe('2099-01-01T00:00:00.000Z');
+  });
+});
+
+describe('API key revoke', () => {
+  it('revokes (204): the key gets 401 api_key_expired on its very next request and stays listed with revoked_at', async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const created = await create(ws, key, { name: 'to revoke' });
+    const secret = created.body.data.secret;
+    expect((await t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', secret)).status).toBe(200);
+    const del = await t.http().delete(`/api/v1/workspaces/${ws}/api-keys/${created.body.data.id}`).set('X-API-Key', key);
+    expect(del.status).toBe(204);
+    const next = await t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', secret);
+    expect(next.status).toBe(401);
+    expect(next.body.error.code).toBe('api_key_expired');
+    const list = await t.http().get(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', key);
+    const listed = list.body.data.find((k: { id: string }) => k.id === created.body.data.id);
+    expect(listed.revoked_at).toMatch(/Z$/);
+  });
+
+  it('answers 404 for a key of another workspace', async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const other = await workspaceWithKey(t.db);
+    const foreign = await create(other.ws, other.key, { name: 'foreign' });
+    const res = await t.http().delete(`/api/v1/workspaces/${ws}/api-keys/${foreign.body.data.id}`).set('X-API-Key', key);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('resource_not_found');
+  });
+});
