@@ -112,7 +112,8 @@ export interface RowListQuery {
   pagination: Pagination;
 }
 
-interface RowRecord {
+/** A `datatable_rows` row as selected (snake_case). */
+export interface RowRecord {
   row_id: string;
   datatable_id: string;
   data: Record<string, unknown>;
@@ -120,7 +121,7 @@ interface RowRecord {
   updated_at: Date;
 }
 
-const toRow = (r: RowRecord): Row => ({
+export const toRow = (r: RowRecord): Row => ({
   rowId: r.row_id,
   datatableId: r.datatable_id,
   data: r.data,
@@ -166,7 +167,7 @@ export async function listRows(db: Db, workspaceId: string, datatableId: string,
   }
   const { page, limit } = q.pagination;
   const [rows, filteredTotal] = await Promise.all([
-    fetchOffsetPage<RowRecord>(base, keys, page, limit),
+    fetchOffsetPage<RowRecord>(base, keys, page, limit, ['workspace_id', 'row_id']),
     narrowed ? countRows(base) : Promise.resolve(table.rowCount),
   ]);
   return { kind: 'page', items: rows.map(toRow), page, limit, total: table.rowCount, filteredTotal };

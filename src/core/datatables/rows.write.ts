@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { errors, type ErrorDetail } from '../errors';
 import { newId } from '../ids';
 import { parseDateValue } from '../query/dates';
-import { getDatatable, listFields, type DatatableField, type Row } from './datatables.service';
+import { getDatatable, listFields, toRow, type DatatableField, type Row, type RowRecord as RowTableRecord } from './datatables.service';
 
 type Db = Knex | Knex.Transaction;
 
@@ -25,23 +25,7 @@ export interface UpsertedRow extends Row {
   created: boolean;
 }
 
-interface RowRecord {
-  row_id: string;
-  datatable_id: string;
-  data: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-  external_id: string | null;
-  inserted?: boolean;
-}
-
-const toRow = (r: RowRecord): Row => ({
-  rowId: r.row_id,
-  datatableId: r.datatable_id,
-  data: r.data,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+type RowRecord = RowTableRecord & { external_id: string | null; inserted?: boolean };
 
 const RETURNING = 'row_id, datatable_id, data, created_at, updated_at, external_id';
 
