@@ -110,7 +110,7 @@ export async function listEmailEvents(db: Db, workspaceId: string, q: EmailEvent
   const onlyType = q.emailId === undefined && q.recipient === undefined && (q.created?.length ?? 0) === 0 && q.filter === undefined;
   const counts = db('email_event_counts').where('workspace_id', workspaceId);
   const [rows, total, filteredTotal] = await Promise.all([
-    fetchOffsetPage<EventRow>(base, keys, page, limit),
+    fetchOffsetPage<EventRow>(base, keys, page, limit, ['workspace_id', 'id']),
     sumColumn(counts, 'events'),
     onlyType ? sumColumn(q.type === undefined ? counts : counts.clone().where('type', q.type), 'events') : countRows(base),
   ]);

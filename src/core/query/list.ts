@@ -85,17 +85,27 @@ export async function fetchKeysetPage<TRow extends Record<string, unknown>>(
   return { rows, nextCursor, prevCursor };
 }
 
-/** Fetches one offset page (`page` is 1-based) in the order of `keys`. */
+/**
+ * Fetches one offset page (`page` is 1-based) in the order of `keys`.
+ * With `primaryKey`, a deep page is a deferred join: the offset is skipped over the primary keys
+ * alone (an index-only walk when an index covers the order and the narrowing), then only the page's
+ * rows are read. Without it, PostgreSQL would read every skipped row in full.
+ */
 export async function fetchOffsetPage<TRow>(
   query: Knex.QueryBuilder,
   keys: readonly SortKey[],
   page: number,
   limit: number,
+  primaryKey?: readonly string[],
 ): Promise<TRow[]> {
   const order = orderByClause(keys);
   const offset = (page - 1) * limit;
   if (!Number.isSafeInteger(offset)) throw errors.invalid('query', 'page', '`page` is too large.');
-  return (await query.clone().orderByRaw(order.sql, order.bindings).offset(offset).limit(limit)) as TRow[];
+  if (!primaryKey || offset === 0) {
+    return (await query.clone().orderByRaw(order.sql, order.bindings).offset(offset).limit(limit)) as TRow[];
+  }
+  const pageKeys = query.clone().clearSelect().select([...primaryKey]).orderByRaw(order.sql, order.bindings).offset(offset).limit(limit);
+  return (await query.clone().whereIn([...primaryKey], pageKeys).orderByRaw(order.sql, order.bindings)) as TRow[];
 }
 
 /** `SELECT count(*)` of a query (its selected columns and order dropped), as a number. */

@@ -91,7 +91,7 @@ export async function listResponses(db: Db, workspaceId: string, q: ResponseList
     (c) => COUNTABLE_FILTER_FIELDS.has(c.field) && c.op !== '~' && c.values.every((v) => v.quoted || v.text !== 'null'),
   );
   const [rows, total, filteredTotal] = await Promise.all([
-    fetchOffsetPage(base, keys, page, limit),
+    fetchOffsetPage(base, keys, page, limit, ['workspace_id', 'id']),
     countAllResponses(db, workspaceId),
     countNarrowed(db, workspaceId, narrowing, countersSuffice),
   ]);
