@@ -4,6 +4,7 @@
  * keys create, demo. Results go to stdout (JSON where a program reads them); problems go to stderr as
  * one line each, with exit code 1 and no stack trace for expected errors.
  */
+import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, type Config } from './config';
 import { createDb, isEmbedded, migrateLatest, type Db } from './platform/db/connection';
@@ -61,6 +62,35 @@ async function withDb<T>(config: Config, migrate: boolean, fn: (db: Db) => Promi
 
 function note(message: string): void {
   if (process.stderr.isTTY) process.stderr.write(`${message}\n`);
+}
+
+/** A bar of records written on stderr, only when stderr is a terminal. */
+function writeProgress(): { onProgress?: (done: number, total: number) => void; stop(): void } {
+  if (!process.stderr.isTTY) return { stop: () => undefined };
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    onProgress: (done, total) => {
+      if (!bar) {
+        bar = new cliProgress.SingleBar(
+          { format: 'Writing  [{bar}] {percentage}% | {value}/{total} records', stream: process.stderr, hideCursor: true },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(total, 0);
+      }
+      bar.update(done);
+    },
+    stop: () => bar?.stop(),
+  };
+}
+
+/** Seeds the demo once (into an empty database) with a progress bar on a terminal. */
+async function seedWithProgress(db: Db): Promise<boolean> {
+  const progress = writeProgress();
+  try {
+    return (await seedDemo(db, { onProgress: progress.onProgress })).seeded;
+  } finally {
+    progress.stop();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -133,12 +163,12 @@ async function runSeed(opts: { demo?: boolean }): Promise<void> {
   const config = readConfig();
   const out = await withDb(config, true, async (db) => {
     note(`Seeding the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses)…`);
-    const result = await seedDemo(db);
-    if (!result.seeded) note('The database already has data: the demo data set was not loaded again.');
+    const seeded = await seedWithProgress(db);
+    if (!seeded) note('The database already has data: the demo data set was not loaded again.');
     const key = await createDemoKey(db).catch((e: unknown) => {
       throw new CliError(errorMessage(e));
     });
-    return { seeded: result.seeded, api_key: key.secret, workspace_ids: key.workspaceIds };
+    return { seeded, api_key: key.secret, workspace_ids: key.workspaceIds };
   });
   print(out);
 }
@@ -202,13 +232,13 @@ async function runDemo(): Promise<void> {
     if (!anyWorkspace) {
       process.stderr.write(`Loading the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses, once)…\n`);
     }
-    const result = await seedDemo(db);
+    const seededNow = await seedWithProgress(db);
     const demoKey = await createDemoKey(db).catch((e: unknown) => {
       throw new CliError(
         `${errorMessage(e)} (this database has other data: point FEEDBACK_DATA_DIR or DATABASE_URL at an empty one)`,
       );
     });
-    return { seeded: result.seeded, key: demoKey, embedded: embeddedDb };
+    return { seeded: seededNow, key: demoKey, embedded: embeddedDb };
   });
 
   const server = await startServer(config, { handleSignals: true });

@@ -250,6 +250,21 @@ describe('importFixture', () => {
     expect(links).toHaveLength(2);
   });
 
+  it('imports webhook endpoints when the document has them, with a generated signing secret', async () => {
+    const u = unique();
+    const doc = validFixture(u);
+    const summary = await importFixture(db, {
+      workspaces: doc.workspaces,
+      webhook_endpoints: [
+        { id: `we_${u}`, workspace_id: `ws_${u}`, url: 'https://example.com/hook', events: ['response.created', 'row.updated'] },
+      ],
+    });
+    expect(summary.webhook_endpoints).toBe(1);
+    const hook = await db('webhook_endpoints').where('id', `we_${u}`).first();
+    expect(hook).toMatchObject({ workspace_id: `ws_${u}`, events: ['response.created', 'row.updated'], enabled: true, description: null });
+    expect(hook.secret).toMatch(/^whsec_/);
+  });
+
   it('links responses to forms and rows already in the database and captures the stored row', async () => {
     const u = unique();
     const first = validFixture(u);
@@ -346,12 +361,13 @@ describe('importFixture', () => {
     doc.extra = true;
 
     const problems = await problemsOf(doc);
+    // In document order: `extra` is the document's last property.
     expect(problems).toEqual([
-      { path: 'extra', message: 'is not an allowed property' },
       { path: 'responses[0].form_id', message: 'is required' },
       { path: 'responses[1].created_at', message: expect.stringMatching(/ISO 8601 date-time with an offset/) },
       { path: 'responses[2].colour', message: 'is not an allowed property' },
       { path: 'responses[3].form_id', message: 'unknown form "frm_unknown"' },
+      { path: 'extra', message: 'is not an allowed property' },
     ]);
     expect(await db('workspaces').where('id', `ws_${u}`)).toHaveLength(0);
   });
