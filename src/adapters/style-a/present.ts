@@ -70,15 +70,11 @@ export function presentSchemaA(s: FormSchema): Record<string, unknown> {
     form_id: s.formId,
     default_language: s.defaultLanguage,
     languages: s.languages,
-    questions: s.questions.map((q) => ({
-      id: q.id,
-      position: q.position,
-      type: q.type,
-      title: q.title,
-      required: q.required,
-      options: q.options,
-      validation: q.validation,
-    })),
+    // A schema question is the question without its form_id (the schema names the form once).
+    questions: s.questions.map((q) => {
+      const { form_id: _formId, ...question } = presentQuestionA(q);
+      return question;
+    }),
     translations: s.translations,
   };
 }
