@@ -35,6 +35,10 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
   if (e.type === 'entity.parse.failed') return errors.invalid('body', 'body', 'The request body is not valid JSON.');
   if (e.code === '23505') return errors.conflict('A resource with this unique value already exists.');
+  // PostgreSQL cannot store NUL (\u0000) in text or jsonb: an input problem, not a server fault.
+  if (e.code === '22021' || e.code === '22P05') {
+    return errors.invalid('body', 'body', 'The request holds a character that cannot be stored (NUL, \\u0000).');
+  }
   if (typeof e.status === 'number' && Array.isArray(e.errors)) {
     if (e.status === 400) return errors.validation(e.errors.map(detailOf));
     if (e.status === 404) return errors.routeNotFound('', e.path ?? '');
@@ -93,6 +97,11 @@ export function deferBodyErrors(): ErrorRequestHandler {
 export function reportBodyError(): RequestHandler {
   return (req, _res, next) => {
     if (req.bodyError) throw req.bodyError;
+    // NUL cannot be stored or compared by PostgreSQL: name the parameter instead of failing later.
+    if (req.path.includes('\u0000')) throw errors.invalid('path', 'path', 'The path holds a NUL character (\\u0000).');
+    for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+      if (String(value).includes('\u0000')) throw errors.invalid('query', name, `\`${name}\` holds a NUL character (\\u0000).`);
+    }
     next();
   };
 }

@@ -27,13 +27,14 @@ function validationField(fn: () => unknown): string | undefined {
 
 describe('cursor codec', () => {
   it('round-trips and checks list and sort', () => {
+    const keys = parseSort(undefined, opts);
     const c = encodeCursor({ l: 'responses:ws1', s: 'created_at:desc,id:desc', k: ['2026-01-01T00:00:00.123Z', 'rsp_1'], d: 'n' });
     expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(c, 'responses:ws1', 'created_at:desc,id:desc', 2).k).toEqual(['2026-01-01T00:00:00.123Z', 'rsp_1']);
-    expect(validationField(() => decodeCursor(c, 'responses:ws2', 'created_at:desc,id:desc', 2))).toBe('cursor');
-    expect(validationField(() => decodeCursor(c, 'responses:ws1', 'score:asc,id:asc', 2))).toBe('cursor');
-    expect(validationField(() => decodeCursor('%%%', 'responses:ws1', 'created_at:desc,id:desc', 2))).toBe('cursor');
-    expect(validationField(() => decodeCursor(Buffer.from('{"l":1}').toString('base64url'), 'x', 'y', 2))).toBe('cursor');
+    expect(decodeCursor(c, 'responses:ws1', 'created_at:desc,id:desc', keys).k).toEqual(['2026-01-01T00:00:00.123Z', 'rsp_1']);
+    expect(validationField(() => decodeCursor(c, 'responses:ws2', 'created_at:desc,id:desc', keys))).toBe('cursor');
+    expect(validationField(() => decodeCursor(c, 'responses:ws1', 'score:asc,id:asc', keys))).toBe('cursor');
+    expect(validationField(() => decodeCursor('%%%', 'responses:ws1', 'created_at:desc,id:desc', keys))).toBe('cursor');
+    expect(validationField(() => decodeCursor(Buffer.from('{"l":1}').toString('base64url'), 'x', 'y', keys))).toBe('cursor');
   });
 });
 

@@ -26,7 +26,7 @@ export function encodeCursor(p: CursorPayload): string {
  * Decodes a cursor and checks it belongs to this list and order.
  * @throws AppError validation_error (query `cursor`) when malformed or from another list or sort.
  */
-export function decodeCursor(raw: string, list: string, signature: string, keyCount: number): CursorPayload {
+export function decodeCursor(raw: string, list: string, signature: string, keys: readonly SortKey[]): CursorPayload {
   let p: CursorPayload | undefined;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new Error('not base64url');
@@ -40,7 +40,7 @@ export function decodeCursor(raw: string, list: string, signature: string, keyCo
     typeof p.l === 'string' &&
     typeof p.s === 'string' &&
     Array.isArray(p.k) &&
-    p.k.length === keyCount &&
+    p.k.length === keys.length &&
     (p.d === 'n' || p.d === 'p');
   if (!shapeOk) {
     throw errors.invalid('query', 'cursor', '`cursor` is malformed; pass the value from links.next or links.prev unchanged.');
@@ -49,7 +49,29 @@ export function decodeCursor(raw: string, list: string, signature: string, keyCo
   if (p.s !== signature) {
     throw errors.invalid('query', 'cursor', `\`cursor\` was made for sort "${p.s}"; this request sorts by "${signature}".`);
   }
+  // A cursor that decodes but holds a value of the wrong type must not reach SQL (it would be a 500).
+  if (!p.k.every((v, i) => valueFits(keys[i]!, v))) {
+    throw errors.invalid('query', 'cursor', '`cursor` is malformed; pass the value from links.next or links.prev unchanged.');
+  }
   return p;
+}
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Whether a cursor value can stand for this sort key (cursors carry values as the database returned them). */
+function valueFits(key: SortKey, v: unknown): boolean {
+  if (v === null) return key.field.nullable;
+  switch (key.field.type) {
+    case 'timestamp':
+      return typeof v === 'string' && ISO_TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v));
+    case 'number':
+      // pg returns numeric (cast JSON columns) as strings, double precision as numbers.
+      return (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)));
+    case 'boolean':
+      return typeof v === 'boolean';
+    default:
+      return typeof v === 'string';
+  }
 }
 
 type Towards = 'after' | 'before';

@@ -55,7 +55,7 @@ export async function fetchKeysetPage<TRow extends Record<string, unknown>>(
   listId: string,
 ): Promise<{ rows: TRow[]; nextCursor: string | null; prevCursor: string | null }> {
   const signature = sortSignature(keys);
-  const decoded = cursor === undefined ? undefined : decodeCursor(cursor, listId, signature, keys.length);
+  const decoded = cursor === undefined ? undefined : decodeCursor(cursor, listId, signature, keys);
   const backward = decoded?.d === 'p';
   const q = query.clone();
   keys.forEach((k, i) => q.select(db.raw(`${k.field.expr.sql} AS ??`, [...k.field.expr.bindings, `${KEY_ALIAS}${i}`])));
