@@ -57,11 +57,16 @@ export function createUsageCounter(opts: { db: Db; logger: Logger; intervalMs?: 
   return {
     middleware: () => (req, res, next) => {
       ensureTimer();
-      res.once('close', () => {
-        if (!req.auth) return;
+      // 'finish' when the answer is sent; 'close' alone when the client went away first. Counted once.
+      let counted = false;
+      const count = () => {
+        if (counted || !req.auth) return;
+        counted = true;
         const style = String(res.getHeader('X-API-Style') ?? req.style).toUpperCase() === 'B' ? 'B' : 'A';
         record(req.auth.id, style);
-      });
+      };
+      res.once('finish', count);
+      res.once('close', count);
       next();
     },
     flush,
