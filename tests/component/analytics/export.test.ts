@@ -87,9 +87,9 @@ async function walk(path: string, headers: Record<string, string> = {}): Promise
   const items: Array<Record<string, unknown>> = [];
   let next: string | null = path;
   while (next) {
-    let req = ctx.http().get(next).set('X-API-Key', data.key);
+    let req: ReturnType<ReturnType<typeof ctx.http>['get']> = ctx.http().get(next).set('X-API-Key', data.key);
     for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
-    const res = await req;
+    const res: { status: number; body: { data: Array<Record<string, unknown>>; links: { next: string | null } } } = await req;
     expect(res.status).toBe(200);
     items.push(...res.body.data);
     next = res.body.links.next ? new URL(res.body.links.next).pathname + new URL(res.body.links.next).search : null;
