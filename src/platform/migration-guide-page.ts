@@ -36,12 +36,13 @@ ${md.render(markdown)}</main>
 }
 
 /**
- * Handler for `GET /docs/migrating`.
- * @throws Error at build time when docs/migrating-between-styles.md is missing.
+ * Handler for `GET /docs/migrating`. The guide is read and rendered on the first request (a build
+ * without docs/ still starts; that request then answers 500).
  */
 export function migrationGuidePage(): RequestHandler {
-  const html = renderMigrationGuide(fs.readFileSync(path.join(projectRoot(), 'docs', 'migrating-between-styles.md'), 'utf8'));
+  let html: string | undefined;
   return (_req, res) => {
+    html ??= renderMigrationGuide(fs.readFileSync(path.join(projectRoot(), 'docs', 'migrating-between-styles.md'), 'utf8'));
     res.setHeader('Content-Security-Policy', CSP);
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.type('html').send(html);
