@@ -5,6 +5,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY openapi ./openapi
+COPY docs ./docs
 COPY bench ./bench
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 ENV HOST=0.0.0.0 PORT=3000

@@ -3,7 +3,9 @@
  * (`--database-url`), then measures on it:
  *   a. latency (median, p95) of Style B and Style A list pages, shallow and deep, and the form summary;
  *   b. throughput of the Style A first page against a bare node:http + pg server (bench/bare-server.ts);
- *   c. EXPLAIN (ANALYZE, BUFFERS) of the queries behind them, built by the service's own query code.
+ *   c. EXPLAIN (ANALYZE, BUFFERS) of the queries behind them, built by the service's own query code;
+ *   d. per-question analytics of the largest and the smallest form (flat: ratio ≥ 0.8) and the time series;
+ *   e. the export of every response (NDJSON and CSV): rows/s and the server's RSS growth (target < 100 MB).
  * Prints a Markdown report and writes it to bench/results/latest.md; drops the database unless `--keep`.
  *
  * The servers run in a child process (bench/serve.ts) so the load generator does not share their
@@ -42,6 +44,7 @@ interface Options {
   samples: number;
   offsetSamples: number;
   databaseUrl?: string;
+  skipExport: boolean;
 }
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -51,6 +54,8 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 interface Served {
   url: string;
+  /** The server's process id (its RSS is sampled during exports). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -71,6 +76,7 @@ async function serve(mode: 'app' | 'bare', databaseUrl: string, logLevel = 'info
   if ('error' in msg) throw new Error(`${mode} server failed: ${msg.error}`);
   return {
     url: msg.url,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         const t = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -122,6 +128,53 @@ async function measure(base: string, key: string, name: string, pathAndQuery: st
   }
   times.sort((a, b) => a - b);
   return { name, path: pathAndQuery, median: percentile(times, 50), p95: percentile(times, 95), min: times[0]!, items, samples };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Export
+
+interface ExportRun {
+  name: string;
+  rows: number;
+  bytes: number;
+  seconds: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+}
+
+/** Resident set size of a process in MiB (Linux /proc), NaN elsewhere. */
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Streams one export to the end, counting rows (lines; the CSV header excluded) and sampling the server's RSS. */
+async function measureExport(server: Served, key: string, name: string, pathAndQuery: string, style: 'A' | 'B', csv: boolean): Promise<ExportRun> {
+  const rssBeforeMb = rssMb(server.pid);
+  let rssPeakMb = rssBeforeMb;
+  const sampler = setInterval(() => {
+    rssPeakMb = Math.max(rssPeakMb, rssMb(server.pid));
+  }, 100);
+  const t = performance.now();
+  let rows = 0;
+  let bytes = 0;
+  try {
+    const res = await fetch(server.url + pathAndQuery, { headers: { 'X-API-Key': key, 'X-API-Style': style } });
+    if (res.status !== 200 || !res.body) throw new Error(`${name}: GET ${pathAndQuery} → ${res.status} ${await res.text()}`);
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length;
+      // CSV rows hold no raw newline except inside quoted cells; the bench data has none.
+      for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) rows++;
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  rssPeakMb = Math.max(rssPeakMb, rssMb(server.pid));
+  return { name, rows: csv ? rows - 1 : rows, bytes, seconds: (performance.now() - t) / 1000, rssBeforeMb, rssPeakMb };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -210,6 +263,7 @@ async function main(): Promise<void> {
     .option('--samples <n>', 'requests per latency figure', (v) => Number.parseInt(v, 10), 50)
     .option('--offset-samples <n>', 'requests per latency figure for the page=5000 (OFFSET) cases', (v) => Number.parseInt(v, 10), 15)
     .option('--database-url <url>', 'reuse this already seeded bench database instead of seeding')
+    .option('--skip-export', 'skip the export measurements (they stream every response twice)', false)
     .parse();
   const o = program.opts<Options>();
   const serverUrl = process.env.DATABASE_URL || DEFAULT_SERVER_URL;
@@ -244,6 +298,7 @@ async function main(): Promise<void> {
       .orderBy('n', 'desc')) as Array<{ form_id: string; n: number }>;
     const total = forms.reduce((a, f) => a + Number(f.n), 0);
     const bigForm = forms[0]!.form_id;
+    const smallForm = forms[forms.length - 1]!.form_id;
     log(`workspace ${workspaceId}: ${total.toLocaleString('en-US')} responses in ${forms.length} forms`);
 
     // Cursor deep in the default order: a real row ~500,000 rows in (or half-way on smaller data).
@@ -284,9 +339,17 @@ async function main(): Promise<void> {
       ['A first page, form_id + score_gte=9', `${base}/responses?limit=20&form_id=${bigForm}&score_gte=9`],
       ['Form summary', `${base}/forms/${bigForm}/analytics/summary`],
     ];
+    const analyticsCases: Array<[string, string]> = [
+      [`Per-question analytics, largest form (${Number(forms[0]!.n).toLocaleString('en-US')})`, `${base}/forms/${bigForm}/analytics/questions`],
+      [`Per-question analytics, smallest form (${Number(forms[forms.length - 1]!.n).toLocaleString('en-US')})`, `${base}/forms/${smallForm}/analytics/questions`],
+      ['Per-question analytics, largest form, start_date/end_date', `${base}/forms/${bigForm}/analytics/questions?start_date=${startDate}&end_date=${endDate}`],
+      ['Time series by week, largest form', `${base}/forms/${bigForm}/analytics/timeseries?interval=week`],
+    ];
     log('latency…');
     const app = await serve('app', databaseUrl, 'info');
     const latencies: Latency[] = [];
+    const analytics: Latency[] = [];
+    const exports: ExportRun[] = [];
     try {
       for (const [name, p] of cases) {
         // OFFSET pages cost ~1 s each at a million rows: fewer samples keep the run to minutes.
@@ -294,6 +357,23 @@ async function main(): Promise<void> {
         const l = await measure(app.url, key, name, p, n);
         latencies.push(l);
         log(`  ${name}: median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
+      }
+      log('analytics…');
+      for (const [name, p] of analyticsCases) {
+        const l = await measure(app.url, key, name, p, o.samples);
+        analytics.push(l);
+        log(`  ${name}: median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
+      }
+      if (!o.skipExport) {
+        for (const [name, p, style, csv] of [
+          ['NDJSON, Style A, every response', `${base}/responses/export?format=ndjson`, 'A', false],
+          ['CSV, Style B, every response', `${base}/responses/export?format=csv`, 'B', true],
+        ] as const) {
+          log(`export: ${name}…`);
+          const e = await measureExport(app, key, name, p, style, csv);
+          exports.push(e);
+          log(`  ${e.rows.toLocaleString('en-US')} rows in ${e.seconds.toFixed(1)} s, RSS ${e.rssBeforeMb.toFixed(0)} → peak ${e.rssPeakMb.toFixed(0)} MiB`);
+        }
       }
     } finally {
       await app.stop();
@@ -424,6 +504,28 @@ async function main(): Promise<void> {
     out();
     out(`Date range: \`start_date=${startDate}&end_date=${endDate}\`. Form: the largest one. Deep cursor: built from the row ${depth.toLocaleString('en-US')} rows in, in the default order.`);
     out();
+    out('## Per-question analytics (rollups kept with the writes)');
+    out();
+    out('| Request | Items | Samples | Median (ms) | p95 (ms) | Min (ms) |');
+    out('|---|---:|---:|---:|---:|---:|');
+    for (const l of analytics) out(`| ${l.name} | ${l.items} | ${l.samples} | ${ms(l.median)} | ${ms(l.p95)} | ${ms(l.min)} |`);
+    out();
+    out(`**Flatness: median smallest / median largest form = ${(analytics[1]!.median / analytics[0]!.median).toFixed(2)}** (target ≥ 0.8: the largest form answers as fast as the smallest).`);
+    out();
+    if (exports.length > 0) {
+      out('## Export of every response (`GET {ws}/responses/export`)');
+      out();
+      out('| Export | Rows | MB sent | Seconds | Rows/s | Server RSS before (MiB) | Peak RSS (MiB) | Growth (MiB) |');
+      out('|---|---:|---:|---:|---:|---:|---:|---:|');
+      for (const e of exports) {
+        out(
+          `| ${e.name} | ${e.rows.toLocaleString('en-US')} | ${(e.bytes / 1e6).toFixed(0)} | ${e.seconds.toFixed(1)} | ${(e.rows / e.seconds).toFixed(0)} | ${e.rssBeforeMb.toFixed(0)} | ${e.rssPeakMb.toFixed(0)} | ${(e.rssPeakMb - e.rssBeforeMb).toFixed(0)} |`,
+        );
+      }
+      out();
+      out('Target: memory flat in the number of rows (1,000,000 rows under 100 MB RSS growth). RSS sampled every 100 ms from /proc.');
+      out();
+    }
     out('## Throughput: Style A `GET {ws}/responses?limit=20`');
     out();
     out('| Server | Requests/s | p50 (ms) | p99 (ms) | non-2xx | errors |');

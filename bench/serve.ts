@@ -46,6 +46,7 @@ async function startApp(databaseUrl: string, redisUrl: string, logLevel: string)
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await (app.locals.usage as { stop(): Promise<void> } | undefined)?.stop();
       await db.destroy();
       redis.disconnect();
     },

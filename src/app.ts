@@ -9,6 +9,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type Redis from 'ioredis';
 import type { Config } from './config';
 import { sharedResponsesRouter } from './adapters/shared-responses';
+import { analyticsRouter } from './adapters/style-a/analytics.routes';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
 import { styleBRouter } from './adapters/style-b/router';
@@ -16,15 +17,18 @@ import { styleBWritesRouter } from './adapters/style-b/writes.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth } from './platform/auth/api-key-auth';
 import type { Db } from './platform/db/connection';
+import { deprecationHeaders, styleBDeprecation } from './platform/deprecation';
 import { docsPage } from './platform/docs-page';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
 import { httpLog } from './platform/http-log';
 import { idempotency } from './platform/idempotency';
 import type { Logger } from './platform/logger';
+import { migrationGuidePage } from './platform/migration-guide-page';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
+import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 
 export interface AppDeps {
   db: Db;
@@ -33,6 +37,8 @@ export interface AppDeps {
   redis?: Redis | undefined;
   /** Overrides the limiter built from `redis` (tests). */
   limiter?: RateLimiter;
+  /** Overrides the per-key usage counter (CONTRACT section 15); reachable as `app.locals.usage`. */
+  usage?: UsageCounter;
 }
 
 export function buildApp(config: Config, deps: AppDeps): Express {
@@ -47,6 +53,10 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(requestId());
   app.use(httpLog(logger));
   app.use(provisionalStyle());
+  app.use(styleBDeprecation(deprecationHeaders(config)));
+  const usage = deps.usage ?? createUsageCounter({ db, logger });
+  app.locals.usage = usage;
+  app.use(usage.middleware());
   app.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   app.use(deferBodyErrors());
 
@@ -58,6 +68,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.get('/openapi.json', publicLimit, (_req, res) => {
     res.json(doc);
   });
+  app.get('/docs/migrating', publicLimit, migrationGuidePage());
   app.use('/docs', publicLimit, docsPage());
 
   app.use(apiKeyAuth({ db, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
@@ -75,6 +86,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
   app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
   app.use('/api/v1/workspaces', styleARouter(core));
+  app.use('/api/v1/workspaces', analyticsRouter(core));
   app.use('/api/v1/workspaces', styleBRouter(core));
   app.use('/api/v1/workspaces', styleAWritesRouter(core));
   app.use('/api/v1/workspaces', styleBWritesRouter(core));

@@ -51,6 +51,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await (app.locals.usage as { stop(): Promise<void> } | undefined)?.stop();
       await db.destroy();
       redis?.disconnect();
     })());

@@ -1,9 +1,10 @@
 /**
  * The one place that hands a shared path to a style (CONTRACT section 2): `{ws}/responses`,
- * `{ws}/responses/{response_id}` and v2 `/responses`. `req.style` was decided by platform/style-selection.
+ * `{ws}/responses/export` (section 15), `{ws}/responses/{response_id}` and v2 `/responses`. `req.style` was decided by platform/style-selection.
  */
 import { Router, type RequestHandler } from 'express';
 import type { CoreDeps } from './deps';
+import { responsesExport } from './responses-export';
 import { responseGetA, responsesListA } from './style-a/router';
 import { responseGetB, responsesListB } from './style-b/responses.routes';
 
@@ -17,6 +18,8 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   const r = Router();
   const v2 = version === 2;
   r.get('/:workspace_id/responses', byStyle(responsesListA(deps, { v2 }), responsesListB(deps, { v2 })));
+  // The export is matched before `/responses/:response_id` would take "export" for an id.
+  if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExport(deps, 'A'), responsesExport(deps, 'B')));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
   return r;
 }

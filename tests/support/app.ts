@@ -43,6 +43,7 @@ export function useTestApp(overrides: Partial<Config> = {}): TestContext {
     ctx.http = () => supertest.agent(ctx.app);
   });
   afterAll(async () => {
+    await (ctx.app?.locals.usage as { stop(): Promise<void> } | undefined)?.stop();
     await ctx.db?.destroy();
     ctx.redis?.disconnect();
   });

@@ -8,7 +8,7 @@ import { listApiKeys } from '../../core/api-keys/api-keys.service';
 import { getDatatable, getRow, listDatatables, listRows } from '../../core/datatables/datatables.service';
 import { listEmailEvents } from '../../core/email-events/email-events.service';
 import { assertFormExists, getForm, getFormSchema, getFormSummary, getQuestion, listForms, listQuestions } from '../../core/forms/forms.service';
-import { getResponse, listResponses } from '../../core/responses/responses.service';
+import { getResponse, listResponses, type ResponseFilterQuery } from '../../core/responses/responses.service';
 import { getWebhookEndpoint, listWebhookEndpoints } from '../../core/webhooks/webhooks.service';
 import { getWorkspace, listWorkspaces } from '../../core/workspaces/workspaces.service';
 import { cursorPage, single, wholeListA } from '../envelope';
@@ -31,22 +31,25 @@ export function keysetParams(req: Request): { kind: 'keyset'; limit: number; cur
   return { kind: 'keyset', limit: int(req, 'limit', 1, 100, 20), cursor: str(req, 'cursor') };
 }
 
+/** The Style A filters and sort of a responses list (shared by the list and the export). */
+export function responsesFilterA(req: Request, formId: string | undefined): ResponseFilterQuery {
+  return {
+    formId,
+    created: createdRangeA(req),
+    scoreGte: num(req, 'score_gte'),
+    scoreLte: num(req, 'score_lte'),
+    sort: str(req, 'sort'),
+    include: { tableData: bool(req, 'include_table_data') },
+  };
+}
+
 /** GET {ws}/responses and {ws}/forms/{form_id}/responses in Style A; `v2` adds reporting labels. */
 export function responsesListA({ db }: CoreDeps, opts: { v2?: boolean; byForm?: boolean } = {}) {
   return async (req: Request, res: import('express').Response) => {
     const ws = workspaceOf(req);
     const formId = opts.byForm ? param(req, 'form_id') : str(req, 'form_id');
     if (opts.byForm) await assertFormExists(db, ws, formId!);
-    const includeTableData = bool(req, 'include_table_data');
-    const page = await listResponses(db, ws, {
-      formId,
-      created: createdRangeA(req),
-      scoreGte: num(req, 'score_gte'),
-      scoreLte: num(req, 'score_lte'),
-      sort: str(req, 'sort'),
-      include: { tableData: includeTableData },
-      pagination: keysetParams(req),
-    });
+    const page = await listResponses(db, ws, { ...responsesFilterA(req, formId), pagination: keysetParams(req) });
     if (page.kind !== 'keyset') throw new Error('expected a keyset page');
     res.json(cursorPage(req, page.items.map((r) => presentResponseA(r, opts.v2)), page.limit, page.nextCursor, page.prevCursor));
   };

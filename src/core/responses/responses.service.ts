@@ -8,6 +8,7 @@ import { errors } from '../errors';
 import type { DateBound } from '../query/dates';
 import { compileFilter } from '../query/filter';
 import { fetchKeysetPage, fetchOffsetPage, type ListPage, type Pagination } from '../query/list';
+import { orderByClause } from '../query/keyset';
 import { parseSort } from '../query/sort';
 import {
   attachFormNames,
@@ -44,12 +45,15 @@ export interface ResponseListQuery {
 
 const DEFAULT_SORT = [{ field: RESPONSE_SORT_FIELDS.get('created_at')!, dir: 'desc' as const }];
 
+/** What a list and an export share: the filters and sort of a responses list, without paging. */
+export type ResponseFilterQuery = Omit<ResponseListQuery, 'pagination'>;
+
 /**
- * Lists a workspace's responses (all forms, or one with `formId`).
- * @returns a keyset page (Style A) or an offset page with `total` and `filteredTotal` (Style B).
- * @throws AppError validation_error for an unknown sort or filter field, a bad filter or cursor.
+ * Validates and compiles a list's filters and sort (the one narrowing/sort code of the responses
+ * list and export).
+ * @throws AppError validation_error for an unknown sort or filter field, a bad filter or score range.
  */
-export async function listResponses(db: Db, workspaceId: string, q: ResponseListQuery): Promise<ListPage<ResponseRecord>> {
+function prepareList(q: ResponseFilterQuery) {
   const keys = parseSort(q.sort, {
     fields: RESPONSE_SORT_FIELDS,
     tieBreaker: RESPONSE_ID_FIELD,
@@ -67,7 +71,16 @@ export async function listResponses(db: Db, workspaceId: string, q: ResponseList
     scoreLte: q.scoreLte,
     filter: compiled?.where,
   };
-  const include = q.include ?? {};
+  return { keys, compiled, narrowing, include: q.include ?? {} };
+}
+
+/**
+ * Lists a workspace's responses (all forms, or one with `formId`).
+ * @returns a keyset page (Style A) or an offset page with `total` and `filteredTotal` (Style B).
+ * @throws AppError validation_error for an unknown sort or filter field, a bad filter or cursor.
+ */
+export async function listResponses(db: Db, workspaceId: string, q: ResponseListQuery): Promise<ListPage<ResponseRecord>> {
+  const { keys, compiled, narrowing, include } = prepareList(q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const finish = async (rows: Parameters<typeof toRecord>[0][]) => {
     const records = rows.map((r) => toRecord(r, include));
@@ -107,4 +120,45 @@ export async function getResponse(db: Db, workspaceId: string, id: string, inclu
   if (!record) throw errors.notFound('Response', id);
   if (include.formName) await attachFormNames(db, workspaceId, [record]);
   return record;
+}
+
+/** A validated export, ready to stream (see openResponseExport). */
+export interface ResponseExport {
+  /**
+   * Batches of records in list order, read through a server-side cursor (`DECLARE … CURSOR`,
+   * `FETCH batchSize`) in one read-only transaction on one connection. Stopping the iteration early
+   * (`break`, `return()`) rolls the transaction back, which closes the cursor and frees the connection.
+   */
+  batches(batchSize?: number): AsyncGenerator<ResponseRecord[], void, undefined>;
+}
+
+/**
+ * Opens an export of every response a list with the same filters and sort would show, in list order
+ * (CONTRACT section 15). Validation happens here, before anything is streamed.
+ * @throws AppError validation_error as listResponses does.
+ */
+export function openResponseExport(db: Knex, workspaceId: string, q: ResponseFilterQuery): ResponseExport {
+  const { keys, narrowing, include } = prepareList(q);
+  return {
+    async *batches(batchSize = 500) {
+      const trx = await db.transaction(undefined, { readOnly: true });
+      try {
+        const order = orderByClause(keys);
+        const query = responsesQuery(trx, workspaceId, narrowing, include).orderByRaw(order.sql, order.bindings);
+        const compiled = query.toSQL();
+        await trx.raw(`DECLARE response_export NO SCROLL CURSOR FOR ${compiled.sql}`, compiled.bindings as Knex.RawBinding[]);
+        for (;;) {
+          const result = (await trx.raw(`FETCH ${Math.floor(batchSize)} FROM response_export`)) as { rows: unknown[] };
+          const rows = result.rows as Parameters<typeof toRecord>[0][];
+          if (rows.length === 0) break;
+          const records = rows.map((r) => toRecord(r, include));
+          if (include.formName) await attachFormNames(trx, workspaceId, records);
+          yield records;
+        }
+      } finally {
+        // Read-only: a rollback ends it as well as a commit, and also after an error or an early stop.
+        if (!trx.isCompleted()) await trx.rollback();
+      }
+    },
+  };
 }

@@ -1,0 +1,105 @@
+/**
+ * GET {ws}/responses/export?format=ndjson|csv (CONTRACT section 15), a shared path: the style selector
+ * hands it here with the chosen style, whose list filters and sort apply (responsesFilterA/B, the same
+ * code as the lists). Rows stream from a server-side cursor in list order; every write waits for
+ * 'drain' when the socket's buffer is full, so memory stays flat; a client that goes away stops the
+ * cursor (the iteration ends, the transaction rolls back, the connection returns to the pool).
+ */
+import { once } from 'node:events';
+import type { Request, Response } from 'express';
+import { stringify } from 'csv-stringify/sync';
+import { AppError, errors } from '../core/errors';
+import { listQuestions, type Question } from '../core/forms/forms.service';
+import { openResponseExport, type ResponseFilterQuery } from '../core/responses/responses.service';
+import type { ResponseRecord, StoredAnswer } from '../core/responses/responses.types';
+import type { CoreDeps } from './deps';
+import { str, workspaceOf } from './query-values';
+import { responsesFilterA } from './style-a/router';
+import { presentResponseA } from './style-a/present';
+import { responsesFilterB } from './style-b/responses.routes';
+import { presentResponseB } from './style-b/present';
+
+type Style = 'A' | 'B';
+
+const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
+
+/** The text of one answer in a per-question CSV cell: choices as their values joined by "; ". */
+function cellOf(answer: StoredAnswer | undefined): string {
+  if (answer === undefined || answer.value === null || answer.value === undefined) return '';
+  const v = answer.value as unknown;
+  if (Array.isArray(v)) return v.map((o) => String((o as { value?: unknown }).value ?? '')).join('; ');
+  if (typeof v === 'object') return String((v as { value?: unknown }).value ?? '');
+  return String(v);
+}
+
+/** CSV header and row builder for a style, with one column per question when the form is known. */
+function csvLayout(style: Style, questions: Question[] | undefined) {
+  const created = style === 'A' ? 'created_at' : 'createdAt';
+  const header = ['id', 'form_id', created, 'score', 'language', 'respondent_email', 'email_id', 'row_id'];
+  header.push(...(questions ? questions.map((q) => q.id) : ['answers']));
+  const row = (r: ResponseRecord, presented: Record<string, unknown>): unknown[] => {
+    const base = [r.id, r.formId, r.createdAt.toISOString(), r.score, r.language, r.respondentEmail ?? '', r.emailId ?? '', r.rowId ?? ''];
+    if (!questions) return [...base, JSON.stringify(presented.answers)];
+    const byId = new Map(r.answers.map((a) => [a.question_id, a]));
+    return [...base, ...questions.map((q) => cellOf(byId.get(q.id)))];
+  };
+  return { header, row };
+}
+
+/** Resolves when the socket can take more, or when the client has gone (then `closed` is true). */
+async function drained(res: Response): Promise<void> {
+  if (res.destroyed || res.writableEnded) return;
+  const ac = new AbortController();
+  await Promise.race([once(res, 'drain', { signal: ac.signal }), once(res, 'close', { signal: ac.signal })]).catch(() => undefined);
+  ac.abort();
+}
+
+/** The export handler of one style (mounted by shared-responses.ts before `/responses/:response_id`). */
+export function responsesExport({ db }: CoreDeps, style: Style) {
+  return async (req: Request, res: Response) => {
+    const ws = workspaceOf(req);
+    const format = str(req, 'format') ?? 'ndjson';
+    if (format !== 'ndjson' && format !== 'csv') {
+      throw errors.invalid('query', 'format', `\`format\` must be ndjson or csv; got "${format}".`);
+    }
+    const filters: ResponseFilterQuery = style === 'A' ? responsesFilterA(req, str(req, 'form_id')) : responsesFilterB(req);
+    // Validates filters and sort now, before the first byte is sent.
+    const exported = openResponseExport(db, ws, filters);
+    let questions: Question[] | undefined;
+    if (format === 'csv' && filters.formId !== undefined) {
+      questions = await listQuestions(db, ws, filters.formId).catch((err: unknown) => {
+        if (err instanceof AppError && err.status === 404) return [];
+        throw err;
+      });
+    }
+    const present = (r: ResponseRecord) => (style === 'A' ? presentResponseA(r) : presentResponseB(r));
+    const layout = csvLayout(style, questions);
+
+    res.status(200);
+    res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="responses.${format === 'csv' ? 'csv' : 'ndjson'}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    let gone = false;
+    res.once('close', () => {
+      gone = !res.writableFinished;
+    });
+    if (format === 'csv') res.write(stringify([layout.header], CSV_OPTIONS));
+    try {
+      for await (const batch of exported.batches()) {
+        if (gone || res.destroyed) break;
+        const chunk =
+          format === 'csv'
+            ? stringify(batch.map((r) => layout.row(r, present(r))), CSV_OPTIONS)
+            : batch.map((r) => `${JSON.stringify(present(r))}\n`).join('');
+        if (!res.write(chunk)) await drained(res);
+        if (gone || res.destroyed) break;
+      }
+    } catch (err) {
+      // Headers are out: the envelope cannot follow. Cut the connection so the client sees a broken download.
+      req.log?.error?.({ err }, 'export failed after streaming began');
+      res.destroy();
+      return;
+    }
+    if (!gone && !res.destroyed) res.end();
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Style A analytics and migration-insight reads (CONTRACT section 15):
+ * `{ws}/forms/{form_id}/analytics/questions`, `…/analytics/timeseries` and `{ws}/api-keys/{key_id}/usage`.
+ * The two analytics paths are Style A paths that take the date parameters of either style.
+ */
+import { Router, type Request } from 'express';
+import { questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.service';
+import { listKeyUsage } from '../../core/api-keys/usage';
+import { errors } from '../../core/errors';
+import type { DateBound } from '../../core/query/dates';
+import type { CoreDeps } from '../deps';
+import { wholeListA } from '../envelope';
+import { createdRangeA, createdRangeB, int, param, str, workspaceOf } from '../query-values';
+import { presentPeriodA, presentQuestionAnalyticsA, presentUsageA } from './analytics.present';
+
+/**
+ * `created_after`/`created_before` or `start_date`/`end_date` (CONTRACT sections 7 and 15).
+ * @throws AppError validation_error naming the parameters when both kinds are given, or for a bad date.
+ */
+export function analyticsRange(req: Request): DateBound[] {
+  const a = ['created_after', 'created_before'].filter((n) => str(req, n) !== undefined);
+  const b = ['start_date', 'end_date'].filter((n) => str(req, n) !== undefined);
+  if (a.length > 0 && b.length > 0) {
+    throw errors.validation(
+      [...a, ...b].map((field) => ({
+        location: 'query' as const,
+        field,
+        message: `\`${field}\` cannot be combined with ${a.includes(field) ? b.join(', ') : a.join(', ')}.`,
+      })),
+      `Date parameters of both kinds in one request: ${[...a, ...b].join(', ')}; use created_after/created_before or start_date/end_date.`,
+    );
+  }
+  return a.length > 0 ? createdRangeA(req) : createdRangeB(req);
+}
+
+const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
+
+/** Routes mounted at `/api/v1/workspaces`. */
+export function analyticsRouter({ db }: CoreDeps): Router {
+  const r = Router();
+  r.get('/:workspace_id/forms/:form_id/analytics/questions', async (req, res) => {
+    const items = await questionAnalytics(db, workspaceOf(req), param(req, 'form_id'), analyticsRange(req));
+    res.json(wholeListA(req, items.map(presentQuestionAnalyticsA)));
+  });
+  r.get('/:workspace_id/forms/:form_id/analytics/timeseries', async (req, res) => {
+    const interval = (str(req, 'interval') ?? 'day') as Interval;
+    if (!INTERVALS.includes(interval)) {
+      throw errors.invalid('query', 'interval', `\`interval\` must be day, week or month; got "${interval}".`);
+    }
+    const points = await timeSeries(db, workspaceOf(req), param(req, 'form_id'), analyticsRange(req), interval);
+    res.json(wholeListA(req, points.map(presentPeriodA)));
+  });
+  r.get('/:workspace_id/api-keys/:key_id/usage', async (req, res) => {
+    const days = int(req, 'days', 1, 90, 30);
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await listKeyUsage(db, workspaceOf(req), param(req, 'key_id'), days, today);
+    res.json(wholeListA(req, usage.map(presentUsageA)));
+  });
+  return r;
+}

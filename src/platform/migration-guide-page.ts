@@ -1,0 +1,50 @@
+/**
+ * `/docs/migrating` (CONTRACT section 15): the migration guide (docs/migrating-between-styles.md) as an
+ * HTML page, public like `/docs` and served whatever the settings (the `Link` header of Style B
+ * answers points here). Rendered once with markdown-it, raw HTML in the Markdown disabled, so the
+ * page holds no script; the CSP allows no script and no external host.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RequestHandler } from 'express';
+import MarkdownIt from 'markdown-it';
+import { projectRoot } from './paths';
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const STYLE = `body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 0 auto; padding: 1rem; color: #1a1a1a; }
+table { border-collapse: collapse; display: block; overflow-x: auto; } th, td { border: 1px solid #ccc; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+code { background: #f3f3f3; padding: 0 .2rem; } pre { background: #f3f3f3; padding: .5rem; overflow-x: auto; }`;
+
+/** The page's HTML from the guide's Markdown. */
+export function renderMigrationGuide(markdown: string): string {
+  const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Migrating between Style A and Style B · feedback-service</title>
+  <style>${STYLE}</style>
+</head>
+<body>
+<main>
+${md.render(markdown)}</main>
+</body>
+</html>
+`;
+}
+
+/**
+ * Handler for `GET /docs/migrating`. The guide is read and rendered on the first request (a build
+ * without docs/ still starts; that request then answers 500).
+ */
+export function migrationGuidePage(): RequestHandler {
+  let html: string | undefined;
+  return (_req, res) => {
+    html ??= renderMigrationGuide(fs.readFileSync(path.join(projectRoot(), 'docs', 'migrating-between-styles.md'), 'utf8'));
+    res.setHeader('Content-Security-Policy', CSP);
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type('html').send(html);
+  };
+}
