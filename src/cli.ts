@@ -14,7 +14,7 @@ import { ImportError } from './core/import/importer';
 import { importFixtureFile } from './core/import/import-file';
 import { createDemoKey, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
 import { ALL_SCOPES, isScope, type Scope } from './core/scopes';
-import { isCalendarDate } from './core/responses/answers';
+import { parseInstant } from './core/query/dates';
 
 /** An expected failure: printed as one line on stderr, exit 1. */
 class CliError extends Error {
@@ -123,13 +123,10 @@ function scopesList(value: string): Scope[] {
   return scopes as Scope[];
 }
 
-const DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
-
 /** A date (`YYYY-MM-DD`, 00:00:00Z of that day) or an ISO 8601 date-time with an offset (CONTRACT section 7). */
 function instant(value: string): Date {
-  const m = DATE_TIME_RE.exec(value);
-  if (isCalendarDate(value)) return new Date(`${value}T00:00:00.000Z`);
-  if (m && isCalendarDate(m[1]!) && !Number.isNaN(Date.parse(value))) return new Date(value);
+  const parsed = parseInstant(value);
+  if (parsed) return parsed;
   throw new InvalidArgumentError('must be a date YYYY-MM-DD or an ISO 8601 date-time with an offset, e.g. 2027-01-01T00:00:00Z.');
 }
 
