@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import * as m001 from './20261122_001_schema';
 import * as m002 from './20261123_002_collect';
+import * as m003 from './20261123_003_links_pages';
 
 export interface Migration {
   name: string;
@@ -15,4 +16,5 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { name: '20261122_001_schema', ...m001 },
   { name: '20261123_002_collect', ...m002 },
+  { name: '20261123_003_links_pages', ...m003 },
 ];
