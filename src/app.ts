@@ -11,6 +11,7 @@ import type { Config } from './config';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
+import { linksRouter } from './adapters/style-a/links.routes';
 import { styleBRouter } from './adapters/style-b/router';
 import { styleBWritesRouter } from './adapters/style-b/writes.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
@@ -25,6 +26,7 @@ import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
+import { pagesRouter } from './pages/pages.router';
 
 export interface AppDeps {
   db: Db;
@@ -59,6 +61,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     res.json(doc);
   });
   app.use('/docs', publicLimit, docsPage());
+  // Hosted form pages and the open-tracking GIF (CONTRACT sections 11, 12): no key, HTML answers.
+  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
 
   app.use(apiKeyAuth({ db, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
@@ -78,6 +82,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use('/api/v1/workspaces', styleBRouter(core));
   app.use('/api/v1/workspaces', styleAWritesRouter(core));
   app.use('/api/v1/workspaces', styleBWritesRouter(core));
+  app.use('/api/v1/workspaces', linksRouter(core, config.publicUrl));
 
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));
