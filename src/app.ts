@@ -9,6 +9,8 @@ import express, { type Express, type RequestHandler } from 'express';
 import type Redis from 'ioredis';
 import type { Config } from './config';
 import { sharedResponsesRouter } from './adapters/shared-responses';
+import { publicSubmissionsRouter } from './adapters/public-submissions';
+import { emailEventsWriteRouter } from './adapters/style-a/email-events.write';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
 import { linksRouter } from './adapters/style-a/links.routes';
@@ -24,6 +26,7 @@ import { idempotency } from './platform/idempotency';
 import type { Logger } from './platform/logger';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import { trustProxySetting } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { pagesRouter } from './pages/pages.router';
@@ -45,6 +48,9 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.disable('x-powered-by');
+  // TRUST_PROXY (CONTRACT section 1): unset, req.ip is the socket's address and X-Forwarded-For is ignored.
+  app.set('trust proxy', trustProxySetting(config.trustProxy));
+  const validator = openApiValidator(doc, config.validateResponses);
 
   app.use(requestId());
   app.use(httpLog(logger));
@@ -61,6 +67,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     res.json(doc);
   });
   app.use('/docs', publicLimit, docsPage());
+  // Public JSON submissions (CONTRACT section 11): no key; limited per client address and form.
+  app.use(publicSubmissionsRouter({ db, logger, redis: deps.redis, limiter, validator, submissionsPerMinute: config.submissionsPerMinute }));
   // Hosted form pages and the open-tracking GIF (CONTRACT sections 11, 12): no key, HTML answers.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
 
@@ -72,16 +80,17 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.get('/api/v1/openapi', (_req, res) => {
     res.json(doc);
   });
-  app.use(openApiValidator(doc, config.validateResponses));
+  app.use(validator);
   app.use(idempotency({ redis: deps.redis, logger }));
 
-  const core = { db };
+  const core = { db, publicUrl: config.publicUrl };
   app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
   app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
   app.use('/api/v1/workspaces', styleARouter(core));
   app.use('/api/v1/workspaces', styleBRouter(core));
   app.use('/api/v1/workspaces', styleAWritesRouter(core));
   app.use('/api/v1/workspaces', styleBWritesRouter(core));
+  app.use('/api/v1/workspaces', emailEventsWriteRouter(core));
   app.use('/api/v1/workspaces', linksRouter(core, config.publicUrl));
 
   app.use(notFound());

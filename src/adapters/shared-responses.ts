@@ -4,6 +4,7 @@
  */
 import { Router, type RequestHandler } from 'express';
 import type { CoreDeps } from './deps';
+import { responseCreate } from './responses.write';
 import { responseGetA, responsesListA } from './style-a/router';
 import { responseGetB, responsesListB } from './style-b/responses.routes';
 
@@ -17,6 +18,7 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   const r = Router();
   const v2 = version === 2;
   r.get('/:workspace_id/responses', byStyle(responsesListA(deps, { v2 }), responsesListB(deps, { v2 })));
+  if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreate(deps, 'A'), responseCreate(deps, 'B')));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
   return r;
 }
