@@ -23,7 +23,7 @@ import {
   type QuestionValidation,
   type StoredAnswer,
 } from '../responses/answers';
-import { isCalendarDate, isDateTimeWithOffset } from '../query/dates';
+import { columnTypeProblem } from '../datatables/rows.write';
 import {
   FIXTURE_SCHEMA,
   type DatatableFieldType,
@@ -177,21 +177,6 @@ function itemKey(pointer: string): string | undefined {
 
 // ---------------------------------------------------------------------------------------------
 // Values
-
-function fitsFieldType(type: DatatableFieldType, v: unknown): boolean {
-  switch (type) {
-    case 'string':
-      return typeof v === 'string';
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'date':
-      return typeof v === 'string' && (isCalendarDate(v) || isDateTimeWithOffset(v));
-    case 'json':
-      return true;
-  }
-}
 
 const FIELD_TYPE_TEXT: Record<DatatableFieldType, string> = {
   string: 'a string',
@@ -632,7 +617,7 @@ class Checker {
           const type = types.get(col);
           if (type === undefined) {
             this.problem(cpath, `unknown column "${col}": not a field of datatable "${id}"`);
-          } else if (!fitsFieldType(type, v)) {
+          } else if (columnTypeProblem(type, v) !== undefined) {
             this.problem(cpath, `must be ${FIELD_TYPE_TEXT[type]} (field type ${type}); got ${JSON.stringify(v)}`);
           }
         }
