@@ -55,7 +55,7 @@ const toEvent = (r: EventRow): EmailEvent => ({
 /**
  * Stores email events of a workspace, idempotent on `id`, all in one transaction (a savepoint when `db`
  * is already a transaction); emits `email_event.created` for each newly stored event.
- * @param path JSON path of the items in error details (default `data`; a single event: `data`).
+ * @param opts.single the items came as one `{"data": event}` (error fields `data.type`, else `data[i].type`).
  * @returns the events in request order and how many were newly stored.
  * @throws AppError validation_error naming `data[i].type` for a type outside CONTRACT section 8's list
  * (adapters validate shapes first; this guards other callers). Nothing is stored on any error.
