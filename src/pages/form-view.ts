@@ -6,7 +6,7 @@
  * one-time submission token, `_lang` the page's language, `_t` the email-link token, and `website`
  * is the honeypot (people never see it; bots fill it in).
  */
-import type { FormDefinition, FormQuestion, RawAnswer } from '../core/responses/answers';
+import { scoreQuestion, type FormDefinition, type FormQuestion, type RawAnswer } from '../core/responses/answers';
 import { pageStrings, type PageStrings } from './i18n';
 
 export const FIELD_PREFIX = 'q.';
@@ -98,6 +98,8 @@ export function buildFormView(args: {
   const { form, lang, body, errors } = args;
   const s = pageStrings(lang);
   const tr = lang === form.defaultLanguage ? undefined : form.translations[lang];
+  // The score question must be answered even when it is not marked required (CONTRACT section 11).
+  const scoring = scoreQuestion(form);
   const questions = form.questions.map((q, i): QuestionView => {
     const qt = tr?.[q.id];
     const elementId = `q${i + 1}`;
@@ -110,7 +112,7 @@ export function buildFormView(args: {
       elementId,
       name,
       title: qt?.title ?? q.title,
-      required: q.required,
+      required: q.required || q === scoring,
       value: sent[0] ?? '',
       scale: false,
       options: [] as OptionView[],
