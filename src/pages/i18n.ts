@@ -28,6 +28,10 @@ export interface PageStrings {
   tooManyText: string;
   errorTitle: string;
   errorText: string;
+  tooLargeTitle: string;
+  tooLargeText: string;
+  unreadableText: string;
+  cannotStore: string;
 }
 
 const en: PageStrings = {
@@ -55,6 +59,10 @@ const en: PageStrings = {
   tooManyText: 'Too many answers were sent from your address in the last minute. Please wait a minute and try again.',
   errorTitle: 'Something went wrong',
   errorText: 'Your answers could not be saved. Please try again in a moment.',
+  tooLargeTitle: 'Too much text',
+  tooLargeText: 'The answers are longer than this form accepts. Please shorten them and send again.',
+  unreadableText: 'The answers could not be read. Please go back to the form and send it again.',
+  cannotStore: 'This answer holds a character that cannot be stored (a NUL character). Please remove it.',
 };
 
 const de: PageStrings = {
@@ -82,6 +90,10 @@ const de: PageStrings = {
   tooManyText: 'Von Ihrer Adresse wurden in der letzten Minute zu viele Antworten gesendet. Bitte warten Sie eine Minute.',
   errorTitle: 'Etwas ist schiefgelaufen',
   errorText: 'Ihre Antworten konnten nicht gespeichert werden. Bitte versuchen Sie es gleich noch einmal.',
+  tooLargeTitle: 'Zu viel Text',
+  tooLargeText: 'Die Antworten sind länger, als dieses Formular annimmt. Bitte kürzen Sie sie und senden Sie erneut.',
+  unreadableText: 'Die Antworten konnten nicht gelesen werden. Bitte kehren Sie zum Formular zurück und senden Sie es erneut.',
+  cannotStore: 'Diese Antwort enthält ein Zeichen, das nicht gespeichert werden kann (NUL). Bitte entfernen Sie es.',
 };
 
 const fr: PageStrings = {
@@ -109,6 +121,10 @@ const fr: PageStrings = {
   tooManyText: 'Trop de réponses ont été envoyées depuis votre adresse. Réessayez dans une minute.',
   errorTitle: "Une erreur s'est produite",
   errorText: "Vos réponses n'ont pas pu être enregistrées. Réessayez dans un instant.",
+  tooLargeTitle: 'Trop de texte',
+  tooLargeText: 'Les réponses sont plus longues que ce que ce formulaire accepte. Raccourcissez-les et renvoyez-les.',
+  unreadableText: "Les réponses n'ont pas pu être lues. Revenez au formulaire et renvoyez-le.",
+  cannotStore: 'Cette réponse contient un caractère impossible à enregistrer (NUL). Supprimez-le.',
 };
 
 const es: PageStrings = {
@@ -136,6 +152,10 @@ const es: PageStrings = {
   tooManyText: 'Se enviaron demasiadas respuestas desde su dirección. Inténtelo de nuevo en un minuto.',
   errorTitle: 'Algo salió mal',
   errorText: 'No se pudieron guardar sus respuestas. Inténtelo de nuevo en un momento.',
+  tooLargeTitle: 'Demasiado texto',
+  tooLargeText: 'Las respuestas son más largas de lo que acepta este formulario. Acórtelas y envíelas de nuevo.',
+  unreadableText: 'No se pudieron leer las respuestas. Vuelva al formulario y envíelo de nuevo.',
+  cannotStore: 'Esta respuesta contiene un carácter que no se puede guardar (NUL). Elimínelo, por favor.',
 };
 
 const STRINGS: Record<string, PageStrings> = { en, de, fr, es };

@@ -12,7 +12,7 @@
  * submission budget), never the JSON envelope.
  */
 import { randomBytes } from 'node:crypto';
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, errors } from '../core/errors';
 import { recordEmailEvents } from '../core/email-events/email-events.write';
 import { chooseLanguage, loadPublicForm, type PublicForm } from '../core/forms/public-form';
@@ -114,8 +114,19 @@ export function pagesRouter(deps: PagesDeps): Router {
     pages.send(res, 200, 'form', view as unknown as Record<string, unknown> & { lang: string });
   });
 
-  r.post('/f/:form_id', express.urlencoded({ extended: false, limit: '200kb', parameterLimit: 2000 }), async (req, res) => {
-    const formId = req.params.form_id;
+  // The form body parser only here (the API takes JSON only); a body it cannot read is a page, not JSON.
+  const urlencoded = express.urlencoded({ extended: false, limit: '200kb', parameterLimit: 2000 });
+  const parseForm: RequestHandler = (req, res, next) =>
+    urlencoded(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const lang = frameLanguage(req.get('Accept-Language'));
+      const s = pageStrings(lang);
+      if ((err as { status?: number }).status === 413) return message(res, 413, lang, s.tooLargeTitle, s.tooLargeText);
+      return message(res, 400, lang, s.errorTitle, s.unreadableText);
+    });
+
+  r.post('/f/:form_id', parseForm, async (req, res) => {
+    const formId = String(req.params.form_id);
     const pf = await loadPublicForm(db, formId);
     if (!pf) return notFoundPage(req, res);
     const body = (req.is('application/x-www-form-urlencoded') && req.body && typeof req.body === 'object' ? req.body : {}) as PostedBody;
@@ -143,8 +154,10 @@ export function pagesRouter(deps: PagesDeps): Router {
     };
 
     const checked = validateAnswers(pf.form, answers, { language: lang, enforceRequired: true });
-    if (checked.problems.length > 0) {
-      const errors = new Map<string, string>();
+    // PostgreSQL cannot store NUL (\u0000): a message beside the answer instead of a failed insert.
+    const withNul = answers.filter((a) => JSON.stringify(a.value).includes('\\u0000'));
+    if (checked.problems.length > 0 || withNul.length > 0) {
+      const errors = new Map<string, string>(withNul.map((a) => [a.question_id, pageStrings(lang).cannotStore]));
       const formErrors: string[] = [];
       for (const p of checked.problems) {
         const q = p.questionId === undefined ? undefined : pf.form.questions.find((x) => x.id === p.questionId);

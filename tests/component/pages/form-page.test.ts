@@ -214,3 +214,18 @@ describe('the submission budget', () => {
     expect(refused.text).toContain('<h1>Zu viele Antworten</h1>');
   });
 });
+
+describe('bodies the page cannot take', () => {
+  it('answers a body over the size limit with a 413 page and a NUL character with a message beside its answer', async () => {
+    const big = await t.http().post(`/f/${s.form}`).type('form').send(form({ 'q.q_comment': 'x'.repeat(300_000) }));
+    expect(big.status).toBe(413);
+    expect(big.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(big.text).toContain('<h1>Too much text</h1>');
+
+    const before = (await responsesOf(s.ws, s.key)).length;
+    const nul = await t.http().post(`/f/${s.form}`).type('form').send(form({ ...valid('tok-nul-0000000000000000'), 'q.q_comment': 'a\u0000b' }));
+    expect(nul.status).toBe(400);
+    expect(nul.text).toContain('<p class="error" id="q8-error">This answer holds a character that cannot be stored (a NUL character). Please remove it.</p>');
+    expect(await responsesOf(s.ws, s.key)).toHaveLength(before);
+  });
+});
