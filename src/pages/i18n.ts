@@ -3,6 +3,8 @@
  * come from the form and its translations; these strings only frame them. A language without an
  * entry here uses English for the frame (the questions stay in the chosen language).
  */
+import { chooseLanguage } from '../core/forms/public-form';
+
 export interface PageStrings {
   required: string;
   submit: string;
@@ -168,9 +170,5 @@ export function pageStrings(language: string): PageStrings {
 
 /** The best of the frame languages for an Accept-Language header (pages without a form, e.g. 404). */
 export function frameLanguage(acceptLanguage: string | undefined): string {
-  for (const part of (acceptLanguage ?? '').split(',')) {
-    const tag = part.split(';')[0]?.trim().toLowerCase().split('-')[0];
-    if (tag && STRINGS[tag]) return tag;
-  }
-  return 'en';
+  return chooseLanguage({ defaultLanguage: 'en', languages: Object.keys(STRINGS) }, { acceptLanguage });
 }

@@ -59,6 +59,10 @@ function pageMessage(p: AnswerProblem, lang: string, questionType: string | unde
   return p.message.charAt(0).toUpperCase() + p.message.slice(1) + (p.message.endsWith('.') ? '' : '.');
 }
 
+/**
+ * The router of the pages (mounted before authentication: no key). Reads forms through the core, submits
+ * through `submitResponse`, records link events through `recordEmailEvents`; answers HTML on every path.
+ */
 export function pagesRouter(deps: PagesDeps): Router {
   const { db, logger } = deps;
   const pages: PageRenderer = createPageRenderer();
