@@ -17,7 +17,7 @@ import { AppError, errors } from '../core/errors';
 import { recordEmailEvents } from '../core/email-events/email-events.write';
 import { chooseLanguage, loadPublicForm, type PublicForm } from '../core/forms/public-form';
 import { verifyLinkToken, readLinkToken, type LinkClaims } from '../core/links/links';
-import { validateAnswers, type AnswerProblem } from '../core/responses/answers';
+import { formDefinitionFromDb, validateAnswers, type AnswerProblem } from '../core/responses/answers';
 import { submitResponse } from '../core/responses/submit';
 import type { Db } from '../platform/db/connection';
 import type { Logger } from '../platform/logger';
@@ -90,23 +90,32 @@ export function pagesRouter(deps: PagesDeps): Router {
     return message(res, 500, lang, s.errorTitle, s.errorText);
   };
 
-  /** The link's claims for this form, or throws (400 tampered/foreign, 410 expired). */
-  const linkClaims = async (pf: PublicForm, formId: string, token: string): Promise<LinkClaims> => {
+  /**
+   * The link's claims and the form they name, or throws (400 tampered/foreign, 410 expired). Form ids are
+   * unique in practice, but imports may reuse one in two workspaces: the token's workspace then decides.
+   */
+  const linkForm = async (pf: PublicForm, formId: string, token: string): Promise<{ claims: LinkClaims; pf: PublicForm }> => {
     const claims = await verifyLinkToken(db, token, formId);
-    // Form ids are unique in practice; a token of a same-named form in another workspace is foreign.
-    if (claims.workspaceId !== pf.workspaceId) throw errors.invalid('query', 't', '`t` is an email link for another form.');
-    return claims;
+    if (claims.workspaceId === pf.workspaceId) return { claims, pf };
+    const own = await formDefinitionFromDb(db, claims.workspaceId, formId);
+    if (!own) throw errors.invalid('query', 't', '`t` is an email link for another form.');
+    const { workspaceId, name, ...form } = own;
+    return { claims, pf: { workspaceId, name, form } };
   };
 
   r.get('/f/:form_id', async (req, res) => {
     const formId = req.params.form_id;
-    const pf = await loadPublicForm(db, formId);
+    let pf = await loadPublicForm(db, formId);
     if (!pf) return notFoundPage(req, res);
-    const lang = chooseLanguage(pf.form, { query: first(req.query.lang), acceptLanguage: req.get('Accept-Language') });
+    const hints = { query: first(req.query.lang), acceptLanguage: req.get('Accept-Language') };
+    let lang = chooseLanguage(pf.form, hints);
     const t = first(req.query.t);
     try {
       if (t !== undefined) {
-        const claims = await linkClaims(pf, formId, t);
+        const link = await linkForm(pf, formId, t);
+        const { claims } = link;
+        pf = link.pf;
+        lang = chooseLanguage(pf.form, hints);
         await recordEmailEvents(db, pf.workspaceId, [
           { emailId: claims.emailId, email: claims.email, type: 'click', rowId: claims.rowId, formId, flowId: claims.flowId },
         ]);
@@ -131,15 +140,21 @@ export function pagesRouter(deps: PagesDeps): Router {
 
   r.post('/f/:form_id', parseForm, async (req, res) => {
     const formId = String(req.params.form_id);
-    const pf = await loadPublicForm(db, formId);
-    if (!pf) return notFoundPage(req, res);
+    const found = await loadPublicForm(db, formId);
+    if (!found) return notFoundPage(req, res);
+    let pf: PublicForm = found;
     const body = (req.is('application/x-www-form-urlencoded') && req.body && typeof req.body === 'object' ? req.body : {}) as PostedBody;
-    const lang = chooseLanguage(pf.form, { query: postedValue(body, '_lang') || first(req.query.lang), acceptLanguage: req.get('Accept-Language') });
+    const hints = { query: postedValue(body, '_lang') || first(req.query.lang), acceptLanguage: req.get('Accept-Language') };
+    let lang = chooseLanguage(pf.form, hints);
     const linkToken = postedValue(body, '_t') || undefined;
     let claims: LinkClaims | undefined;
     try {
       await consumeSubmissionBudget(deps.limiter, res, req.ip, formId, deps.submissionsPerMinute);
-      if (linkToken !== undefined) claims = await linkClaims(pf, formId, linkToken);
+      if (linkToken !== undefined) {
+        const link = await linkForm(pf, formId, linkToken);
+        ({ claims, pf } = link);
+        lang = chooseLanguage(pf.form, hints);
+      }
     } catch (err) {
       return failure(req, res, lang, err);
     }

@@ -4,7 +4,7 @@
  */
 import { mintLink, verifyLinkToken } from '../../../src/core/links/links';
 import { AppError } from '../../../src/core/errors';
-import { keyFor } from '../../support/given';
+import { keyFor, uid } from '../../support/given';
 import { useTestApp } from '../../support/app';
 import { pageScenario, type PageScenario } from './fixtures';
 
@@ -187,5 +187,25 @@ describe('following a link and loading its image', () => {
     const err = await verifyLinkToken(t.db, link.token, s.form, later).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'link_expired', status: 410 });
+  });
+
+  it('opens the form of the token\'s workspace when another workspace has a form with the same id', async () => {
+    // The importer refuses a form id twice, so the twin is written directly. Its workspace id sorts after
+    // s.ws: an id-only lookup finds s.ws's form first.
+    const twinWs = `ws_zzzz${uid('x').slice(2)}`;
+    await t.db('workspaces').insert({ id: twinWs, name: 'Twin', link: twinWs.toLowerCase().replace(/_/g, '-') });
+    await t.db('forms').insert({ workspace_id: twinWs, id: s.form, name: 'Twin survey', default_language: 'en' });
+    await t.db('questions').insert({ workspace_id: twinWs, form_id: s.form, id: 'q_only', position: 0, type: 'rating', title: 'Twin rating?', required: true });
+    const link = await mintLink(t.db, twinWs, { formId: s.form, email: 'tw@example.com' }, PUBLIC_URL);
+    const page = await t.http().get(local(link.url));
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h1>Twin survey</h1>');
+    const token = /name="_token" value="([^"]+)"/.exec(page.text)![1]!;
+    const res = await t.http().post(`/f/${s.form}`).type('form').send(form({ _token: token, _t: link.token, 'q.q_only': '4' }));
+    expect(res.status).toBe(303);
+    const stored: Array<{ score: number; respondent_email: string }> = await t.db('responses').where({ workspace_id: twinWs, form_id: s.form }).select('score', 'respondent_email');
+    expect(stored).toEqual([{ score: 4, respondent_email: 'tw@example.com' }]);
+    const clicks = await t.db('email_events').where({ workspace_id: twinWs, email_id: link.emailId }).select('type');
+    expect(clicks).toEqual([{ type: 'click' }]);
   });
 });
