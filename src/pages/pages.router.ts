@@ -124,7 +124,7 @@ export function pagesRouter(deps: PagesDeps): Router {
       return failure(req, res, lang, err);
     }
     const view = buildFormView({ form: pf.form, formName: pf.name, lang, body: {}, errors: new Map(), token: newSubmissionToken(), linkToken: t });
-    pages.send(res, 200, 'form', view as unknown as Record<string, unknown> & { lang: string });
+    pages.send(res, 200, 'form', view);
   });
 
   // The form body parser only here (the API takes JSON only); a body it cannot read is a page, not JSON.
@@ -169,7 +169,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     const answers = answersFromBody(pf.form, body);
     const rerender = (status: number, errors: Map<string, string>, formErrors: string[]) => {
       const view = buildFormView({ form: pf.form, formName: pf.name, lang, body, errors, formErrors, token: token ?? newSubmissionToken(), linkToken });
-      pages.send(res, status, 'form', view as unknown as Record<string, unknown> & { lang: string });
+      pages.send(res, status, 'form', view);
     };
 
     const checked = validateAnswers(pf.form, answers, { language: lang, enforceRequired: true });
