@@ -4,6 +4,8 @@
  */
 import type { Knex } from 'knex';
 import * as m001 from './20261122_001_schema';
+import * as m002 from './20261123_002_collect';
+import * as m003 from './20261123_003_links_pages';
 import * as m005 from './20261123_005_analytics';
 
 export interface Migration {
@@ -14,5 +16,7 @@ export interface Migration {
 
 export const migrations: readonly Migration[] = [
   { name: '20261122_001_schema', ...m001 },
+  { name: '20261123_002_collect', ...m002 },
+  { name: '20261123_003_links_pages', ...m003 },
   { name: '20261123_005_analytics', ...m005 },
 ];

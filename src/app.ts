@@ -10,8 +10,11 @@ import type Redis from 'ioredis';
 import type { Config } from './config';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';
+import { publicSubmissionsRouter } from './adapters/public-submissions';
+import { emailEventsWriteRouter } from './adapters/style-a/email-events.write';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
+import { linksRouter } from './adapters/style-a/links.routes';
 import { styleBRouter } from './adapters/style-b/router';
 import { styleBWritesRouter } from './adapters/style-b/writes.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
@@ -26,9 +29,11 @@ import type { Logger } from './platform/logger';
 import { migrationGuidePage } from './platform/migration-guide-page';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import { trustProxySetting } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
+import { pagesRouter } from './pages/pages.router';
 
 export interface AppDeps {
   db: Db;
@@ -49,6 +54,9 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.disable('x-powered-by');
+  // TRUST_PROXY (CONTRACT section 1): unset, req.ip is the socket's address and X-Forwarded-For is ignored.
+  app.set('trust proxy', trustProxySetting(config.trustProxy));
+  const validator = openApiValidator(doc, config.validateResponses);
 
   app.use(requestId());
   app.use(httpLog(logger));
@@ -70,6 +78,10 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   });
   app.get('/docs/migrating', publicLimit, migrationGuidePage());
   app.use('/docs', publicLimit, docsPage());
+  // Public JSON submissions (CONTRACT section 11): no key; limited per client address and form.
+  app.use(publicSubmissionsRouter({ db, logger, redis: deps.redis, limiter, validator, submissionsPerMinute: config.submissionsPerMinute }));
+  // Hosted form pages and the open-tracking GIF (CONTRACT sections 11, 12): no key, HTML answers.
+  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
 
   app.use(apiKeyAuth({ db, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
@@ -79,10 +91,10 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.get('/api/v1/openapi', (_req, res) => {
     res.json(doc);
   });
-  app.use(openApiValidator(doc, config.validateResponses));
+  app.use(validator);
   app.use(idempotency({ redis: deps.redis, logger }));
 
-  const core = { db };
+  const core = { db, publicUrl: config.publicUrl };
   app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
   app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
   app.use('/api/v1/workspaces', styleARouter(core));
@@ -90,6 +102,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use('/api/v1/workspaces', styleBRouter(core));
   app.use('/api/v1/workspaces', styleAWritesRouter(core));
   app.use('/api/v1/workspaces', styleBWritesRouter(core));
+  app.use('/api/v1/workspaces', emailEventsWriteRouter(core));
+  app.use('/api/v1/workspaces', linksRouter(core, config.publicUrl));
 
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));

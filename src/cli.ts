@@ -14,7 +14,8 @@ import { ImportError } from './core/import/importer';
 import { importFixtureFile } from './core/import/import-file';
 import { createDemoKey, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
 import { ALL_SCOPES, isScope, type Scope } from './core/scopes';
-import { isCalendarDate } from './core/responses/answers';
+import { parseInstant } from './core/query/dates';
+import { mintLink } from './core/links/links';
 
 /** An expected failure: printed as one line on stderr, exit 1. */
 class CliError extends Error {
@@ -123,13 +124,10 @@ function scopesList(value: string): Scope[] {
   return scopes as Scope[];
 }
 
-const DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
-
 /** A date (`YYYY-MM-DD`, 00:00:00Z of that day) or an ISO 8601 date-time with an offset (CONTRACT section 7). */
 function instant(value: string): Date {
-  const m = DATE_TIME_RE.exec(value);
-  if (isCalendarDate(value)) return new Date(`${value}T00:00:00.000Z`);
-  if (m && isCalendarDate(m[1]!) && !Number.isNaN(Date.parse(value))) return new Date(value);
+  const parsed = parseInstant(value);
+  if (parsed) return parsed;
   throw new InvalidArgumentError('must be a date YYYY-MM-DD or an ISO 8601 date-time with an offset, e.g. 2027-01-01T00:00:00Z.');
 }
 
@@ -223,10 +221,39 @@ async function runMigrate(): Promise<void> {
   );
 }
 
+/**
+ * A demo form to answer in the browser (the translated one when it is there) and an email link to it for
+ * a demo customer row, minted on PUBLIC_URL: what `demo` prints so a new user can answer a form at once.
+ */
+async function demoPages(
+  db: Db,
+  workspaceId: string,
+  publicUrl: string,
+): Promise<{ formId: string; languages: string[]; formUrl: string; linkUrl: string; openUrl: string } | undefined> {
+  type FormRow = { id: string; translations: Record<string, unknown> | null };
+  const form: FormRow | undefined =
+    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId, name: 'Customer NPS (Europe)' })) ??
+    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']));
+  if (!form) return undefined;
+  const row: { row_id: string; data: { email?: unknown } } | undefined = await db('datatable_rows')
+    .first('row_id', 'data')
+    .where({ workspace_id: workspaceId })
+    .orderBy(['created_at', 'row_id']);
+  const email = typeof row?.data.email === 'string' ? row.data.email : 'demo@example.com';
+  const link = await mintLink(db, workspaceId, { formId: form.id, email, rowId: row?.row_id ?? null, flowId: 'demo' }, publicUrl);
+  return {
+    formId: form.id,
+    languages: Object.keys(form.translations ?? {}),
+    formUrl: `${publicUrl}/f/${encodeURIComponent(form.id)}`,
+    linkUrl: link.url,
+    openUrl: link.openUrl,
+  };
+}
+
 async function runDemo(): Promise<void> {
   const config = readConfig();
   // Our connection is closed before the server opens its own: the embedded database allows one.
-  const { seeded, key, embedded } = await withDb(config, true, async (db) => {
+  const { seeded, key, embedded, pages } = await withDb(config, true, async (db) => {
     const embeddedDb = isEmbedded(db);
     const anyWorkspace = await db('workspaces').first('id');
     if (!anyWorkspace) {
@@ -238,7 +265,8 @@ async function runDemo(): Promise<void> {
         `${errorMessage(e)} (this database has other data: point FEEDBACK_DATA_DIR or DATABASE_URL at an empty one)`,
       );
     });
-    return { seeded: seededNow, key: demoKey, embedded: embeddedDb };
+    const pages = await demoPages(db, demoKey.workspaceIds[0]!, config.publicUrl);
+    return { seeded: seededNow, key: demoKey, embedded: embeddedDb, pages };
   });
 
   const server = await startServer(config, { handleSignals: true });
@@ -259,6 +287,18 @@ async function runDemo(): Promise<void> {
       `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/responses?limit=5'`,
       `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/responses?page=2&limit=5'`,
       '',
+      ...(pages
+        ? [
+            'Answer a form in your browser:',
+            `  form page     ${pages.formUrl}${pages.languages.length > 0 ? `  (also ${pages.languages.map((l) => `?lang=${l}`).join(', ')})` : ''}`,
+            `  email link    ${pages.linkUrl}`,
+            `                (following it records a click, ${pages.openUrl} an open)`,
+            'then see your response at the top of the first list above (newest first) and in the form summary:',
+            `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/forms/${pages.formId}/analytics/summary'`,
+            `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/email-events?limit=2'`,
+            '',
+          ]
+        : []),
       'Press Ctrl+C to stop.',
       '',
     ].join('\n'),

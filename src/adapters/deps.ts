@@ -3,5 +3,7 @@ import type { Db } from '../platform/db/connection';
 
 export interface CoreDeps {
   db: Db;
+  /** Base of every absolute link the service prints (config.publicUrl, CONTRACT section 11). */
+  publicUrl?: string;
 }
 

@@ -5,6 +5,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { CoreDeps } from './deps';
 import { responsesExport } from './responses-export';
+import { responseCreate } from './responses.write';
 import { responseGetA, responsesListA } from './style-a/router';
 import { responseGetB, responsesListB } from './style-b/responses.routes';
 
@@ -20,6 +21,7 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   r.get('/:workspace_id/responses', byStyle(responsesListA(deps, { v2 }), responsesListB(deps, { v2 })));
   // The export is matched before `/responses/:response_id` would take "export" for an id.
   if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExport(deps, 'A'), responsesExport(deps, 'B')));
+  if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreate(deps, 'A'), responseCreate(deps, 'B')));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
   return r;
 }

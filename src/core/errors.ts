@@ -67,4 +67,6 @@ export const errors = {
       Allow: allowed.join(', '),
     }),
   internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
+  /** An email link past its expiry (CONTRACT section 12). */
+  linkExpired: () => new AppError('link_expired', 410, 'This email link has expired; ask the sender for a new one.'),
 } as const;

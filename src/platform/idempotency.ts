@@ -9,7 +9,7 @@
  * request runs without idempotency (logged) rather than failing.
  */
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type Redis from 'ioredis';
 import { errors } from '../core/errors';
 import type { Logger } from './logger';
@@ -155,6 +155,11 @@ export interface IdempotencyOptions {
   prefix?: string;
   /** Overrides the store built from `redis` (tests). */
   store?: IdempotencyStore;
+  /**
+   * Whose keys these are: records of one scope never meet another's. Default: the API key's id
+   * (CONTRACT section 5); the public submission path scopes by client address and form (section 11).
+   */
+  scope?: (req: Request) => string;
 }
 
 /**
@@ -177,7 +182,8 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       throw errors.invalid('header', 'Idempotency-Key', '`Idempotency-Key` must be 1 to 255 printable ASCII characters.');
     }
     const log = req.log ?? opts.logger;
-    const recordKey = `${prefix}:${req.auth?.id ?? 'anonymous'}:${sha256(header)}`;
+    const scope = opts.scope ? `s:${sha256(opts.scope(req))}` : (req.auth?.id ?? 'anonymous');
+    const recordKey = `${prefix}:${scope}:${sha256(header)}`;
     const path = req.originalUrl.split('?')[0] ?? req.originalUrl;
     const fingerprint = sha256(`${req.method}\n${path}\n${req.body === undefined ? '' : canonicalJson(req.body)}`);
 

@@ -24,7 +24,7 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   /** Counts one request of `subject` against a budget of `points` per minute. */
-  consume(bucket: 'key' | 'address', subject: string, points: number): Promise<RateLimitDecision>;
+  consume(bucket: 'key' | 'address' | 'submission', subject: string, points: number): Promise<RateLimitDecision>;
 }
 
 export function createRateLimiter(opts: { redis?: Redis | undefined; logger: Logger; prefix?: string }): RateLimiter {
@@ -82,4 +82,36 @@ export function applyDecision(res: Response, d: RateLimitDecision): void {
   res.setHeader('X-RateLimit-Remaining', String(d.remaining));
   res.setHeader('X-RateLimit-Reset', String(d.reset));
   if (d.retryAfter !== undefined) throw errors.rateLimited(d.retryAfter);
+}
+
+/**
+ * Counts one public submission (page POST or public JSON; CONTRACT section 11) against the budget of
+ * `perMinute` (config.submissionsPerMinute) per client address and form, shared by both ways. Writes
+ * the X-RateLimit-* headers.
+ * @param clientAddress `req.ip`: the socket's address unless TRUST_PROXY lets X-Forwarded-For speak.
+ * @throws AppError rate_limit_exceeded (429, with Retry-After) past the budget.
+ */
+export async function consumeSubmissionBudget(
+  limiter: RateLimiter,
+  res: Response,
+  clientAddress: string | undefined,
+  formId: string,
+  perMinute: number,
+): Promise<void> {
+  // JSON keeps the two parts apart whatever characters an address or a form id holds.
+  applyDecision(res, await limiter.consume('submission', JSON.stringify([clientAddress ?? 'unknown', formId]), perMinute));
+}
+
+/**
+ * TRUST_PROXY (a string) as Express's `trust proxy` setting (CONTRACT section 1): unset → false (the
+ * socket's address; X-Forwarded-For ignored); "true"/"false" → booleans; a whole number → that many
+ * hops; anything else (`loopback`, `10.0.0.0/8, uniquelocal`) as Express reads it.
+ */
+export function trustProxySetting(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw.trim() === '') return false;
+  const v = raw.trim();
+  if (v.toLowerCase() === 'true') return true;
+  if (v.toLowerCase() === 'false') return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
 }

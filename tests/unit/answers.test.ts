@@ -1,4 +1,5 @@
-import { isCalendarDate, renderAnswers, type FormDefinition } from '../../src/core/responses/answers';
+import { isCalendarDate } from '../../src/core/query/dates';
+import { validateAnswers, type FormDefinition } from '../../src/core/responses/answers';
 
 const form: FormDefinition = {
   id: 'frm_test',
@@ -44,12 +45,9 @@ const translated: FormDefinition = {
   },
 };
 
-describe('renderAnswers', () => {
+describe('validateAnswers', () => {
   it('renders every type in the default language without reporting_label when the form has no translations', () => {
-    const { answers, problems } = renderAnswers(
-      form,
-      'en',
-      [
+    const { answers, problems } = validateAnswers(form, [
         { question_id: 'q_score', value: 9 },
         { question_id: 'q_plan', value: { id: 'opt_pro', value: 'ignored text' } },
         { question_id: 'q_features', value: [{ id: 'opt_api' }, { id: 'opt_sso', value: 'x' }] },
@@ -58,9 +56,7 @@ describe('renderAnswers', () => {
         { question_id: 'q_num', value: 12.5 },
         { question_id: 'q_rating', value: 4 },
         { question_id: 'q_date', value: '2024-02-29' },
-      ],
-      'responses[0].answers',
-    );
+      ], { language: 'en', path: 'responses[0].answers' });
     expect(problems).toEqual([]);
     expect(answers).toEqual([
       { question_id: 'q_score', type: 'nps', title: 'How likely?', value: 9 },
@@ -84,16 +80,11 @@ describe('renderAnswers', () => {
   });
 
   it('uses the response language where translated, the default text elsewhere, and adds reporting_label', () => {
-    const { answers, problems } = renderAnswers(
-      translated,
-      'de',
-      [
+    const { answers, problems } = validateAnswers(translated, [
         { question_id: 'q_score', value: 10 },
         { question_id: 'q_plan', value: { id: 'opt_pro' } },
         { question_id: 'q_features', value: [{ id: 'opt_api' }, { id: 'opt_sso' }] },
-      ],
-      'responses[1].answers',
-    );
+      ], { language: 'de', path: 'responses[1].answers' });
     expect(problems).toEqual([]);
     expect(answers).toEqual([
       { question_id: 'q_score', type: 'nps', title: 'How likely?', value: 10, reporting_label: 'How likely?' },
@@ -118,17 +109,14 @@ describe('renderAnswers', () => {
   });
 
   it('falls back to the default texts for a language the form does not know, still with reporting_label', () => {
-    const { answers } = renderAnswers(translated, 'fr', [{ question_id: 'q_plan', value: { id: 'opt_pro' } }], 'a');
+    const { answers } = validateAnswers(translated, [{ question_id: 'q_plan', value: { id: 'opt_pro' } }], { language: 'fr', path: 'a' });
     expect(answers).toEqual([
       { question_id: 'q_plan', type: 'single_choice', title: 'Plan?', value: { id: 'opt_pro', value: 'Pro' }, reporting_label: 'Plan?' },
     ]);
   });
 
   it('reports unknown questions, unknown options and wrong types with their paths', () => {
-    const { answers, problems } = renderAnswers(
-      form,
-      'en',
-      [
+    const { answers, problems } = validateAnswers(form, [
         { question_id: 'q_nope', value: 1 },
         { question_id: 'q_plan', value: { id: 'opt_gold' } },
         { question_id: 'q_score', value: 11 },
@@ -138,11 +126,9 @@ describe('renderAnswers', () => {
         { question_id: 'q_rating', value: 0 },
         { question_id: 'q_date', value: '2023-02-29' },
         { question_id: 'q_num', value: '12' },
-      ],
-      'responses[3].answers',
-    );
+      ], { language: 'en', path: 'responses[3].answers' });
     expect(answers).toEqual([]);
-    expect(problems.map((p) => p.path)).toEqual([
+    expect(problems.map((p) => p.field)).toEqual([
       'responses[3].answers[0].question_id',
       'responses[3].answers[1].value',
       'responses[3].answers[2].value',
@@ -160,19 +146,14 @@ describe('renderAnswers', () => {
   });
 
   it('rejects a second answer to the same question and a non-integer NPS', () => {
-    const { problems } = renderAnswers(
-      form,
-      'en',
-      [
+    const { problems } = validateAnswers(form, [
         { question_id: 'q_score', value: 7.5 },
         { question_id: 'q_text', value: 'a' },
         { question_id: 'q_text', value: 'b' },
-      ],
-      'x',
-    );
+      ], { language: 'en', path: 'x' });
     expect(problems).toEqual([
-      { path: 'x[0].value', message: expect.stringMatching(/integer/) },
-      { path: 'x[2].question_id', message: 'question "q_text" is answered twice' },
+      { field: 'x[0].value', message: expect.stringMatching(/integer/), questionId: 'q_score' },
+      { field: 'x[2].question_id', message: 'question "q_text" is answered twice', questionId: 'q_text' },
     ]);
   });
 
@@ -184,10 +165,10 @@ describe('renderAnswers', () => {
         { id: 'q_num', type: 'number', title: 'Seats', required: false, options: [], validation: { min: 1, max: 100 } },
       ],
     };
-    const ok = renderAnswers(custom, 'en', [{ question_id: 'q_stars', value: 8 }, { question_id: 'q_num', value: 100 }], 'a');
+    const ok = validateAnswers(custom, [{ question_id: 'q_stars', value: 8 }, { question_id: 'q_num', value: 100 }], { language: 'en', path: 'a' });
     expect(ok.problems).toEqual([]);
-    const bad = renderAnswers(custom, 'en', [{ question_id: 'q_stars', value: 11 }, { question_id: 'q_num', value: 0 }], 'a');
-    expect(bad.problems.map((p) => p.path)).toEqual(['a[0].value', 'a[1].value']);
+    const bad = validateAnswers(custom, [{ question_id: 'q_stars', value: 11 }, { question_id: 'q_num', value: 0 }], { language: 'en', path: 'a' });
+    expect(bad.problems.map((p) => p.field)).toEqual(['a[0].value', 'a[1].value']);
   });
 });
 

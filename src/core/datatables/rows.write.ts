@@ -33,7 +33,11 @@ const RETURNING = 'row_id, datatable_id, data, created_at, updated_at, external_
 const STRIP_NULLS = (expr: string) =>
   `COALESCE((SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each(${expr}) e WHERE e.value <> 'null'::jsonb), '{}'::jsonb)`;
 
-function typeProblem(type: DatatableField['type'], value: unknown): string | undefined {
+/**
+ * Why a column value does not fit its field type (CONTRACT section 10), or undefined when it fits.
+ * The one check for row writes and fixture rows (the importer).
+ */
+export function columnTypeProblem(type: DatatableField['type'], value: unknown): string | undefined {
   switch (type) {
     case 'string':
       return typeof value === 'string' ? undefined : 'must be a string';
@@ -73,7 +77,7 @@ function checkColumns(
       const ok = (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
       if (!ok) out.push({ location: 'body', field, message: `\`${field}\` must be a non-empty string or a number.` });
       else if (fields.has('id')) {
-        const why = typeProblem(fields.get('id')!, value);
+        const why = columnTypeProblem(fields.get('id')!, value);
         if (why) out.push({ location: 'body', field, message: `\`${field}\` ${why}.` });
       }
       continue;
@@ -85,7 +89,7 @@ function checkColumns(
       continue;
     }
     if (value === null) continue;
-    const why = typeProblem(type, value);
+    const why = columnTypeProblem(type, value);
     if (why) out.push({ location: 'body', field, message: `\`${field}\` ${why} (column type ${type}).` });
   }
 }

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { errors } from '../errors';
+import type { FormTranslations } from '../responses/answers';
 import type { KeysetPage } from '../query/list';
 import { listByCreatedOrName } from '../query/simple-list';
 
@@ -21,7 +22,8 @@ export interface Question {
   validation: Record<string, unknown>;
 }
 
-export type Translations = Record<string, Record<string, { title?: string; options?: Record<string, string> }>>;
+/** The form's translations: the one type, shared with the answer validator (responses/answers.ts). */
+export type Translations = FormTranslations;
 
 export interface Form {
   id: string;

@@ -68,6 +68,8 @@ export interface FixtureForm {
   updated_at?: IsoDateTime;
   questions?: FixtureQuestion[];
   translations?: Record<string, Record<string, { title?: string; options?: Record<string, string> }>>;
+  /** The question whose answer is the score (an nps, rating or number question); absent or null: the default rule. */
+  score_question_id?: string | null;
 }
 
 export interface FixtureRow {
@@ -257,6 +259,7 @@ export const FIXTURE_SCHEMA = {
           updated_at: dateTime,
           questions: { type: 'array', items: question },
           translations,
+          score_question_id: nullable(id),
         },
       },
     },

@@ -17,13 +17,13 @@ import { newId, type IdKind } from '../ids';
 import {
   defaultValidation,
   formDefinitionsFromDb,
-  isCalendarDate,
-  renderAnswers,
+  validateAnswers,
   type FormDefinition,
   type FormQuestion,
   type QuestionValidation,
   type StoredAnswer,
 } from '../responses/answers';
+import { columnTypeProblem } from '../datatables/rows.write';
 import {
   FIXTURE_SCHEMA,
   type DatatableFieldType,
@@ -178,28 +178,6 @@ function itemKey(pointer: string): string | undefined {
 // ---------------------------------------------------------------------------------------------
 // Values
 
-const DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
-
-function isIsoDateTime(v: string): boolean {
-  const m = DATE_TIME_RE.exec(v);
-  return m !== null && isCalendarDate(m[1]!) && !Number.isNaN(Date.parse(v));
-}
-
-function fitsFieldType(type: DatatableFieldType, v: unknown): boolean {
-  switch (type) {
-    case 'string':
-      return typeof v === 'string';
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'date':
-      return typeof v === 'string' && (isCalendarDate(v) || isIsoDateTime(v));
-    case 'json':
-      return true;
-  }
-}
-
 const FIELD_TYPE_TEXT: Record<DatatableFieldType, string> = {
   string: 'a string',
   number: 'a number',
@@ -253,6 +231,7 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'name', type: 'text' },
     { name: 'default_language', type: 'text' },
     { name: 'translations', type: 'jsonb' },
+    { name: 'score_question_id', type: 'text' },
     { name: 'created_at', type: 'timestamptz' },
     { name: 'updated_at', type: 'timestamptz' },
   ],
@@ -543,12 +522,20 @@ class Checker {
       const qs = this.checkQuestions(path, f.questions ?? []);
       const translations = f.translations ?? {};
       this.checkTranslations(`${path}.translations`, translations, qs);
+      const scoreQuestionId = f.score_question_id ?? null;
+      if (scoreQuestionId !== null) {
+        const sq = qs.find((q) => q.id === scoreQuestionId);
+        if (!sq) this.problem(`${path}.score_question_id`, `unknown question "${scoreQuestionId}" in form "${id}"`);
+        else if (!['nps', 'rating', 'number'].includes(sq.type)) {
+          this.problem(`${path}.score_question_id`, `question "${scoreQuestionId}" is a ${sq.type} question; the score question must be nps, rating or number`);
+        }
+      }
       const ok = this.problems.length === before;
       if (!formInfo.has(id)) {
         formInfo.set(id, {
           path,
           workspaceId: f.workspace_id,
-          def: ok ? { id, defaultLanguage, questions: qs, translations } : undefined,
+          def: ok ? { id, defaultLanguage, questions: qs, translations, scoreQuestionId } : undefined,
         });
       }
       const created = iso(f.created_at, this.nowIso);
@@ -558,6 +545,7 @@ class Checker {
         name: f.name,
         default_language: defaultLanguage,
         translations,
+        score_question_id: scoreQuestionId,
         created_at: created,
         updated_at: iso(f.updated_at, created),
       });
@@ -629,7 +617,7 @@ class Checker {
           const type = types.get(col);
           if (type === undefined) {
             this.problem(cpath, `unknown column "${col}": not a field of datatable "${id}"`);
-          } else if (!fitsFieldType(type, v)) {
+          } else if (columnTypeProblem(type, v) !== undefined) {
             this.problem(cpath, `must be ${FIELD_TYPE_TEXT[type]} (field type ${type}); got ${JSON.stringify(v)}`);
           }
         }
@@ -743,8 +731,9 @@ class Checker {
       const language = r.language ?? def?.defaultLanguage ?? 'en';
       let answers: StoredAnswer[] = [];
       if (def) {
-        const rendered = renderAnswers(def, language, r.answers ?? [], `${path}.answers`);
-        rendered.problems.forEach((p) => this.problems.push(p));
+        // History: required questions left out of an old response are not a problem (enforceRequired false).
+        const rendered = validateAnswers(def, r.answers ?? [], { language, path: `${path}.answers`, enforceRequired: false });
+        rendered.problems.forEach((p) => this.problem(p.field, p.message));
         answers = rendered.answers;
       }
       const created = iso(r.created_at, this.nowIso);

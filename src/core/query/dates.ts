@@ -20,6 +20,34 @@ function realDate(y: number, m: number, d: number): boolean {
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
+/** True for `YYYY-MM-DD` naming a day that exists (`2024-02-30` is false). */
+export function isCalendarDate(value: string): boolean {
+  const m = DATE.exec(value);
+  return m !== null && realDate(Number(m[1]), Number(m[2]), Number(m[3]));
+}
+
+/** True for an ISO 8601 date-time with an offset (`Z` or `±hh:mm`) naming a real instant. */
+export function isDateTimeWithOffset(value: string): boolean {
+  try {
+    return parseDateValue(value, 'value').kind === 'date-time';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A date (`YYYY-MM-DD`, 00:00:00Z of that day) or a date-time with offset as a Date; undefined for
+ * anything else (CONTRACT section 7). For values that are not query parameters (CLI flags, fixtures).
+ */
+export function parseInstant(value: string): Date | undefined {
+  try {
+    const p = parseDateValue(value, 'value');
+    return new Date(p.kind === 'date' ? `${p.date}T00:00:00.000Z` : p.value);
+  } catch {
+    return undefined;
+  }
+}
+
 export type ParsedDate = { kind: 'date'; date: string } | { kind: 'date-time'; value: string };
 
 /** Parses a date or date-time parameter; throws validation_error naming `field`. */

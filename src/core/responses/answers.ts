@@ -8,6 +8,7 @@
  * language) when the form has translations.
  */
 import type { Knex } from 'knex';
+import { isCalendarDate } from '../query/dates';
 
 export const QUESTION_TYPES = [
   'single_choice',
@@ -53,9 +54,11 @@ export interface FormDefinition {
   defaultLanguage: string;
   questions: FormQuestion[];
   translations: FormTranslations;
+  /** The question whose answer is the score (CONTRACT section 11); null/absent: first nps, else first rating. */
+  scoreQuestionId?: string | null;
 }
 
-/** An answer as a client or a fixture gives it (CONTRACT section 9). */
+/** An answer as a client or a fixture gives it (CONTRACT sections 9 and 11). */
 export interface RawAnswer {
   question_id: string;
   value: unknown;
@@ -68,7 +71,7 @@ export interface ChoiceValue {
 
 export type StoredAnswerValue = string | number | ChoiceValue | ChoiceValue[];
 
-/** An answer as stored in `responses.answers` (snake_case: it is persisted JSON). */
+/** An answer as stored in `responses.answers` (snake_case: it is persisted JSON). The one stored-answer type. */
 export interface StoredAnswer {
   question_id: string;
   type: QuestionType;
@@ -78,10 +81,36 @@ export interface StoredAnswer {
   reporting_label?: string;
 }
 
+/**
+ * One problem with the answers. `field` is a JSON path (`answers[2].value`; `answers` for a required
+ * question left out); `questionId` names the question when one is known, so a page can show the
+ * message beside it.
+ */
 export interface AnswerProblem {
-  path: string;
+  field: string;
   message: string;
+  questionId?: string;
 }
+
+export interface ValidateAnswersOptions {
+  /** Language the titles and option texts are rendered in; one the form does not know falls back to the defaults. */
+  language: string;
+  /** JSON path of the answers array (default `answers`), e.g. `responses[3].answers` for a fixture. */
+  path?: string;
+  /** Report required questions (and the score question) left unanswered; imports keep history and pass false. */
+  enforceRequired?: boolean;
+}
+
+export interface ValidatedAnswers {
+  /** The answers without problems, in the order given, rendered in the language. */
+  answers: StoredAnswer[];
+  /** The score question's answer, 0 when the form has no score question or it is unanswered. */
+  score: number;
+  problems: AnswerProblem[];
+}
+
+/** Longest `text` answer (CONTRACT section 11). */
+export const MAX_TEXT_LENGTH = 10_000;
 
 const DEFAULT_BOUNDS: Partial<Record<QuestionType, { min: number; max: number }>> = {
   nps: { min: 0, max: 10 },
@@ -89,19 +118,9 @@ const DEFAULT_BOUNDS: Partial<Record<QuestionType, { min: number; max: number }>
 };
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 function own<T>(obj: Record<string, T> | undefined, key: string): T | undefined {
   return obj !== undefined && Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
-}
-
-/** True for `YYYY-MM-DD` naming a day that exists (`2024-02-30` is false). */
-export function isCalendarDate(value: string): boolean {
-  const m = DATE_RE.exec(value);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const t = new Date(Date.UTC(y, mo - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
 }
 
 /** True for a plausible e-mail address (something@host.tld, no spaces). */
@@ -117,6 +136,18 @@ export function defaultValidation(type: QuestionType): QuestionValidation {
   return {};
 }
 
+/**
+ * The form's score question (CONTRACT section 11): `scoreQuestionId` when set, else the first `nps`
+ * question, else the first `rating` question; undefined when there is none (the score is then 0).
+ */
+export function scoreQuestion(form: FormDefinition): FormQuestion | undefined {
+  if (form.scoreQuestionId) {
+    const q = form.questions.find((x) => x.id === form.scoreQuestionId);
+    if (q) return q;
+  }
+  return form.questions.find((q) => q.type === 'nps') ?? form.questions.find((q) => q.type === 'rating');
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -130,63 +161,64 @@ function describe(v: unknown): string {
 }
 
 /**
- * Renders raw answers into stored answers for one response.
+ * The one answer validator, used by every submission way and by the importer (CONTRACT sections 8,
+ * 9, 11). Pure: checks raw answers against a form and renders them for storage.
  *
  * - `title` and option texts come from `form.translations[language]` when present, else from the
- *   form's default texts; a language the form does not know falls back to the defaults.
- * - Values by type: `single_choice` `{id}` → `{id, value}`; `multiple_choice` `[{id},…]` → `[{id, value}]`
- *   (a `value` text beside an id is ignored); `text` string; `email` string that looks like an
- *   address; `number` finite number; `rating` integer 1..5 and `nps` integer 0..10 unless the
- *   question's `validation` gives other bounds (which also bound `number`); `date` a real `YYYY-MM-DD`.
+ *   form's default texts.
+ * - Values by type: `single_choice` `{id}` or the option id as a string → `{id, value}`;
+ *   `multiple_choice` an array of those, no option twice → `[{id, value}]` (a `value` text beside an id
+ *   is ignored); `text` a string of at most 10,000 characters; `email` an address; `number` a finite
+ *   number; `rating` integer 1..5 and `nps` integer 0..10 unless the question's `validation` gives other
+ *   bounds (which also bound `number`); `date` a real `YYYY-MM-DD`.
  * - `reporting_label` (the default-language title) is set on every answer exactly when the form has
  *   any translations; otherwise the key is absent.
  *
- * Never throws: every problem is returned with its path, `${path}[i].question_id` for an unknown or
- * repeated question, `${path}[i].value` for a value that does not fit. Answers with problems are left
- * out of `answers`. Required questions without an answer are not reported (fixtures hold history).
- * @param path JSON path of the answers array, e.g. `responses[3].answers`.
- * Spec: CONTRACT sections 8 (values, reporting_label) and 9 (fixture answers).
+ * Never throws: one problem per bad answer, `${path}[i].question_id` for an unknown or repeated
+ * question, `${path}[i].value` for a value that does not fit, `${path}[i]` for an item that is not an
+ * answer object, and with `enforceRequired` one problem with field `${path}` per required question
+ * (the score question counts as required) left out, its message naming the question id.
  */
-export function renderAnswers(
-  form: FormDefinition,
-  language: string,
-  raw: RawAnswer[],
-  path: string,
-): { answers: StoredAnswer[]; problems: AnswerProblem[] } {
+export function validateAnswers(form: FormDefinition, raw: unknown, opts: ValidateAnswersOptions): ValidatedAnswers {
+  const path = opts.path ?? 'answers';
   const answers: StoredAnswer[] = [];
   const problems: AnswerProblem[] = [];
   const byId = new Map(form.questions.map((q) => [q.id, q]));
   const translated = Object.keys(form.translations ?? {}).length > 0;
-  const tr = language === form.defaultLanguage ? undefined : own(form.translations, language);
+  const tr = opts.language === form.defaultLanguage ? undefined : own(form.translations, opts.language);
   const seen = new Set<string>();
+  const scoring = scoreQuestion(form);
 
   if (!Array.isArray(raw)) {
-    return { answers, problems: [{ path, message: 'must be an array of answers' }] };
+    return { answers, score: 0, problems: [{ field: path, message: `must be an array of answers; got ${describe(raw)}` }] };
   }
 
-  raw.forEach((item, i) => {
+  raw.forEach((item: unknown, i) => {
     const at = `${path}[${i}]`;
-    if (!isPlainObject(item) || typeof item.question_id !== 'string') {
-      problems.push({ path: `${at}.question_id`, message: 'is required (a question id string)' });
+    if (!isPlainObject(item)) {
+      problems.push({ field: at, message: `must be an answer object {"question_id", "value"}; got ${describe(item)}` });
+      return;
+    }
+    if (typeof item.question_id !== 'string') {
+      problems.push({ field: `${at}.question_id`, message: `is required (a question id string); got ${describe(item.question_id)}` });
       return;
     }
     const question = byId.get(item.question_id);
     if (!question) {
-      problems.push({ path: `${at}.question_id`, message: `unknown question "${item.question_id}" in form "${form.id}"` });
+      problems.push({ field: `${at}.question_id`, message: `unknown question "${item.question_id}" in form "${form.id}"` });
       return;
     }
     if (seen.has(question.id)) {
-      problems.push({ path: `${at}.question_id`, message: `question "${question.id}" is answered twice` });
+      problems.push({ field: `${at}.question_id`, message: `question "${question.id}" is answered twice`, questionId: question.id });
       return;
     }
     seen.add(question.id);
 
     const qt = own(tr, question.id);
     const optionText = (opt: FormOption) => own(qt?.options, opt.id) ?? opt.value;
-    const valuePath = `${at}.value`;
     const value = renderValue(question, item.value, optionText);
     if (typeof value === 'object' && value !== null && 'problem' in value) {
-      problems.push({ path: valuePath, message: value.problem });
+      problems.push({ field: `${at}.value`, message: value.problem, questionId: question.id });
       return;
     }
     const answer: StoredAnswer = {
@@ -198,7 +230,16 @@ export function renderAnswers(
     if (translated) answer.reporting_label = question.title;
     answers.push(answer);
   });
-  return { answers, problems };
+
+  if (opts.enforceRequired) {
+    for (const q of form.questions) {
+      if ((q.required || q === scoring) && !seen.has(q.id)) {
+        problems.push({ field: path, message: `question "${q.id}" is required but has no answer`, questionId: q.id });
+      }
+    }
+  }
+  const scored = scoring === undefined ? undefined : answers.find((a) => a.question_id === scoring.id);
+  return { answers, score: typeof scored?.value === 'number' ? scored.value : 0, problems };
 }
 
 function renderValue(
@@ -207,11 +248,12 @@ function renderValue(
   optionText: (opt: FormOption) => string,
 ): StoredAnswerValue | { problem: string } {
   const choice = (c: unknown): ChoiceValue | { problem: string } => {
-    if (!isPlainObject(c) || typeof c.id !== 'string') {
+    const id = typeof c === 'string' ? c : isPlainObject(c) && typeof c.id === 'string' ? c.id : undefined;
+    if (id === undefined) {
       return { problem: `must be an option {"id": "<option id>"} of question "${q.id}"; got ${describe(c)}` };
     }
-    const opt = q.options.find((o) => o.id === c.id);
-    if (!opt) return { problem: `unknown option "${c.id}" of question "${q.id}"` };
+    const opt = q.options.find((o) => o.id === id);
+    if (!opt) return { problem: `unknown option "${id}" of question "${q.id}"` };
     return { id: opt.id, value: optionText(opt) };
   };
 
@@ -232,7 +274,8 @@ function renderValue(
       return out;
     }
     case 'text':
-      return typeof v === 'string' ? v : { problem: `must be a string; got ${describe(v)}` };
+      if (typeof v !== 'string') return { problem: `must be a string; got ${describe(v)}` };
+      return v.length <= MAX_TEXT_LENGTH ? v : { problem: `must be at most ${MAX_TEXT_LENGTH} characters; got ${v.length}` };
     case 'email':
       if (typeof v !== 'string') return { problem: `must be an e-mail address string; got ${describe(v)}` };
       return isEmailAddress(v) ? v : { problem: `must be an e-mail address; got ${describe(v)}` };
@@ -273,8 +316,10 @@ function pickBounds(validation: QuestionValidation | undefined): { min?: number;
 interface FormRow {
   workspace_id: string;
   id: string;
+  name: string;
   default_language: string;
   translations: FormTranslations | null;
+  score_question_id: string | null;
 }
 
 interface QuestionRow {
@@ -288,9 +333,11 @@ interface QuestionRow {
   validation: QuestionValidation | null;
 }
 
-/** A stored form as a FormDefinition, with the workspace it belongs to. */
+/** A stored form as a FormDefinition, with its workspace, name and languages (default first, then sorted). */
 export interface StoredFormDefinition extends FormDefinition {
   workspaceId: string;
+  name: string;
+  languages: string[];
 }
 
 /**
@@ -304,42 +351,46 @@ export async function formDefinitionsFromDb(
 ): Promise<StoredFormDefinition[]> {
   if (formIds.length === 0) return [];
   const forms: FormRow[] = await db('forms')
-    .select('workspace_id', 'id', 'default_language', 'translations')
-    .whereRaw('id = any(?)', [formIds as string[]]);
+    .select('workspace_id', 'id', 'name', 'default_language', 'translations', 'score_question_id')
+    .whereRaw('id = any(?)', [formIds as string[]])
+    .orderBy(['workspace_id', 'id']);
   if (forms.length === 0) return [];
   const questions: QuestionRow[] = await db('questions')
     .select('workspace_id', 'form_id', 'id', 'type', 'title', 'required', 'options', 'validation')
     .whereRaw('form_id = any(?)', [forms.map((f) => f.id)])
     .orderBy(['workspace_id', 'form_id', 'position']);
-  return forms.map((f) => ({
-    workspaceId: f.workspace_id,
-    id: f.id,
-    defaultLanguage: f.default_language,
-    translations: f.translations ?? {},
-    questions: questions
-      .filter((q) => q.workspace_id === f.workspace_id && q.form_id === f.id)
-      .map((q) => ({
-        id: q.id,
-        type: q.type,
-        title: q.title,
-        required: q.required,
-        options: q.options ?? [],
-        validation: q.validation ?? {},
-      })),
-  }));
+  return forms.map((f) => {
+    const translations = f.translations ?? {};
+    return {
+      workspaceId: f.workspace_id,
+      id: f.id,
+      name: f.name,
+      defaultLanguage: f.default_language,
+      languages: [f.default_language, ...Object.keys(translations).filter((l) => l !== f.default_language).sort()],
+      translations,
+      scoreQuestionId: f.score_question_id,
+      questions: questions
+        .filter((q) => q.workspace_id === f.workspace_id && q.form_id === f.id)
+        .map((q) => ({
+          id: q.id,
+          type: q.type,
+          title: q.title,
+          required: q.required,
+          options: q.options ?? [],
+          validation: q.validation ?? {},
+        })),
+    };
+  });
 }
 
 /**
- * Loads one form of a workspace as a FormDefinition (for rendering answers of a new response).
+ * Loads one form of a workspace as a StoredFormDefinition (for validating and rendering a new response).
  * @returns undefined when the form is not in the workspace.
  */
 export async function formDefinitionFromDb(
   db: Knex | Knex.Transaction,
   workspaceId: string,
   formId: string,
-): Promise<FormDefinition | undefined> {
-  const found = (await formDefinitionsFromDb(db, [formId])).find((f) => f.workspaceId === workspaceId);
-  if (!found) return undefined;
-  const { workspaceId: _ws, ...definition } = found;
-  return definition;
+): Promise<StoredFormDefinition | undefined> {
+  return (await formDefinitionsFromDb(db, [formId])).find((f) => f.workspaceId === workspaceId);
 }

@@ -1,14 +1,8 @@
 /** Style-neutral response records (camelCase, Dates). Presenters turn them into Style A or B JSON. */
 
-/** An answer as stored: rendered at write time in the response's language (docs/decisions.md). */
-export interface StoredAnswer {
-  question_id: string;
-  type: string;
-  title: string;
-  value: unknown;
-  /** Question title in the form's default language; present only for translated forms (v2 shows it). */
-  reporting_label?: string;
-}
+import type { StoredAnswer } from './answers';
+
+export type { StoredAnswer };
 
 export interface ActionlistItem {
   actionlist_id: string;

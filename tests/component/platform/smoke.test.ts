@@ -81,4 +81,10 @@ it('imports a fixture and serves its responses from the embedded database', asyn
   expect(body.meta.has_more).toBe(true);
   const next = (await (await fetch(body.links.next, { headers: { 'X-API-Key': secret } })).json()) as { data: Array<{ id: string }> };
   expect(next.data.map((r) => r.id)).toEqual(['rsp_1']);
+
+  // The built CLI finds the page templates too (src/pages/templates, resolved from the project root).
+  const page = await fetch(`${base}/f/frm_smoke`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(await page.text()).toContain('<legend><span class="title">Score?</span> <span class="req">(required)</span></legend>');
 }, 120_000);

@@ -1,0 +1,60 @@
+/**
+ * Events from the mail provider (CONTRACT section 12): `POST {ws}/email-events` (Style A, scope
+ * `email_events:write`), body `{"data": event}` or `{"data": [up to 1000 events]}`. The OpenAPI
+ * validator checks every item's shape first, so one bad item stores nothing; the core stores the rest
+ * in one transaction, idempotent on `id`. 201 when anything was stored, 200 when every event was
+ * already stored; `data` in request order (an object for a single event).
+ */
+import { Router } from 'express';
+import type { EmailEventInput, EmailEventType } from '../../core/email-events/email-events.write';
+import { recordEmailEvents } from '../../core/email-events/email-events.write';
+import { errors, type ErrorDetail } from '../../core/errors';
+import { parseDateValue } from '../../core/query/dates';
+import type { CoreDeps } from '../deps';
+import { single } from '../envelope';
+import { workspaceOf } from '../query-values';
+import { presentEmailEventA } from './present';
+
+type Body = Record<string, unknown>;
+
+function toInput(item: Body, field: string, details: ErrorDetail[]): EmailEventInput {
+  let createdAt: Date | undefined;
+  if (typeof item.created_at === 'string') {
+    try {
+      const p = parseDateValue(item.created_at, `${field}.created_at`, 'body');
+      if (p.kind !== 'date-time') throw errors.invalid('body', `${field}.created_at`, `\`${field}.created_at\` must be an ISO 8601 date-time with an offset; got "${item.created_at}".`);
+      createdAt = new Date(p.value);
+    } catch (err) {
+      const d = (err as { details?: ErrorDetail[] }).details;
+      if (!d) throw err;
+      details.push(...d);
+    }
+  }
+  return {
+    id: item.id as string | undefined,
+    emailId: item.email_id as string,
+    email: item.email as string,
+    type: item.type as EmailEventType,
+    createdAt,
+    rowId: item.row_id as string | null | undefined,
+    formId: item.form_id as string | null | undefined,
+    flowId: item.flow_id as string | null | undefined,
+  };
+}
+
+/** Mounted at `/api/v1/workspaces`. */
+export function emailEventsWriteRouter({ db }: CoreDeps): Router {
+  const r = Router();
+  r.post('/:workspace_id/email-events', async (req, res) => {
+    const data = ((req.body ?? {}) as Body).data;
+    const many = Array.isArray(data);
+    const items = (many ? data : [data]) as Body[];
+    const details: ErrorDetail[] = [];
+    const inputs = items.map((item, i) => toInput(item, many ? `data[${i}]` : 'data', details));
+    if (details.length > 0) throw errors.validation(details);
+    const { events, created } = await recordEmailEvents(db, workspaceOf(req), inputs, { single: !many });
+    const presented = events.map(presentEmailEventA);
+    res.status(created > 0 ? 201 : 200).json(single(req, many ? presented : presented[0]));
+  });
+  return r;
+}

@@ -1,0 +1,46 @@
+/**
+ * `POST {ws}/forms/{form_id}/links` (Style A, scope `forms:write`; CONTRACT section 12): mints a signed,
+ * expiring email link to the form's hosted page. The OpenAPI validator has checked the body shape.
+ */
+import { Router } from 'express';
+import type { CoreDeps } from '../deps';
+import { mintLink, type MintedLink } from '../../core/links/links';
+import { single } from '../envelope';
+import { param, workspaceOf } from '../query-values';
+
+/** The Style A shape of a minted link. */
+export function presentLink(l: MintedLink): Record<string, unknown> {
+  return {
+    url: l.url,
+    open_url: l.openUrl,
+    email_id: l.emailId,
+    form_id: l.formId,
+    email: l.email,
+    row_id: l.rowId,
+    flow_id: l.flowId,
+    expires_at: l.expiresAt.toISOString(),
+  };
+}
+
+/** Mounted at `/api/v1/workspaces`. @param publicUrl PUBLIC_URL, the base of the minted URLs. */
+export function linksRouter({ db }: CoreDeps, publicUrl: string): Router {
+  const r = Router();
+  r.post('/:workspace_id/forms/:form_id/links', async (req, res) => {
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const link = await mintLink(
+      db,
+      workspaceOf(req),
+      {
+        formId: param(req, 'form_id'),
+        email: b.email as string,
+        emailId: b.email_id as string | undefined,
+        rowId: b.row_id as string | null | undefined,
+        flowId: b.flow_id as string | null | undefined,
+        expiresInDays: b.expires_in_days as number | undefined,
+      },
+      publicUrl,
+    );
+    res.status(201).json(single(req, presentLink(link)));
+  });
+  return r;
+}

@@ -1,0 +1,177 @@
+/**
+ * Email links (CONTRACT section 12): a link to a hosted form page that knows whom it was sent to.
+ *
+ * A token is `base64url(claims JSON) "." base64url(HMAC-SHA256(secret, claims part))`; the claims
+ * carry the workspace, form, email, email_id, row_id, flow_id and expiry, so nothing is stored per
+ * link. The secret lives in the database (link-secret.ts). Following the link records a `click`
+ * email event, loading the open-tracking GIF an `open` (both through the email-events core).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Knex } from 'knex';
+import { customAlphabet } from 'nanoid';
+import { errors, type ErrorLocation } from '../errors';
+import { isEmailAddress } from '../responses/answers';
+import { linkSecret } from './link-secret';
+
+const TOKEN_VERSION = 1;
+export const DEFAULT_EXPIRES_IN_DAYS = 30;
+export const MAX_EXPIRES_IN_DAYS = 90;
+const DAY_MS = 86_400_000;
+const randomId = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
+
+/** What a link token says (all of it signed). */
+export interface LinkClaims {
+  workspaceId: string;
+  formId: string;
+  email: string;
+  emailId: string;
+  rowId: string | null;
+  flowId: string | null;
+  /** Whole seconds (the token stores Unix seconds). */
+  expiresAt: Date;
+}
+
+/** A minted link: its claims, the token and the two URLs built on PUBLIC_URL. */
+export interface MintedLink extends LinkClaims {
+  token: string;
+  /** `{publicUrl}/f/{form_id}?t={token}` */
+  url: string;
+  /** `{publicUrl}/e/{token}.gif` */
+  openUrl: string;
+}
+
+export interface MintLinkInput {
+  formId: string;
+  email: string;
+  emailId?: string | undefined;
+  rowId?: string | null | undefined;
+  flowId?: string | null | undefined;
+  /** 1–90, default 30. */
+  expiresInDays?: number | undefined;
+}
+
+interface WireClaims {
+  v: number;
+  ws: string;
+  f: string;
+  e: string;
+  m: string;
+  r: string | null;
+  fl: string | null;
+  x: number;
+}
+
+function sign(secret: Buffer, payload: string): Buffer {
+  return createHmac('sha256', secret).update(payload).digest();
+}
+
+function encode(secret: Buffer, c: LinkClaims): string {
+  const wire: WireClaims = {
+    v: TOKEN_VERSION,
+    ws: c.workspaceId,
+    f: c.formId,
+    e: c.email,
+    m: c.emailId,
+    r: c.rowId,
+    fl: c.flowId,
+    x: Math.floor(c.expiresAt.getTime() / 1000),
+  };
+  const payload = Buffer.from(JSON.stringify(wire)).toString('base64url');
+  return `${payload}.${sign(secret, payload).toString('base64url')}`;
+}
+
+const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const strOrNull = (v: unknown): v is string | null => v === null || str(v);
+
+/** The claims of a well-signed token, or undefined for anything else (no detail: a forger learns nothing). */
+function decode(secret: Buffer, token: string): LinkClaims | undefined {
+  if (typeof token !== 'string' || token.length > 4096) return undefined;
+  const dot = token.indexOf('.');
+  if (dot <= 0 || dot !== token.lastIndexOf('.')) return undefined;
+  const payload = token.slice(0, dot);
+  const given = Buffer.from(token.slice(dot + 1), 'base64url');
+  const expected = sign(secret, payload);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  let w: Partial<WireClaims>;
+  try {
+    w = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<WireClaims>;
+  } catch {
+    return undefined;
+  }
+  if (w.v !== TOKEN_VERSION || !str(w.ws) || !str(w.f) || !str(w.e) || !str(w.m) || !strOrNull(w.r) || !strOrNull(w.fl)) {
+    return undefined;
+  }
+  if (typeof w.x !== 'number' || !Number.isInteger(w.x)) return undefined;
+  return { workspaceId: w.ws, formId: w.f, email: w.e, emailId: w.m, rowId: w.r, flowId: w.fl, expiresAt: new Date(w.x * 1000) };
+}
+
+/**
+ * Mints an email link for a form of the workspace (POST {ws}/forms/{form_id}/links).
+ * @param publicUrl PUBLIC_URL without a trailing slash; the base of `url` and `openUrl`.
+ * @param now the minting instant (tests); the expiry is `now + expiresInDays` days, whole seconds.
+ * @returns the claims, the token and both URLs; `emailId` is generated (`em_…`) when not given.
+ * @throws AppError resource_not_found when the form is not the workspace's; validation_error naming
+ *   `email` (not an address), `row_id` (not a row of the workspace) or `expires_in_days` (not 1–90).
+ * Spec: CONTRACT section 12.
+ */
+export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInput, publicUrl: string, now = new Date()): Promise<MintedLink> {
+  const days = input.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS;
+  if (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRES_IN_DAYS) {
+    throw errors.invalid('body', 'expires_in_days', `\`expires_in_days\` must be an integer 1–${MAX_EXPIRES_IN_DAYS}; got ${days}`);
+  }
+  if (!isEmailAddress(input.email)) {
+    throw errors.invalid('body', 'email', `\`email\` must be an e-mail address; got "${input.email}"`);
+  }
+  const form = await db('forms').first('id').where({ workspace_id: workspaceId, id: input.formId });
+  if (!form) throw errors.notFound('form', input.formId);
+  const rowId = input.rowId ?? null;
+  if (rowId !== null) {
+    const row = await db('datatable_rows').first('row_id').where({ workspace_id: workspaceId, row_id: rowId });
+    if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` "${rowId}" is not a row of this workspace`);
+  }
+  const claims: LinkClaims = {
+    workspaceId,
+    formId: input.formId,
+    email: input.email,
+    emailId: input.emailId ?? `em_${randomId()}`,
+    rowId,
+    flowId: input.flowId ?? null,
+    expiresAt: new Date(Math.floor((now.getTime() + days * DAY_MS) / 1000) * 1000),
+  };
+  const token = encode(await linkSecret(db), claims);
+  return {
+    ...claims,
+    token,
+    url: `${publicUrl}/f/${encodeURIComponent(input.formId)}?t=${token}`,
+    openUrl: `${publicUrl}/e/${token}.gif`,
+  };
+}
+
+/**
+ * Checks an email-link token for a form and returns what it says.
+ * @param location where the token came from, for the error's `details` (`query` on the page, `body` in JSON).
+ * @throws AppError validation_error naming `t` when the token is tampered with, malformed or minted
+ *   for another form; 410 link_expired when it is past its expiry (checked after the signature).
+ * Spec: CONTRACT section 12.
+ */
+export async function verifyLinkToken(
+  db: Knex,
+  token: string,
+  formId: string,
+  now = new Date(),
+  location: ErrorLocation = 'query',
+): Promise<LinkClaims> {
+  const claims = decode(await linkSecret(db), token);
+  if (!claims) throw errors.invalid(location, 't', '`t` is not a valid email-link token (it was changed or cut short).');
+  if (claims.formId !== formId) throw errors.invalid(location, 't', '`t` is an email link for another form.');
+  if (claims.expiresAt.getTime() <= now.getTime()) throw errors.linkExpired();
+  return claims;
+}
+
+/**
+ * The claims of a valid, unexpired token whatever its form (the open-tracking GIF), else undefined.
+ */
+export async function readLinkToken(db: Knex, token: string, now = new Date()): Promise<LinkClaims | undefined> {
+  const claims = decode(await linkSecret(db), token);
+  return claims && claims.expiresAt.getTime() > now.getTime() ? claims : undefined;
+}
