@@ -19,11 +19,13 @@ CREATE TABLE IF NOT EXISTS server_secrets (
 );
 
 CREATE TABLE IF NOT EXISTS submission_tokens (
-  token         text PRIMARY KEY,
   workspace_id  text NOT NULL,
+  token         text NOT NULL,
   form_id       text NOT NULL,
   response_id   text,
   created_at    timestamptz(3) NOT NULL DEFAULT now(),
+  -- Led by workspace_id like every tenant key (distributable by workspace, docs/operations.md).
+  PRIMARY KEY (workspace_id, token),
   FOREIGN KEY (workspace_id, form_id) REFERENCES forms (workspace_id, id) ON DELETE CASCADE
 );
 CREATE INDEX IF NOT EXISTS submission_tokens_created_idx ON submission_tokens (created_at);

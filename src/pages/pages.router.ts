@@ -164,7 +164,7 @@ export function pagesRouter(deps: PagesDeps): Router {
 
     const sentToken = postedValue(body, '_token');
     const token = sentToken !== '' && sentToken.length <= MAX_TOKEN_LENGTH ? sentToken : undefined;
-    if (token !== undefined && (await isSubmissionTokenClaimed(db, token))) return res.redirect(303, thanks);
+    if (token !== undefined && (await isSubmissionTokenClaimed(db, pf.workspaceId, token))) return res.redirect(303, thanks);
 
     const answers = answersFromBody(pf.form, body);
     const rerender = (status: number, errors: Map<string, string>, formErrors: string[]) => {

@@ -1,7 +1,7 @@
 /**
  * One-time submission tokens of the hosted page (CONTRACT section 11, double submits): each page
  * carries a random token; the submission claims it inside its own transaction (`submission_tokens`,
- * migration 003, primary key on the token). A second submit with the same token, also one racing the
+ * migration 003, primary key on the workspace and the token). A second submit with the same token, also one racing the
  * first, finds it claimed: its transaction rolls back and it answers with the same thank-you page.
  */
 import type { Knex } from 'knex';
@@ -15,8 +15,8 @@ export class DuplicateSubmission extends Error {
 }
 
 /** True when a response was already stored with this token (the quick check before validating). */
-export async function isSubmissionTokenClaimed(db: Knex | Knex.Transaction, token: string): Promise<boolean> {
-  return (await db('submission_tokens').first('token').where({ token })) !== undefined;
+export async function isSubmissionTokenClaimed(db: Knex | Knex.Transaction, workspaceId: string, token: string): Promise<boolean> {
+  return (await db('submission_tokens').first('token').where({ workspace_id: workspaceId, token })) !== undefined;
 }
 
 /**
@@ -33,7 +33,7 @@ export async function claimSubmissionToken(
 ): Promise<void> {
   const claimed = await trx('submission_tokens')
     .insert({ token, workspace_id: workspaceId, form_id: formId, response_id: responseId })
-    .onConflict('token')
+    .onConflict(['workspace_id', 'token'])
     .ignore()
     .returning('token');
   if (claimed.length === 0) throw new DuplicateSubmission();
