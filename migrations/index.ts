@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import * as m001 from './20261122_001_schema';
+import * as m004 from './20261123_004_webhook_delivery';
 
 export interface Migration {
   name: string;
@@ -11,4 +12,7 @@ export interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-export const migrations: readonly Migration[] = [{ name: '20261122_001_schema', ...m001 }];
+export const migrations: readonly Migration[] = [
+  { name: '20261122_001_schema', ...m001 },
+  { name: '20261123_004_webhook_delivery', ...m004 },
+];

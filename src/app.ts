@@ -8,11 +8,13 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type Redis from 'ioredis';
 import type { Config } from './config';
+import type { Resolve } from './core/webhooks/address-policy';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
 import { styleBRouter } from './adapters/style-b/router';
 import { styleBWritesRouter } from './adapters/style-b/writes.routes';
+import { webhooksRouter } from './adapters/style-a/webhooks.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth } from './platform/auth/api-key-auth';
 import type { Db } from './platform/db/connection';
@@ -24,6 +26,7 @@ import type { Logger } from './platform/logger';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
+import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
 
 export interface AppDeps {
@@ -33,6 +36,8 @@ export interface AppDeps {
   redis?: Redis | undefined;
   /** Overrides the limiter built from `redis` (tests). */
   limiter?: RateLimiter;
+  /** Overrides host resolution of webhook URLs (tests). */
+  resolveHost?: Resolve;
 }
 
 export function buildApp(config: Config, deps: AppDeps): Express {
@@ -71,13 +76,17 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(openApiValidator(doc, config.validateResponses));
   app.use(idempotency({ redis: deps.redis, logger }));
 
-  const core = { db };
+  const core = {
+    db,
+    webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
+  };
   app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
   app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
   app.use('/api/v1/workspaces', styleARouter(core));
   app.use('/api/v1/workspaces', styleBRouter(core));
   app.use('/api/v1/workspaces', styleAWritesRouter(core));
   app.use('/api/v1/workspaces', styleBWritesRouter(core));
+  app.use('/api/v1/workspaces', webhooksRouter(core));
 
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));
