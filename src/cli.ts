@@ -220,12 +220,11 @@ async function runServe(opts: { port?: number; migrate?: boolean; worker?: boole
 /** `worker`: only the webhook delivery worker (CONTRACT sections 1, 13), until SIGINT/SIGTERM. */
 async function runWorker(opts: { migrate?: boolean }): Promise<void> {
   const config = readConfig();
-  const logger = createLogger(config.logLevel);
-  const db = createDb(config);
-  if (isEmbedded(db)) {
-    await db.destroy();
+  if (!config.databaseUrl) {
     throw new CliError('the embedded database (no DATABASE_URL) belongs to one process: `serve` runs the worker there; set DATABASE_URL to run workers apart');
   }
+  const logger = createLogger(config.logLevel);
+  const db = createDb(config);
   if (opts.migrate) await migrateLatest(db);
   const worker = createDeliveryWorker({ db, config, logger });
   await worker.start();

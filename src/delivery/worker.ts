@@ -28,8 +28,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** How often an idle worker looks for due jobs, in seconds (pg-boss minimum 0.5; default 1). */
   pollingIntervalSeconds?: number;
-  /** Attempts in parallel in this process (default 4). */
-  concurrency?: number;
+  /** Jobs fetched at once by each of the two fetch loops, attempted in parallel (default 5). */
+  batchSize?: number;
   /** Host resolution (tests may point names at loopback). */
   resolve?: Resolve;
 }
@@ -56,24 +56,28 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let boss: PgBossInstance | undefined;
   let stopping: Promise<void> | undefined;
 
-  const handle = async (jobs: Array<{ id: string; data: AttemptJob }>) => {
-    for (const job of jobs) {
-      let outcome: Outcome | undefined;
-      try {
-        outcome = await makeAttempt(ctx, job.data);
-      } catch (e) {
-        if (!(e instanceof DeliveryBusyError)) logger.warn({ err: e, deliveryId: job.data.deliveryId }, 'webhook attempt could not be recorded; pg-boss retries the job');
-        throw e;
-      }
-      if (outcome) {
-        logger.info({ deliveryId: job.data.deliveryId, workspaceId: job.data.workspaceId, outcome }, 'webhook attempt');
-        try {
-          opts.observer?.onOutcome?.(outcome);
-        } catch (e) {
-          logger.warn({ err: e }, 'webhook observer failed');
-        }
-      }
+  const attempt = async (job: { id: string; data: AttemptJob }) => {
+    let outcome: Outcome | undefined;
+    try {
+      outcome = await makeAttempt(ctx, job.data);
+    } catch (e) {
+      if (!(e instanceof DeliveryBusyError)) logger.warn({ err: e, deliveryId: job.data.deliveryId }, 'webhook attempt could not be recorded; pg-boss retries the job');
+      throw e;
     }
+    if (!outcome) return;
+    logger.info({ deliveryId: job.data.deliveryId, workspaceId: job.data.workspaceId, outcome }, 'webhook attempt');
+    try {
+      opts.observer?.onOutcome?.(outcome);
+    } catch (e) {
+      logger.warn({ err: e }, 'webhook observer failed');
+    }
+  };
+  // A batch's attempts run side by side. pg-boss completes or fails a batch as a whole: a job of a
+  // failed batch that did make its attempt finds its token used when it comes back, and does nothing.
+  const handle = async (jobs: Array<{ id: string; data: AttemptJob }>) => {
+    const results = await Promise.allSettled(jobs.map(attempt));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   };
 
   return {
@@ -87,10 +91,10 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       } as never);
       boss.on('error', (e: unknown) => logger.warn({ err: e }, 'webhook queue error'));
       await boss.start();
-      const workOptions = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1, batchSize: 1 };
-      for (let i = 0; i < (opts.concurrency ?? 4); i++) {
-        await boss.work<AttemptJob>(DELIVERY_QUEUE, workOptions, handle as never);
-      }
+      // pg-boss waits a polling interval between fetches of one loop: two loops of batches keep the
+      // queue moving while one batch waits on slow receivers.
+      const workOptions = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1, batchSize: opts.batchSize ?? 5 };
+      for (let i = 0; i < 2; i++) await boss.work<AttemptJob>(DELIVERY_QUEUE, workOptions, handle as never);
       logger.info('webhook delivery worker started');
     },
     stop() {
