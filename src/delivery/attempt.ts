@@ -112,7 +112,13 @@ export async function makeAttempt(ctx: AttemptContext, job: AttemptJob): Promise
     )) as Target | undefined;
   if (!target) return undefined;
 
-  const result = target.enabled ? await post(ctx, job, claim, target) : { error: 'The endpoint is disabled.' };
+  let result: PostOutcome;
+  try {
+    result = target.enabled ? await post(ctx, job, claim, target) : { error: 'The endpoint is disabled.' };
+  } catch (e) {
+    // A payload or signature that cannot be made (e.g. an imported secret that is not base64) fails the attempt.
+    result = { error: `The attempt could not be prepared: ${(e as Error).message}` };
+  }
   return record(ctx, job, claim, result);
 }
 
