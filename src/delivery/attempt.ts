@@ -173,6 +173,9 @@ async function record(ctx: AttemptContext, job: AttemptJob, claim: Claimed, r: P
   }
   const nextToken = canRetry ? randomUUID() : null;
   await ctx.db.transaction(async (trx) => {
+    // Endpoint row first, as PATCH does: a 410 ends the endpoint's other pending deliveries, and two
+    // such transactions must not lock each other's delivery rows in opposite orders.
+    await trx('webhook_endpoints').where({ workspace_id: workspaceId, id: claim.endpoint_id }).forNoKeyUpdate().first('id');
     const nextAt = canRetry ? new Date(Date.now() + delay * 1000) : null;
     const n = await trx('webhook_deliveries')
       .where({ workspace_id: workspaceId, id: deliveryId, attempt_token: token, attempts: claim.attempts, status: 'pending' })
@@ -186,10 +189,11 @@ async function record(ctx: AttemptContext, job: AttemptJob, claim: Claimed, r: P
         updated_at: trx.fn.now(),
       });
     if (n === 0) {
-      // Retried through the API (or the endpoint disabled) meanwhile: keep the log, free the claim.
+      // Retried through the API (or ended by disabling the endpoint) meanwhile: the newer state stays;
+      // only the claim is freed.
       await trx('webhook_deliveries')
         .where({ workspace_id: workspaceId, id: deliveryId, attempts: claim.attempts })
-        .update({ last_status_code: r.status ?? null, last_error: lastError, claimed_until: null, updated_at: trx.fn.now() });
+        .update({ claimed_until: null });
       return;
     }
     if (gone) {

@@ -54,6 +54,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
     schedule: config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE,
   };
   let boss: PgBossInstance | undefined;
+  const executor = closableExecutor(knexExecutor(db));
   let stopping: Promise<void> | undefined;
 
   const attempt = async (job: { id: string; data: AttemptJob }) => {
@@ -83,7 +84,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   return {
     async start() {
       boss = new PgBoss({
-        db: knexExecutor(db),
+        db: executor,
         migrate: false,
         schedule: false,
         supervise: true,
@@ -101,6 +102,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       stopping ??= (async () => {
         if (!boss) return;
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
+        await executor.close();
         logger.info('webhook delivery worker stopped');
       })();
       return stopping;
@@ -115,4 +117,31 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
 export async function queueDepth(db: Knex): Promise<number> {
   const row = (await db('webhook_deliveries').where('status', 'pending').count({ n: '*' }).first()) as { n?: unknown } | undefined;
   return Number(row?.n ?? 0);
+}
+
+/**
+ * The executor the worker's pg-boss uses, closable: pg-boss completes a finished job without awaiting
+ * it, and its fetch loops wind down on a 1 s timer after `stop()` resolves. `close()` waits for both,
+ * then parks any later query, so nothing touches the database once the caller destroys it.
+ */
+function closableExecutor(inner: ReturnType<typeof knexExecutor>) {
+  const inFlight = new Set<Promise<unknown>>();
+  let closed = false;
+  return {
+    executeSql(text: string, values?: unknown[]) {
+      if (closed) return new Promise<never>(() => undefined);
+      const p = inner.executeSql(text, values);
+      inFlight.add(p);
+      void p.then(
+        () => inFlight.delete(p),
+        () => inFlight.delete(p),
+      );
+      return p;
+    },
+    async close() {
+      await new Promise((r) => setTimeout(r, 1100));
+      await Promise.allSettled([...inFlight]);
+      closed = true;
+    },
+  };
 }

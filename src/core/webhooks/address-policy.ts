@@ -24,9 +24,22 @@ export function nonPublicReason(address: string): string | undefined {
   if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
   const range = ip.range();
   if (range === 'unicast') return undefined;
-  if (address === '169.254.169.254' || ip.toString() === '169.254.169.254') return 'cloud metadata';
-  return range === 'carrierGradeNat' ? 'shared (100.64.0.0/10)' : range;
+  if (ip.toString() === '169.254.169.254') return 'cloud metadata';
+  return RANGE_NAMES[range] ?? `${range} (not public)`;
 }
+
+/** ipaddr.js range names as the error messages say them. */
+const RANGE_NAMES: Record<string, string> = {
+  loopback: 'loopback',
+  private: 'private',
+  linkLocal: 'link-local',
+  uniqueLocal: 'unique local (private)',
+  carrierGradeNat: 'shared (100.64.0.0/10)',
+  multicast: 'multicast',
+  broadcast: 'broadcast',
+  unspecified: 'unspecified',
+  reserved: 'reserved',
+};
 
 /** The IP address a URL host spells (brackets of IPv6 removed), or undefined for a name. */
 export function ipLiteral(hostname: string): string | undefined {

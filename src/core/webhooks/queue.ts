@@ -65,6 +65,13 @@ export function splitStatements(sqlText: string): string[] {
   return out;
 }
 
+/** A plain object (pg-boss passes serialized errors as objects) goes as JSON text, as `pg` would send it. */
+function binding(v: unknown): unknown {
+  if (v === undefined) return null;
+  if (typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v)) return JSON.stringify(v);
+  return v;
+}
+
 const TX_CONTROL = /^(BEGIN|COMMIT|START\s+TRANSACTION)$/i;
 
 /**
@@ -89,7 +96,7 @@ export function knexExecutor(db: Db): { executeSql(text: string, values?: unknow
       }
       const bindings: unknown[] = [];
       const sqlText = text.replace(/\?/g, '\\?').replace(/\$(\d+)/g, (_m, d: string) => {
-        bindings.push(values[Number(d) - 1] ?? null);
+        bindings.push(binding(values[Number(d) - 1]));
         return '?';
       });
       return (await db.raw(sqlText, bindings as Knex.RawBinding[])) as { rows: any[] };

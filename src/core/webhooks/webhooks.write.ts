@@ -140,6 +140,8 @@ export async function patchWebhookEndpoint(
   if (patch.url !== undefined) set.url = await checkUrl(patch.url, guard);
   if (patch.description !== undefined) set.description = patch.description;
   return db.transaction(async (trx) => {
+    // Locks the endpoint before its deliveries (the worker's outcome records lock in the same order).
+    await trx('webhook_endpoints').where({ workspace_id: workspaceId, id }).forNoKeyUpdate().first('id');
     const current = await getWebhookEndpoint(trx, workspaceId, id);
     if (patch.enabled === true) Object.assign(set, { enabled: true, disabled_reason: null });
     if (patch.enabled === false) {

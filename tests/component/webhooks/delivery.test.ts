@@ -7,6 +7,7 @@
 import { Webhook } from 'standardwebhooks';
 import { importFixture } from '../../../src/core/import/importer';
 import { recordEvents } from '../../../src/core/webhooks/outbox';
+import { knexExecutor, PgBoss } from '../../../src/core/webhooks/queue';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker } from '../../../src/delivery/worker';
 import { createLogger } from '../../../src/platform/logger';
 import { uid, workspaceWithKey } from '../../support/given';
@@ -23,7 +24,7 @@ beforeAll(async () => {
   worker = createDeliveryWorker({
     db: t.db,
     config: t.config,
-    logger: createLogger('silent'),
+    logger: createLogger(process.env.WH_DEBUG ? 'warn' : 'silent'),
     observer: { onOutcome: (o) => outcomes.push(o) },
     timeoutMs: 1000,
     pollingIntervalSeconds: 0.5,
@@ -153,7 +154,7 @@ describe('delivery attempts', () => {
     const ep = await endpoint(w, `${r.url}/busy`, ['row.created']);
     await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'x' } });
     const [first] = await r.waitFor(1);
-    const pending = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.attempts === 1);
+    const pending = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.last_status_code === 503);
     expect(pending[0]).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 503, last_error: 'HTTP 503' });
     expect(Date.parse(pending[0]!.next_attempt_at as string) - first!.at).toBeGreaterThanOrEqual(1500);
     const got = await r.waitFor(2);
@@ -361,7 +362,7 @@ describe('endpoint operations', () => {
     const w = await workspace();
     const ep = await endpoint(w, `${r.url}/off`, ['row.created']);
     await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'x' } });
-    const [pending] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.attempts === 1);
+    const [pending] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.last_status_code === 500);
     expect(pending).toMatchObject({ status: 'pending', attempts: 1 });
     expect(await queueDepth(t.db)).toBeGreaterThanOrEqual(1);
 
@@ -374,5 +375,16 @@ describe('endpoint operations', () => {
     await sleep(1000);
     expect(await deliveries(w, ep.id)).toHaveLength(1);
     expect(r.received).toHaveLength(1);
+  });
+});
+
+describe('the queue on our connection', () => {
+  it('runs pg-boss maintenance (multi-statement scripts: expire, archive, drop) through the knex executor', async () => {
+    const boss = new PgBoss({ db: knexExecutor(t.db), migrate: false, schedule: false, supervise: false } as never) as unknown as {
+      maintain(): Promise<unknown>;
+      getQueueSize(name: string): Promise<number>;
+    };
+    await expect(boss.maintain()).resolves.toEqual(expect.objectContaining({ ms: expect.any(Number) }));
+    expect(typeof (await boss.getQueueSize('webhook-delivery'))).toBe('number');
   });
 });
