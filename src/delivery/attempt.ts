@@ -129,7 +129,13 @@ interface PostOutcome {
 }
 
 async function post(ctx: AttemptContext, job: AttemptJob, claim: Claimed, target: Target): Promise<PostOutcome> {
-  const check = await checkWebhookUrl(target.url, ctx.policy, ctx.resolve);
+  // Name resolution counts against the attempt's deadline too.
+  const resolve: Resolve = (host) =>
+    Promise.race([
+      ctx.resolve(host),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS timeout')), ctx.timeoutMs).unref()),
+    ]);
+  const check = await checkWebhookUrl(target.url, ctx.policy, resolve);
   if (!check.ok) return { error: check.reason.replace(/^`url` /, 'The URL ') };
   // The payload id is the event id: the same on every attempt (webhook-id), so receivers can dedupe.
   const eventId = claim.event_id;
@@ -205,4 +211,34 @@ async function record(ctx: AttemptContext, job: AttemptJob, claim: Claimed, r: P
     if (canRetry) await enqueueAttempts(trx, [{ workspaceId, deliveryId, token: nextToken!, startAfter: nextAt! }]);
   });
   return outcome;
+}
+
+/** A due delivery with no attempt for this long is queued again (its job was lost or gave up). */
+const STUCK_AFTER_MINUTES = 15;
+
+/**
+ * Safety net of the outbox: pending deliveries whose next attempt is over 15 minutes late and that no
+ * worker holds get a new token and a new job (the old job, if it still exists, then does nothing).
+ * Safe to run from several workers at once (`FOR UPDATE SKIP LOCKED`).
+ * @returns how many deliveries were queued again.
+ */
+export async function requeueStuckDeliveries(db: Knex): Promise<number> {
+  return db.transaction(async (trx) => {
+    const { rows } = (await trx.raw(
+      `UPDATE webhook_deliveries d
+          SET attempt_token = gen_random_uuid()::text, next_attempt_at = now(), updated_at = now()
+        WHERE (d.workspace_id, d.id) IN (
+                SELECT workspace_id, id FROM webhook_deliveries
+                 WHERE status = 'pending'
+                   AND next_attempt_at < now() - make_interval(mins => ?)
+                   AND (claimed_until IS NULL OR claimed_until < now())
+                 ORDER BY next_attempt_at
+                 LIMIT 500
+                   FOR UPDATE SKIP LOCKED)
+        RETURNING d.workspace_id, d.id, d.attempt_token`,
+      [STUCK_AFTER_MINUTES],
+    )) as { rows: Array<{ workspace_id: string; id: string; attempt_token: string }> };
+    await enqueueAttempts(trx, rows.map((r) => ({ workspaceId: r.workspace_id, deliveryId: r.id, token: r.attempt_token })));
+    return rows.length;
+  });
 }

@@ -10,7 +10,7 @@ import type { Config } from '../config';
 import { DELIVERY_QUEUE, knexExecutor, PgBoss, type AttemptJob, type PgBossInstance } from '../core/webhooks/queue';
 import type { Logger } from '../platform/logger';
 import { resolveHost } from '../platform/resolve-host';
-import { DEFAULT_RETRY_SCHEDULE, DeliveryBusyError, makeAttempt, type Outcome } from './attempt';
+import { DEFAULT_RETRY_SCHEDULE, DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type Outcome } from './attempt';
 import type { Resolve } from '../core/webhooks/address-policy';
 
 /** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
@@ -56,6 +56,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let boss: PgBossInstance | undefined;
   const executor = closableExecutor(knexExecutor(db));
   let stopping: Promise<void> | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
 
   const attempt = async (job: { id: string; data: AttemptJob }) => {
     let outcome: Outcome | undefined;
@@ -96,11 +97,19 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       // queue moving while one batch waits on slow receivers.
       const workOptions = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1, batchSize: opts.batchSize ?? 5 };
       for (let i = 0; i < 2; i++) await boss.work<AttemptJob>(DELIVERY_QUEUE, workOptions, handle as never);
+      sweeper = setInterval(() => {
+        requeueStuckDeliveries(db).then(
+          (n) => n > 0 && logger.warn({ deliveries: n }, 'webhook deliveries overdue by 15 min were queued again'),
+          (e: unknown) => logger.warn({ err: e }, 'webhook sweep failed'),
+        );
+      }, 60_000);
+      sweeper.unref();
       logger.info('webhook delivery worker started');
     },
     stop() {
       stopping ??= (async () => {
         if (!boss) return;
+        clearInterval(sweeper);
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
         await executor.close();
         logger.info('webhook delivery worker stopped');

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { importFixture } from '../../../src/core/import/importer';
 import { recordEvents } from '../../../src/core/webhooks/outbox';
 import { knexExecutor, PgBoss } from '../../../src/core/webhooks/queue';
+import { requeueStuckDeliveries } from '../../../src/delivery/attempt';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker } from '../../../src/delivery/worker';
 import { createLogger } from '../../../src/platform/logger';
 import { uid, workspaceWithKey } from '../../support/given';
@@ -379,6 +380,25 @@ describe('endpoint operations', () => {
 });
 
 describe('the queue on our connection', () => {
+  it('queues again a committed delivery whose job was lost (the safety net of the outbox)', async () => {
+    const r = await hook();
+    const w = await workspace();
+    const ep = await endpoint(w, `${r.url}/lost`, ['row.deleted']);
+    await t.db.transaction(async (trx) => {
+      await recordEvents(trx, w.ws, [{ type: 'row.deleted', resource: { kind: 'row_deleted', rowId: 'row_lost', datatableId: w.table } }]);
+      await trx.raw(`DELETE FROM pgboss.job WHERE data->>'workspaceId' = ?`, [w.ws]);
+      await trx('webhook_deliveries').where('workspace_id', w.ws).update({ next_attempt_at: trx.raw(`now() - interval '20 minutes'`) });
+    });
+    await sleep(800);
+    expect(r.received).toHaveLength(0);
+    expect(await requeueStuckDeliveries(t.db)).toBe(1);
+    expect(await requeueStuckDeliveries(t.db)).toBe(0);
+    const [got] = await r.waitFor(1);
+    expect(json(got!).data).toEqual({ row_id: 'row_lost', datatable_id: w.table });
+    const [d] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.status === 'succeeded');
+    expect(d).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
   it('runs pg-boss maintenance (multi-statement scripts: expire, archive, drop) through the knex executor', async () => {
     const boss = new PgBoss({ db: knexExecutor(t.db), migrate: false, schedule: false, supervise: false } as never) as unknown as {
       maintain(): Promise<unknown>;
