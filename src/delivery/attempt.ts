@@ -129,7 +129,8 @@ interface PostOutcome {
 }
 
 async function post(ctx: AttemptContext, job: AttemptJob, claim: Claimed, target: Target): Promise<PostOutcome> {
-  // Name resolution counts against the attempt's deadline too.
+  // One deadline for the attempt: name resolution, connection and answer.
+  const started = Date.now();
   const resolve: Resolve = (host) =>
     Promise.race([
       ctx.resolve(host),
@@ -153,7 +154,7 @@ async function post(ctx: AttemptContext, job: AttemptJob, claim: Claimed, target
     'webhook-signature': signatures(secrets, eventId, now, payload),
   };
   try {
-    const res = await postTo(check.url, check.address!, payload, headers, ctx.timeoutMs);
+    const res = await postTo(check.url, check.address!, payload, headers, Math.max(1, ctx.timeoutMs - (Date.now() - started)));
     return { status: res.status, retryAfter: res.retryAfter };
   } catch (e) {
     return { error: (e as Error).message };

@@ -51,7 +51,7 @@ export function postTo(
       }) as never,
     });
     const timer = setTimeout(() => {
-      finish(new Error(`no answer within ${timeoutMs / 1000} s (timeout)`));
+      finish(new Error(`no answer in time (timeout)`));
       req.destroy();
     }, timeoutMs);
     req.on('error', (e: NodeJS.ErrnoException) => finish(new Error(e.code ? `${e.code}: ${e.message}` : e.message)));
