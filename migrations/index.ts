@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import * as m001 from './20261122_001_schema';
 import * as m002 from './20261123_002_collect';
 import * as m003 from './20261123_003_links_pages';
+import * as m004 from './20261123_004_webhook_delivery';
 import * as m005 from './20261123_005_analytics';
 
 export interface Migration {
@@ -18,5 +19,6 @@ export const migrations: readonly Migration[] = [
   { name: '20261122_001_schema', ...m001 },
   { name: '20261123_002_collect', ...m002 },
   { name: '20261123_003_links_pages', ...m003 },
+  { name: '20261123_004_webhook_delivery', ...m004 },
   { name: '20261123_005_analytics', ...m005 },
 ];

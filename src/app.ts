@@ -8,6 +8,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type Redis from 'ioredis';
 import type { Config } from './config';
+import type { Resolve } from './core/webhooks/address-policy';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';
 import { publicSubmissionsRouter } from './adapters/public-submissions';
@@ -17,6 +18,7 @@ import { styleAWritesRouter } from './adapters/style-a/writes.routes';
 import { linksRouter } from './adapters/style-a/links.routes';
 import { styleBRouter } from './adapters/style-b/router';
 import { styleBWritesRouter } from './adapters/style-b/writes.routes';
+import { webhooksRouter } from './adapters/style-a/webhooks.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth } from './platform/auth/api-key-auth';
 import type { Db } from './platform/db/connection';
@@ -31,6 +33,7 @@ import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { trustProxySetting } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
+import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
@@ -44,6 +47,8 @@ export interface AppDeps {
   limiter?: RateLimiter;
   /** Overrides the per-key usage counter (CONTRACT section 15); reachable as `app.locals.usage`. */
   usage?: UsageCounter;
+  /** Overrides host resolution of webhook URLs (tests). */
+  resolveHost?: Resolve;
 }
 
 export function buildApp(config: Config, deps: AppDeps): Express {
@@ -94,7 +99,11 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(validator);
   app.use(idempotency({ redis: deps.redis, logger }));
 
-  const core = { db, publicUrl: config.publicUrl };
+  const core = {
+    db,
+    publicUrl: config.publicUrl,
+    webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
+  };
   app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
   app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
   app.use('/api/v1/workspaces', styleARouter(core));
@@ -104,6 +113,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use('/api/v1/workspaces', styleBWritesRouter(core));
   app.use('/api/v1/workspaces', emailEventsWriteRouter(core));
   app.use('/api/v1/workspaces', linksRouter(core, config.publicUrl));
+  app.use('/api/v1/workspaces', webhooksRouter(core));
 
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));

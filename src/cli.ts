@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `feedback-service` executable (CONTRACT section 1): serve, migrate, import, seed --demo,
- * keys create, demo. Results go to stdout (JSON where a program reads them); problems go to stderr as
+ * keys create, demo, worker. Results go to stdout (JSON where a program reads them); problems go to stderr as
  * one line each, with exit code 1 and no stack trace for expected errors.
  */
 import cliProgress from 'cli-progress';
@@ -9,6 +9,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, type Config } from './config';
 import { createDb, isEmbedded, migrateLatest, type Db } from './platform/db/connection';
 import { startServer } from './server';
+import { createDeliveryWorker } from './delivery/worker';
+import { createLogger } from './platform/logger';
 import { createApiKey, type ApiKeyStyle } from './core/api-keys/create-api-key';
 import { ImportError } from './core/import/importer';
 import { importFixtureFile } from './core/import/import-file';
@@ -208,9 +210,34 @@ async function runKeysCreate(opts: KeysCreateOptions): Promise<void> {
   });
 }
 
-async function runServe(opts: { port?: number; migrate?: boolean }): Promise<void> {
+async function runServe(opts: { port?: number; migrate?: boolean; worker?: boolean }): Promise<void> {
   const config = readConfig(opts.port === undefined ? {} : { port: opts.port });
-  await startServer(config, { migrate: opts.migrate === true, handleSignals: true });
+  await startServer(config, { migrate: opts.migrate === true, handleSignals: true, worker: opts.worker !== false });
+}
+
+/** `worker`: only the webhook delivery worker (CONTRACT sections 1, 13), until SIGINT/SIGTERM. */
+async function runWorker(opts: { migrate?: boolean }): Promise<void> {
+  const config = readConfig();
+  if (!config.databaseUrl) {
+    throw new CliError('the embedded database (no DATABASE_URL) belongs to one process: `serve` runs the worker there; set DATABASE_URL to run workers apart');
+  }
+  const logger = createLogger(config.logLevel);
+  const db = createDb(config);
+  if (opts.migrate) await migrateLatest(db);
+  const worker = createDeliveryWorker({ db, config, logger });
+  await worker.start();
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      logger.info({ signal }, 'stopping the webhook worker after its current attempt');
+      void worker
+        .stop()
+        .then(() => db.destroy())
+        .then(() => process.exit(0));
+    });
+  }
 }
 
 async function runMigrate(): Promise<void> {
@@ -316,7 +343,14 @@ export function buildProgram(): Command {
     .description('start the HTTP server (migrations run first on the embedded database, or with --migrate)')
     .addOption(new Option('--port <n>', 'listen port (default: PORT or 3000)').argParser(portNumber))
     .option('--migrate', 'apply pending migrations first')
+    .option('--no-worker', 'do not run the webhook delivery worker in this process')
     .action(runServe);
+
+  program
+    .command('worker')
+    .description('run only the webhook delivery worker (needs DATABASE_URL; stops on SIGINT/SIGTERM after its current attempt)')
+    .option('--migrate', 'apply pending migrations first')
+    .action(runWorker);
 
   program.command('migrate').description('apply pending migrations and exit').action(runMigrate);
 

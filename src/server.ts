@@ -8,6 +8,7 @@ import type { Config } from './config';
 import { createDb, isEmbedded, migrateLatest } from './platform/db/connection';
 import { createLogger } from './platform/logger';
 import { createRedis } from './platform/redis';
+import { createDeliveryWorker, type DeliveryWorker, type WorkerObserver } from './delivery/worker';
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -22,6 +23,10 @@ export interface StartOptions {
   migrate?: boolean;
   /** Install SIGINT/SIGTERM handlers that close the server (the CLI does; tests do not). */
   handleSignals?: boolean;
+  /** Run the webhook delivery worker in this process (default true; `serve --no-worker` turns it off). */
+  worker?: boolean;
+  /** Metrics hooks of the worker (CONTRACT section 14). */
+  workerObserver?: WorkerObserver;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -41,6 +46,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  // The worker shares the process's knex instance: on PGlite it is the one connection (CONTRACT section 13).
+  let worker: DeliveryWorker | undefined;
+  if (opts.worker !== false) {
+    worker = createDeliveryWorker({ db, config, logger, observer: opts.workerObserver });
+    await worker.start();
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ url }, 'feedback-service listening');
@@ -50,7 +61,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (closing ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await closed;
+      // The worker finishes its current attempt while requests in flight drain.
+      await Promise.all([closed, worker?.stop()]);
       await (app.locals.usage as { stop(): Promise<void> } | undefined)?.stop();
       await db.destroy();
       redis?.disconnect();

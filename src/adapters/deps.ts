@@ -1,9 +1,12 @@
 /** What adapters need from the app: built once in buildApp and passed to router factories. */
+import type { UrlGuard } from '../core/webhooks/webhooks.write';
 import type { Db } from '../platform/db/connection';
 
 export interface CoreDeps {
   db: Db;
   /** Base of every absolute link the service prints (config.publicUrl, CONTRACT section 11). */
   publicUrl?: string;
+  /** How webhook URLs are checked at creation and PATCH (CONTRACT section 13). */
+  webhookUrls: UrlGuard;
 }
 

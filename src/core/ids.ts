@@ -16,6 +16,8 @@ export const ID_PREFIX = {
   row: 'row',
   emailEvent: 'ev',
   webhookEndpoint: 'we',
+  webhookEvent: 'evt',
+  webhookDelivery: 'dlv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -7,7 +7,7 @@ import type { Datatable, Row } from '../../core/datatables/datatables.service';
 import type { EmailEvent } from '../../core/email-events/email-events.service';
 import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.service';
 import type { CapturedRow, ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
-import type { WebhookEndpoint } from '../../core/webhooks/webhooks.service';
+import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/webhooks.service';
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -129,8 +129,27 @@ export function presentWebhookEndpoint(w: WebhookEndpoint): Record<string, unkno
     events: w.events,
     description: w.description,
     enabled: w.enabled,
+    style: w.style,
+    disabled_reason: w.disabledReason,
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),
+  };
+}
+
+/** A delivery of the log (CONTRACT section 13). */
+export function presentDelivery(d: WebhookDelivery): Record<string, unknown> {
+  return {
+    id: d.id,
+    endpoint_id: d.endpointId,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    last_status_code: d.lastStatusCode,
+    last_error: d.lastError,
+    next_attempt_at: iso(d.nextAttemptAt),
+    created_at: d.createdAt.toISOString(),
+    updated_at: d.updatedAt.toISOString(),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Style A writes (API document "Style A endpoints"; CONTRACT sections 8 and 10): rows under
- * `/datatables`, webhook endpoints and API keys. Parse, call the core, present; the OpenAPI
+ * `/datatables` and API keys (webhook endpoints: webhooks.routes.ts). Parse, call the core, present; the OpenAPI
  * validator has already checked the body shapes.
  */
 import { Router, type Request } from 'express';
@@ -9,10 +9,9 @@ import { createApiKeyFor, revokeApiKey } from '../../core/api-keys/api-keys.writ
 import { deleteRow, patchRow, upsertRows } from '../../core/datatables/rows.write';
 import { errors } from '../../core/errors';
 import type { Scope } from '../../core/scopes';
-import { createWebhookEndpoint, deleteWebhookEndpoint } from '../../core/webhooks/webhooks.write';
 import { single } from '../envelope';
 import { param, workspaceOf } from '../query-values';
-import { presentApiKey, presentRowA, presentWebhookEndpoint } from './present';
+import { presentApiKey, presentRowA } from './present';
 
 type Body = Record<string, unknown>;
 const bodyOf = (req: Request): Body => (req.body ?? {}) as Body;
@@ -37,21 +36,6 @@ export function styleAWritesRouter({ db }: CoreDeps): Router {
   });
   r.delete('/:workspace_id/datatables/:datatable_id/rows/:row_id', async (req, res) => {
     await deleteRow(db, workspaceOf(req), param(req, 'datatable_id'), param(req, 'row_id'));
-    res.status(204).end();
-  });
-
-  r.post('/:workspace_id/webhook-endpoints', async (req, res) => {
-    const b = bodyOf(req);
-    const created = await createWebhookEndpoint(db, workspaceOf(req), {
-      url: b.url as string,
-      events: b.events as string[],
-      description: b.description as string | undefined,
-      enabled: b.enabled as boolean | undefined,
-    });
-    res.status(201).json(single(req, { ...presentWebhookEndpoint(created), secret: created.secret }));
-  });
-  r.delete('/:workspace_id/webhook-endpoints/:endpoint_id', async (req, res) => {
-    await deleteWebhookEndpoint(db, workspaceOf(req), param(req, 'endpoint_id'));
     res.status(204).end();
   });
 

@@ -1,9 +1,10 @@
 /**
  * API key secrets (CONTRACT section 3): `fa_` + 40 URL-safe random characters (240 bits).
  * Only the SHA-256 hex digest is stored; the display prefix is the secret's first 8 characters.
- * Webhook signing secrets are `whsec_` + 32 URL-safe characters.
+ * Webhook signing secrets are `whsec_` + standard padded base64 of 32 random bytes (CONTRACT section 13),
+ * the format Standard Webhooks libraries expect.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { nanoid } from 'nanoid';
 
 export const API_KEY_PREFIX = 'fa_';
@@ -12,8 +13,9 @@ export function generateApiKeySecret(): string {
   return API_KEY_PREFIX + nanoid(40);
 }
 
+/** `whsec_` + base64 (with padding) of 32 random bytes: the HMAC-SHA256 key is the decoded bytes. */
 export function generateWebhookSecret(): string {
-  return 'whsec_' + nanoid(32);
+  return 'whsec_' + randomBytes(32).toString('base64');
 }
 
 /** SHA-256 hex of the secret: enough for a random 240-bit secret (no salt or slow hash needed). */

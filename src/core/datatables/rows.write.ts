@@ -1,12 +1,14 @@
 /**
  * Row writes, style-neutral (API document "Datatable and row"; CONTRACT sections 8 and 10): one
  * upsert on `data.id` for Style A `POST …/rows` and Style B `POST …/entries` / `…/bulk-entries`, a
- * merging patch and a delete. Every multi-row write is one transaction: all rows or none.
+ * merging patch and a delete. Every multi-row write is one transaction: all rows or none. Each write
+ * records its webhook events (`row.created`, `row.updated`, `row.deleted`) in its own transaction.
  */
 import type { Knex } from 'knex';
 import { errors, type ErrorDetail } from '../errors';
 import { newId } from '../ids';
 import { parseDateValue } from '../query/dates';
+import { recordEvents } from '../webhooks/outbox';
 import { getDatatable, listFields, toRow, type DatatableField, type Row, type RowRecord as RowTableRecord } from './datatables.service';
 
 type Db = Knex | Knex.Transaction;
@@ -180,11 +182,17 @@ export async function upsertRows(
 
     const byKey = new Map(rows.filter((r) => r.external_id !== null).map((r) => [r.external_id!, r]));
     const byRowId = new Map(rows.map((r) => [r.row_id, r]));
-    return prepared.map((p) => {
+    const result = prepared.map((p) => {
       const r = p.key !== undefined ? byKey.get(p.key) : byRowId.get(p.row_id);
       if (!r) throw new Error(`upsert returned no row for item ${p.ord}`);
       return { ...toRow(r), created: r.inserted === true };
     });
+    await recordEvents(
+      trx,
+      workspaceId,
+      result.map(({ created, ...row }) => ({ type: created ? 'row.created' : 'row.updated', resource: { kind: 'row', row } })),
+    );
+    return result;
   });
 }
 
@@ -217,7 +225,9 @@ export async function patchRow(
       [remove, JSON.stringify(set), workspaceId, datatableId, rowId],
     )) as { rows: RowRecord[] };
     if (!rows[0]) throw errors.notFound('Row', rowId);
-    return toRow(rows[0]);
+    const row = toRow(rows[0]);
+    await recordEvents(trx, workspaceId, [{ type: 'row.updated', resource: { kind: 'row', row } }]);
+    return row;
   });
 }
 
@@ -226,8 +236,11 @@ export async function patchRow(
  * @throws AppError resource_not_found for the datatable or the row.
  * Spec: Style A DELETE {ws}/datatables/{id}/rows/{row_id}; Style B DELETE {ws}/tables/{id}/entries/{row_id}.
  */
-export async function deleteRow(db: Db, workspaceId: string, datatableId: string, rowId: string): Promise<void> {
-  await getDatatable(db, workspaceId, datatableId);
-  const n = await db('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete();
-  if (n === 0) throw errors.notFound('Row', rowId);
+export async function deleteRow(db: Knex, workspaceId: string, datatableId: string, rowId: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    await getDatatable(trx, workspaceId, datatableId);
+    const n = await trx('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete();
+    if (n === 0) throw errors.notFound('Row', rowId);
+    await recordEvents(trx, workspaceId, [{ type: 'row.deleted', resource: { kind: 'row_deleted', rowId, datatableId } }]);
+  });
 }

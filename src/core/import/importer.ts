@@ -779,8 +779,8 @@ class Checker {
       if (this.bad('webhook_endpoints', i)) return;
       const path = `webhook_endpoints[${i}]`;
       checkWs(`${path}.workspace_id`, w.workspace_id);
-      if (w.secret !== undefined && !w.secret.startsWith('whsec_')) {
-        this.problem(`${path}.secret`, 'must start with "whsec_"');
+      if (w.secret !== undefined && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(w.secret)) {
+        this.problem(`${path}.secret`, 'must be "whsec_" followed by base64 (the key that signs deliveries)');
       }
       const created = iso(w.created_at, this.nowIso);
       webhooks.push({

@@ -1,15 +1,17 @@
 /**
  * The transactional outbox of webhook events (CONTRACT section 13). Every write that makes an event
- * calls `recordEvents` with ITS OWN transaction, so the event (and one delivery per subscribed enabled
- * endpoint) commits or rolls back with the write. The delivery worker renders `resource` in each
- * endpoint's style when it sends.
- *
- * Placeholder: the delivery issue stores the events; until then this records nothing.
+ * calls `recordEvents` with ITS OWN transaction, so the event, one delivery per subscribed enabled
+ * endpoint and the delivery jobs (pg-boss, core/webhooks/queue.ts) commit or roll back with the
+ * write: a committed write is never lost, a rolled-back one sends nothing. The delivery worker
+ * (src/delivery) renders `resource` in each endpoint's style when it sends.
  */
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Row } from '../datatables/datatables.service';
 import type { EmailEvent } from '../email-events/email-events.service';
+import { newId } from '../ids';
 import type { ResponseRecord } from '../responses/responses.types';
+import { enqueueAttempts } from './queue';
 
 export const EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'webhook.test'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -21,17 +23,103 @@ export type EventResource =
   | { kind: 'row'; row: Row }
   | { kind: 'row_deleted'; rowId: string; datatableId: string }
   | { kind: 'email_event'; event: EmailEvent }
-  | { kind: 'test' };
+  /** `endpointId`: the one endpoint a test event goes to (whatever its `events`). */
+  | { kind: 'test'; endpointId: string };
 
 export interface OutboxEvent {
   type: EventType;
   resource: EventResource;
 }
 
+/** One event as stored, with the deliveries it got. */
+export interface RecordedEvent {
+  id: string;
+  type: EventType;
+  createdAt: Date;
+  deliveryIds: string[];
+}
+
+const date = (v: unknown): Date => new Date(v as string);
+
 /**
- * Records events of one write inside the write's transaction.
- * @param trx the write's own transaction (never a bare connection: the event must roll back with it).
+ * The resource as read back from `webhook_events.resource` (JSON): Dates revived.
+ * @throws Error for a kind this version does not know (a newer writer).
  */
-export async function recordEvents(_trx: Knex.Transaction, _workspaceId: string, _events: readonly OutboxEvent[]): Promise<void> {
-  // Filled in by the webhook delivery issue (issue 8).
+export function decodeResource(json: unknown): EventResource {
+  const r = json as EventResource;
+  switch (r.kind) {
+    case 'response': {
+      const resp = r.response;
+      const tableData = resp.tableData && { ...resp.tableData, capturedAt: resp.tableData.capturedAt ? date(resp.tableData.capturedAt) : null };
+      return { kind: 'response', response: { ...resp, createdAt: date(resp.createdAt), ...(resp.tableData !== undefined ? { tableData } : {}) } };
+    }
+    case 'row':
+      return { kind: 'row', row: { ...r.row, createdAt: date(r.row.createdAt), updatedAt: date(r.row.updatedAt) } };
+    case 'email_event':
+      return { kind: 'email_event', event: { ...r.event, createdAt: date(r.event.createdAt) } };
+    case 'row_deleted':
+    case 'test':
+      return r;
+    default:
+      throw new Error(`unknown event resource kind ${(r as { kind?: unknown }).kind}`);
+  }
+}
+
+/**
+ * Records the events of one write inside the write's transaction: each event (`evt_…`, type,
+ * timestamp = now, the resource as JSON), one `pending` delivery (`dlv_…`) per ENABLED endpoint of
+ * the workspace subscribed to its type (a `webhook.test` event: its one endpoint), and one queued
+ * attempt job per delivery, due at once.
+ * @param trx the write's own transaction (never a bare connection: the event must roll back with it).
+ * @returns the events in order with their delivery ids (empty when no endpoint wants them).
+ * Spec: CONTRACT section 13.
+ */
+export async function recordEvents(trx: Knex.Transaction, workspaceId: string, events: readonly OutboxEvent[]): Promise<RecordedEvent[]> {
+  if (events.length === 0) return [];
+  const endpoints = (await trx('webhook_endpoints')
+    .select('id', 'events')
+    .where({ workspace_id: workspaceId, enabled: true })
+    .orderBy('id')) as Array<{ id: string; events: string[] }>;
+  const testTargets = new Set(events.flatMap((e) => (e.resource.kind === 'test' ? [e.resource.endpointId] : [])));
+  if (endpoints.length === 0 && testTargets.size === 0) return [];
+
+  const eventRows: Array<{ workspace_id: string; id: string; type: string; resource: string }> = [];
+  const deliveries: Array<Record<string, unknown>> = [];
+  const recorded: RecordedEvent[] = [];
+  for (const e of events) {
+    const targets =
+      e.resource.kind === 'test'
+        ? [(e.resource as { endpointId: string }).endpointId]
+        : endpoints.filter((ep) => ep.events.includes(e.type)).map((ep) => ep.id);
+    if (targets.length === 0) continue;
+    const id = newId('webhookEvent');
+    eventRows.push({ workspace_id: workspaceId, id, type: e.type, resource: JSON.stringify(e.resource) });
+    const deliveryIds = targets.map((endpointId) => {
+      const deliveryId = newId('webhookDelivery');
+      deliveries.push({
+        workspace_id: workspaceId,
+        id: deliveryId,
+        endpoint_id: endpointId,
+        event_id: id,
+        event_type: e.type,
+        attempt_token: randomUUID(),
+      });
+      return deliveryId;
+    });
+    recorded.push({ id, type: e.type, createdAt: new Date(0), deliveryIds });
+  }
+  if (eventRows.length === 0) return [];
+  const stored = (await trx('webhook_events').insert(eventRows).returning(['id', 'created_at'])) as Array<{ id: string; created_at: Date }>;
+  const createdAt = new Map(stored.map((s) => [s.id, s.created_at]));
+  for (const r of recorded) r.createdAt = createdAt.get(r.id)!;
+  // Large bulk writes: keep each insert well under the bind-parameter limit.
+  for (let i = 0; i < deliveries.length; i += 1000) {
+    const chunk = deliveries.slice(i, i + 1000);
+    await trx('webhook_deliveries').insert(chunk.map((d) => ({ ...d, next_attempt_at: trx.fn.now() })));
+  }
+  await enqueueAttempts(
+    trx,
+    deliveries.map((d) => ({ workspaceId, deliveryId: d.id as string, token: d.attempt_token as string })),
+  );
+  return recorded;
 }

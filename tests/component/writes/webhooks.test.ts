@@ -48,7 +48,7 @@ describe('Webhook endpoint writes', () => {
     const { ws, key } = await workspaceWithKey(t.db);
     const other = await workspaceWithKey(t.db);
     const foreign = await t.http().post(`/api/v1/workspaces/${other.ws}/webhook-endpoints`).set('X-API-Key', other.key).send({ url: 'https://o.example.com', events: ['row.deleted'] });
-    const created = await t.http().post(`/api/v1/workspaces/${ws}/webhook-endpoints`).set('X-API-Key', key).send({ url: 'http://h.example.com', events: ['row.deleted'] });
+    const created = await t.http().post(`/api/v1/workspaces/${ws}/webhook-endpoints`).set('X-API-Key', key).send({ url: 'https://h.example.com', events: ['row.deleted'] });
     const del = await t.http().delete(`/api/v1/workspaces/${ws}/webhook-endpoints/${created.body.data.id}`).set('X-API-Key', key);
     expect(del.status).toBe(204);
     expect((await t.http().delete(`/api/v1/workspaces/${ws}/webhook-endpoints/${created.body.data.id}`).set('X-API-Key', key)).status).toBe(404);

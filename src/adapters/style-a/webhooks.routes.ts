@@ -1,0 +1,91 @@
+/**
+ * Style A webhook endpoint writes and the delivery log (API document "Webhook endpoint"; CONTRACT
+ * sections 8 and 13): create, PATCH, delete, rotate-secret, test, deliveries (list, one, retry).
+ * Parse, call the core, present; the OpenAPI validator has already checked the shapes.
+ */
+import { Router, type Request } from 'express';
+import type { CoreDeps } from '../deps';
+import { getDelivery, listDeliveries } from '../../core/webhooks/webhooks.service';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  patchWebhookEndpoint,
+  retryDelivery,
+  rotateWebhookSecret,
+  sendTestEvent,
+} from '../../core/webhooks/webhooks.write';
+import { cursorPage, single } from '../envelope';
+import { param, str, workspaceOf } from '../query-values';
+import { keysetParams } from './router';
+import { presentDelivery, presentWebhookEndpoint } from './present';
+
+type Body = Record<string, unknown>;
+const bodyOf = (req: Request): Body => (req.body ?? {}) as Body;
+
+/** Routes mounted at `/api/v1/workspaces`. */
+export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
+  const r = Router();
+  const base = '/:workspace_id/webhook-endpoints';
+
+  r.post(base, async (req, res) => {
+    const b = bodyOf(req);
+    const created = await createWebhookEndpoint(
+      db,
+      workspaceOf(req),
+      {
+        url: b.url as string,
+        events: b.events as string[],
+        description: b.description as string | undefined,
+        enabled: b.enabled as boolean | undefined,
+        // The endpoint renders events in the creating key's style unless told otherwise.
+        style: (b.style as string | undefined) ?? req.auth?.style ?? 'A',
+      },
+      webhookUrls,
+    );
+    res.status(201).json(single(req, { ...presentWebhookEndpoint(created), secret: created.secret }));
+  });
+  r.patch(`${base}/:endpoint_id`, async (req, res) => {
+    const b = bodyOf(req);
+    const endpoint = await patchWebhookEndpoint(
+      db,
+      workspaceOf(req),
+      param(req, 'endpoint_id'),
+      {
+        url: b.url as string | undefined,
+        events: b.events as string[] | undefined,
+        description: b.description as string | null | undefined,
+        enabled: b.enabled as boolean | undefined,
+        style: b.style as string | undefined,
+      },
+      webhookUrls,
+    );
+    res.json(single(req, presentWebhookEndpoint(endpoint)));
+  });
+  r.delete(`${base}/:endpoint_id`, async (req, res) => {
+    await deleteWebhookEndpoint(db, workspaceOf(req), param(req, 'endpoint_id'));
+    res.status(204).end();
+  });
+  r.post(`${base}/:endpoint_id/rotate-secret`, async (req, res) => {
+    const rotated = await rotateWebhookSecret(db, workspaceOf(req), param(req, 'endpoint_id'));
+    res.json(single(req, { ...presentWebhookEndpoint(rotated), secret: rotated.secret }));
+  });
+  r.post(`${base}/:endpoint_id/test`, async (req, res) => {
+    const delivery = await sendTestEvent(db, workspaceOf(req), param(req, 'endpoint_id'));
+    res.status(202).json(single(req, presentDelivery(delivery)));
+  });
+
+  r.get(`${base}/:endpoint_id/deliveries`, async (req, res) => {
+    const p = keysetParams(req);
+    const page = await listDeliveries(db, workspaceOf(req), param(req, 'endpoint_id'), { limit: p.limit, cursor: p.cursor, status: str(req, 'status') });
+    res.json(cursorPage(req, page.items.map(presentDelivery), page.limit, page.nextCursor, page.prevCursor));
+  });
+  r.get(`${base}/:endpoint_id/deliveries/:delivery_id`, async (req, res) => {
+    const delivery = await getDelivery(db, workspaceOf(req), param(req, 'endpoint_id'), param(req, 'delivery_id'));
+    res.json(single(req, presentDelivery(delivery)));
+  });
+  r.post(`${base}/:endpoint_id/deliveries/:delivery_id/retry`, async (req, res) => {
+    const delivery = await retryDelivery(db, workspaceOf(req), param(req, 'endpoint_id'), param(req, 'delivery_id'));
+    res.status(202).json(single(req, presentDelivery(delivery)));
+  });
+  return r;
+}

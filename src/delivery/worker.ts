@@ -1,0 +1,156 @@
+/**
+ * The webhook delivery worker (CONTRACT section 13): pg-boss 10 on our knex connection
+ * (core/webhooks/queue.ts), so it runs the same on PostgreSQL and on the embedded PGlite database
+ * (one connection, inside the `serve` process). Several workers, in one process or many, share the
+ * `webhook-delivery` queue: pg-boss hands each job to one of them (`FOR UPDATE SKIP LOCKED`) and the
+ * attempt claim (delivery/attempt.ts) makes each attempt once.
+ */
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import { DELIVERY_QUEUE, knexExecutor, PgBoss, type AttemptJob, type PgBossInstance } from '../core/webhooks/queue';
+import type { Logger } from '../platform/logger';
+import { resolveHost } from '../platform/resolve-host';
+import { DEFAULT_RETRY_SCHEDULE, DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type Outcome } from './attempt';
+import type { Resolve } from '../core/webhooks/address-policy';
+
+/** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
+export interface WorkerObserver {
+  /** Called once per attempt made: `retried` when another attempt is queued. */
+  onOutcome?(outcome: Outcome): void;
+}
+
+export interface DeliveryWorkerOptions {
+  db: Knex;
+  config: Config;
+  logger: Logger;
+  observer?: WorkerObserver;
+  /** Deadline of one POST in ms (default 10 000; tests shorten it). */
+  timeoutMs?: number;
+  /** How often an idle worker looks for due jobs, in seconds (pg-boss minimum 0.5; default 1). */
+  pollingIntervalSeconds?: number;
+  /** Jobs fetched at once by each of the two fetch loops, attempted in parallel (default 5). */
+  batchSize?: number;
+  /** Host resolution (tests may point names at loopback). */
+  resolve?: Resolve;
+}
+
+export interface DeliveryWorker {
+  start(): Promise<void>;
+  /** Stops fetching jobs and resolves once the attempts in progress have finished (at most ~15 s). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the worker; `start()` begins polling the queue.
+ * Spec: CONTRACT section 13 (attempts, retries), section 14 (stop after the current attempt).
+ */
+export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker {
+  const { db, config, logger } = opts;
+  const ctx = {
+    db,
+    policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+    resolve: opts.resolve ?? resolveHost,
+    timeoutMs: opts.timeoutMs ?? 10_000,
+    schedule: config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE,
+  };
+  let boss: PgBossInstance | undefined;
+  const executor = closableExecutor(knexExecutor(db));
+  let stopping: Promise<void> | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
+
+  const attempt = async (job: { id: string; data: AttemptJob }) => {
+    let outcome: Outcome | undefined;
+    try {
+      outcome = await makeAttempt(ctx, job.data);
+    } catch (e) {
+      if (!(e instanceof DeliveryBusyError)) logger.warn({ err: e, deliveryId: job.data.deliveryId }, 'webhook attempt could not be recorded; pg-boss retries the job');
+      throw e;
+    }
+    if (!outcome) return;
+    logger.info({ deliveryId: job.data.deliveryId, workspaceId: job.data.workspaceId, outcome }, 'webhook attempt');
+    try {
+      opts.observer?.onOutcome?.(outcome);
+    } catch (e) {
+      logger.warn({ err: e }, 'webhook observer failed');
+    }
+  };
+  // A batch's attempts run side by side. pg-boss completes or fails a batch as a whole: a job of a
+  // failed batch that did make its attempt finds its token used when it comes back, and does nothing.
+  const handle = async (jobs: Array<{ id: string; data: AttemptJob }>) => {
+    const results = await Promise.allSettled(jobs.map(attempt));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
+
+  return {
+    async start() {
+      boss = new PgBoss({
+        db: executor,
+        migrate: false,
+        schedule: false,
+        supervise: true,
+        maintenanceIntervalSeconds: 60,
+      } as never);
+      boss.on('error', (e: unknown) => logger.warn({ err: e }, 'webhook queue error'));
+      await boss.start();
+      // pg-boss waits a polling interval between fetches of one loop: two loops of batches keep the
+      // queue moving while one batch waits on slow receivers.
+      const workOptions = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1, batchSize: opts.batchSize ?? 5 };
+      for (let i = 0; i < 2; i++) await boss.work<AttemptJob>(DELIVERY_QUEUE, workOptions, handle as never);
+      sweeper = setInterval(() => {
+        requeueStuckDeliveries(db).then(
+          (n) => n > 0 && logger.warn({ deliveries: n }, 'webhook deliveries overdue by 15 min were queued again'),
+          (e: unknown) => logger.warn({ err: e }, 'webhook sweep failed'),
+        );
+      }, 60_000);
+      sweeper.unref();
+      logger.info('webhook delivery worker started');
+    },
+    stop() {
+      stopping ??= (async () => {
+        if (!boss) return;
+        clearInterval(sweeper);
+        await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
+        await executor.close();
+        logger.info('webhook delivery worker stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Deliveries waiting for an attempt (status `pending`), across workspaces: the `webhook_queue_depth`
+ * gauge of CONTRACT section 14.
+ */
+export async function queueDepth(db: Knex): Promise<number> {
+  const row = (await db('webhook_deliveries').where('status', 'pending').count({ n: '*' }).first()) as { n?: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The executor the worker's pg-boss uses, closable: pg-boss completes a finished job without awaiting
+ * it, and its fetch loops wind down on a 1 s timer after `stop()` resolves. `close()` waits for both,
+ * then parks any later query, so nothing touches the database once the caller destroys it.
+ */
+function closableExecutor(inner: ReturnType<typeof knexExecutor>) {
+  const inFlight = new Set<Promise<unknown>>();
+  let closed = false;
+  return {
+    executeSql(text: string, values?: unknown[]) {
+      if (closed) return new Promise<never>(() => undefined);
+      const p = inner.executeSql(text, values);
+      inFlight.add(p);
+      void p.then(
+        () => inFlight.delete(p),
+        () => inFlight.delete(p),
+      );
+      return p;
+    },
+    async close() {
+      await new Promise((r) => setTimeout(r, 1100));
+      await Promise.allSettled([...inFlight]);
+      closed = true;
+    },
+  };
+}
