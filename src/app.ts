@@ -1,7 +1,7 @@
 /**
  * buildApp(config, deps): the Express app without listen (server and tests share it).
  * Pipeline (STYLE section 3, CONTRACT section 3 order of checks):
- * requestId → log → provisional style → json() → [public docs] → apiKeyAuth (+ rate limit) →
+ * requestId → log → provisional style → metrics → [probes, /metrics] → json() → [public docs] → apiKeyAuth (+ rate limit) →
  * workspaceAccess → scope → style selection → body errors → openapi validator → style routers →
  * notFound → errorHandler.
  */
@@ -21,7 +21,9 @@ import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './plat
 import { httpLog } from './platform/http-log';
 import { idempotency } from './platform/idempotency';
 import type { Logger } from './platform/logger';
+import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
+import { healthz, readyz } from './platform/probes';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
@@ -33,12 +35,16 @@ export interface AppDeps {
   redis?: Redis | undefined;
   /** Overrides the limiter built from `redis` (tests). */
   limiter?: RateLimiter;
+  /** Metrics of this app (the server passes its own to wire background work); built when absent. */
+  metrics?: Metrics;
 }
 
 export function buildApp(config: Config, deps: AppDeps): Express {
   const { db, logger } = deps;
   const limiter = deps.limiter ?? createRateLimiter({ redis: deps.redis, logger });
   const doc = loadOpenApiDocument();
+  const metrics = deps.metrics ?? createMetrics({ routes: Object.keys(doc.paths), db, logger });
+  metrics.countRefusals(limiter);
   const app = express();
   app.set('etag', false);
   app.set('query parser', 'simple');
@@ -47,6 +53,12 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(requestId());
   app.use(httpLog(logger));
   app.use(provisionalStyle());
+  app.locals.metrics = metrics;
+  app.use(metrics.httpMiddleware());
+  // Probes and metrics (CONTRACT section 14): no key, outside the rate limits and the missing-key budget.
+  app.get('/healthz', healthz());
+  app.get('/readyz', readyz({ db, redis: deps.redis }));
+  app.get('/metrics', metrics.handler(config.metricsEnabled));
   app.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   app.use(deferBodyErrors());
 

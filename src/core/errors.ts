@@ -67,4 +67,13 @@ export const errors = {
       Allow: allowed.join(', '),
     }),
   internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
+  /** 503 while the database cannot be reached (CONTRACT section 14); `Retry-After` in whole seconds. */
+  serviceUnavailable: (retryAfterSeconds: number) =>
+    new AppError(
+      'service_unavailable',
+      503,
+      `The service is temporarily unavailable (its database cannot be reached); retry in ${retryAfterSeconds} s.`,
+      undefined,
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
 } as const;

@@ -29,7 +29,6 @@ export interface RateLimiter {
 
 export function createRateLimiter(opts: { redis?: Redis | undefined; logger: Logger; prefix?: string }): RateLimiter {
   const limiters = new Map<string, RateLimiterAbstract>();
-  let lastWarning = 0;
   const limiterFor = (bucket: string, points: number): RateLimiterAbstract => {
     const id = `${bucket}:${points}`;
     let limiter = limiters.get(id);
@@ -62,10 +61,7 @@ export function createRateLimiter(opts: { redis?: Redis | undefined; logger: Log
   };
   return {
     async consume(bucket, subject, points) {
-      if (opts.redis && opts.redis.status !== 'ready' && Date.now() - lastWarning > 10_000) {
-        lastWarning = Date.now();
-        opts.logger.warn({ redis: opts.redis.status }, 'Redis unavailable: rate limits are counted in-process on this instance');
-      }
+      // A Redis outage is logged once by platform/redis.ts, not here per request.
       try {
         return decision(await limiterFor(bucket, points).consume(subject, 1), points, false);
       } catch (e) {

@@ -19,13 +19,45 @@ export interface DbOptions {
   poolMax?: number;
 }
 
+/**
+ * Timeouts on PostgreSQL, chosen so that an unreachable database gives a 503 within 5 s instead of a
+ * hang (CONTRACT section 14; docs/operations.md, "Timeouts"):
+ * - connect: 2 s to open a connection (a host that drops packets fails here);
+ * - acquire: 3 s to get a connection from the pool (a full pool or a failing connect ends here);
+ * - statement_timeout: 10 s per statement, enforced by the server. Per statement, not per transaction:
+ *   an analytics export streams through a server-side cursor in many short FETCHes;
+ * - query_timeout: 11 s on the client, for a server that stopped answering on an open connection;
+ * - idle: pooled connections unused for 30 s are closed, so a restarted server is reconnected cleanly.
+ */
+export const DB_TIMEOUTS = Object.freeze({
+  connectMs: 2_000,
+  acquireMs: 3_000,
+  statementMs: 10_000,
+  queryMs: 11_000,
+  idleMs: 30_000,
+});
+
 /** Opens the database. With no URL, creates `dataDir` and opens PGlite in it. */
 export function createDb(opts: DbOptions): Db {
   if (opts.databaseUrl) {
     return knex({
       client: 'pg',
-      connection: { connectionString: opts.databaseUrl },
-      pool: { min: 0, max: opts.poolMax ?? 10 },
+      connection: {
+        connectionString: opts.databaseUrl,
+        connectionTimeoutMillis: DB_TIMEOUTS.connectMs,
+        statement_timeout: DB_TIMEOUTS.statementMs,
+        query_timeout: DB_TIMEOUTS.queryMs,
+        keepAlive: true,
+        application_name: 'feedback-service',
+      } as Knex.PgConnectionConfig,
+      acquireConnectionTimeout: DB_TIMEOUTS.acquireMs,
+      pool: {
+        min: 0,
+        max: opts.poolMax ?? 10,
+        createTimeoutMillis: DB_TIMEOUTS.acquireMs,
+        idleTimeoutMillis: DB_TIMEOUTS.idleMs,
+        reapIntervalMillis: 1_000,
+      },
     });
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
@@ -33,6 +65,16 @@ export function createDb(opts: DbOptions): Db {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGlite = require('knex-pglite') as typeof knex.Client;
   return knex({ client: ClientPGlite, connection: { filename: opts.dataDir } as Knex.StaticConnectionConfig });
+}
+
+/**
+ * Connections of the knex (tarn) pool: `used` (lent out), `idle` (free), `waiting` (acquires queued).
+ * The embedded database has a pool of one connection, reported the same way.
+ */
+export function poolStats(db: Db): { used: number; idle: number; waiting: number } {
+  const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+  if (!pool) return { used: 0, idle: 0, waiting: 0 };
+  return { used: pool.numUsed(), idle: pool.numFree(), waiting: pool.numPendingAcquires() };
 }
 
 /** True when this knex instance runs on embedded PGlite. */
