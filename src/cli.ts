@@ -6,7 +6,7 @@
  */
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from './config';
+import { loadConfig, SETTINGS, type Config } from './config';
 import { createDb, isEmbedded, migrateLatest, type Db } from './platform/db/connection';
 import { startServer } from './server';
 import { createApiKey, type ApiKeyStyle } from './core/api-keys/create-api-key';
@@ -265,6 +265,13 @@ async function runDemo(): Promise<void> {
   );
 }
 
+/** The environment settings of `serve --help`, each with its default (CONTRACT section 1). */
+function settingsHelp(): string {
+  const width = Math.max(...SETTINGS.map((s) => s.name.length));
+  const lines = SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.meaning} (default: ${s.fallback})`);
+  return ['', 'Environment (checked at start-up; a bad value exits 1 naming the variable):', ...lines].join('\n');
+}
+
 /** Builds the command line program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command('feedback-service')
@@ -276,6 +283,7 @@ export function buildProgram(): Command {
     .description('start the HTTP server (migrations run first on the embedded database, or with --migrate)')
     .addOption(new Option('--port <n>', 'listen port (default: PORT or 3000)').argParser(portNumber))
     .option('--migrate', 'apply pending migrations first')
+    .addHelpText('after', settingsHelp())
     .action(runServe);
 
   program.command('migrate').description('apply pending migrations and exit').action(runMigrate);
