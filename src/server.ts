@@ -1,27 +1,44 @@
 /**
  * Listening server: opens the database (migrating when embedded or asked), connects Redis when
- * configured, builds the app, listens, and shuts down gracefully on SIGINT/SIGTERM.
+ * configured, builds the app, listens, and shuts down gracefully on SIGINT/SIGTERM (CONTRACT section 14):
+ * stop accepting connections, finish requests in flight (up to 10 s, then close the remaining sockets),
+ * stop background work through the registered closers, close the pools, exit 0. A second signal exits at once.
  */
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';
 import type { Config } from './config';
 import { createDb, isEmbedded, migrateLatest } from './platform/db/connection';
 import { createLogger } from './platform/logger';
+import { createMetrics, type Metrics } from './platform/metrics';
+import { loadOpenApiDocument } from './platform/openapi';
 import { createRedis } from './platform/redis';
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
   url: string;
   port: number;
-  /** Stops accepting connections, drains, closes the database and Redis. */
+  /** Metrics of the app: background work reports through it (e.g. `metrics.webhookDelivery(outcome)`). */
+  metrics: Metrics;
+  /**
+   * Registers background work to stop on shutdown (e.g. the webhook worker, whose `stop()` resolves after
+   * its current attempt). Closers run while requests drain, before the pools close; a closer that throws
+   * is logged and does not stop the others.
+   */
+  addCloser(name: string, close: () => Promise<void> | void): void;
+  /** Stops accepting connections, drains, stops background work, closes the database and Redis. */
   close(): Promise<void>;
 }
+
+/** How long requests in flight may take to finish after a shutdown signal before their sockets are closed. */
+export const DRAIN_TIMEOUT_MS = 10_000;
 
 export interface StartOptions {
   /** Apply pending migrations before listening (always done on the embedded database). */
   migrate?: boolean;
   /** Install SIGINT/SIGTERM handlers that close the server (the CLI does; tests do not). */
   handleSignals?: boolean;
+  /** Drain budget in milliseconds (default DRAIN_TIMEOUT_MS). */
+  drainMs?: number;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -35,7 +52,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
   if (!redis) logger.warn('REDIS_URL is not set: rate limits and idempotency keys are kept in-process (run one instance only)');
 
-  const app = buildApp(config, { db, logger, redis });
+  const metrics = createMetrics({ routes: Object.keys(loadOpenApiDocument().paths), db, logger });
+  const closers: Array<{ name: string; close: () => Promise<void> | void }> = [];
+  const addCloser = (name: string, close: () => Promise<void> | void) => {
+    closers.push({ name, close });
+  };
+  // Background work is started here and registered with addCloser (the webhook worker: its stop(), with
+  // metrics.webhookDelivery as its observer and metrics.setWebhookQueueDepthSource(() => queueDepth(db))).
+
+  const app = buildApp(config, { db, logger, redis, metrics });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -45,22 +70,65 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ url }, 'feedback-service listening');
 
+  let draining = false;
+  // While draining, every answer closes its connection, so keep-alive clients move to another instance.
+  server.prependListener('request', (_req, res) => {
+    if (draining) res.setHeader('Connection', 'close');
+  });
+  const drainMs = opts.drainMs ?? DRAIN_TIMEOUT_MS;
+  const stopBackground = () =>
+    Promise.all(
+      closers.map(async ({ name, close }) => {
+        try {
+          await close();
+        } catch (err) {
+          logger.error({ err, closer: name }, 'background work did not stop cleanly');
+        }
+      }),
+    );
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      draining = true;
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await closed;
+      // Connections that finish their request become idle: close them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      const deadline = setTimeout(() => {
+        logger.warn({ drainMs }, 'requests still in flight after the drain timeout: closing their connections');
+        server.closeAllConnections();
+      }, drainMs);
+      try {
+        await Promise.all([drained, stopBackground()]);
+      } finally {
+        clearInterval(sweep);
+        clearTimeout(deadline);
+      }
       await db.destroy();
-      redis?.disconnect();
+      if (redis) await redis.quit().catch(() => redis.disconnect());
     })());
   if (opts.handleSignals) {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        logger.info({ signal }, 'shutting down');
-        void close().then(() => process.exit(0));
-      });
-    }
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        logger.warn({ signal }, 'second signal: exiting at once');
+        process.exit(1);
+      }
+      signalled = true;
+      logger.info({ signal, drainMs }, 'shutting down: no new connections, finishing requests in flight');
+      close().then(
+        () => {
+          logger.info('shut down cleanly');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   }
-  return { url, port, close };
+  return { url, port, metrics, addCloser, close };
 }
