@@ -43,7 +43,7 @@ export interface StartOptions {
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const db = createDb(config);
+  const db = createDb(config, logger);
   if (opts.migrate || isEmbedded(db)) {
     const applied = await migrateLatest(db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');

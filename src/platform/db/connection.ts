@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations } from '../../../migrations';
+import type { Logger } from '../logger';
 
 // int8 (counts, sums) as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -37,11 +38,26 @@ export const DB_TIMEOUTS = Object.freeze({
   idleMs: 30_000,
 });
 
-/** Opens the database. With no URL, creates `dataDir` and opens PGlite in it. */
-export function createDb(opts: DbOptions): Db {
+/**
+ * knex's own messages through our logger. "Acquire connection error" comes once per request while the
+ * database is down; the request's 503 is logged already, so it goes to debug (and nowhere without a logger).
+ */
+function knexLog(logger: Logger | undefined): Knex.Config['log'] {
+  const quietAcquire = (message: unknown) => typeof message === 'string' && message.startsWith('Acquire connection error');
+  return {
+    warn: (message: unknown) => (quietAcquire(message) ? logger?.debug({ knex: message }) : logger?.warn({ knex: message })),
+    error: (message: unknown) => (logger ? logger.error({ knex: message }) : console.error(message)),
+    deprecate: (message: unknown) => logger?.debug({ knex: message }),
+    debug: (message: unknown) => logger?.debug({ knex: message }),
+  };
+}
+
+/** Opens the database. With no URL, creates `dataDir` and opens PGlite in it. `logger` receives knex's messages. */
+export function createDb(opts: DbOptions, logger?: Logger): Db {
   if (opts.databaseUrl) {
     return knex({
       client: 'pg',
+      log: knexLog(logger),
       connection: {
         connectionString: opts.databaseUrl,
         connectionTimeoutMillis: DB_TIMEOUTS.connectMs,
@@ -64,7 +80,7 @@ export function createDb(opts: DbOptions): Db {
   // knex-pglite is a CommonJS module whose export is the client class itself.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGlite = require('knex-pglite') as typeof knex.Client;
-  return knex({ client: ClientPGlite, connection: { filename: opts.dataDir } as Knex.StaticConnectionConfig });
+  return knex({ client: ClientPGlite, log: knexLog(logger), connection: { filename: opts.dataDir } as Knex.StaticConnectionConfig });
 }
 
 /**
