@@ -4,6 +4,7 @@
  * stop accepting connections, finish requests in flight (up to 10 s, then close the remaining sockets),
  * stop background work through the registered closers, close the pools, exit 0. A second signal exits at once.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';
 import type { Config } from './config';
@@ -72,8 +73,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   let draining = false;
   // While draining, every answer closes its connection, so keep-alive clients move to another instance.
-  server.prependListener('request', (_req, res) => {
-    if (draining) res.setHeader('Connection', 'close');
+  const inFlight = new Set<ServerResponse>();
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (draining) {
+      res.setHeader('Connection', 'close');
+      return;
+    }
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
   });
   const drainMs = opts.drainMs ?? DRAIN_TIMEOUT_MS;
   const stopBackground = () =>
@@ -90,6 +97,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const close = () =>
     (closing ??= (async () => {
       draining = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Connections that finish their request become idle: close them as they do.
