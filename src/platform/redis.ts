@@ -43,12 +43,14 @@ export function createRedis(url: string, logger: Logger): Redis {
   }, PING_INTERVAL_MS);
   ping.unref();
   redis.on('end', () => clearInterval(ping));
-  // quit()/disconnect() on shutdown is not an outage.
+  // quit() or disconnect() on shutdown is not an outage (ioredis itself calls disconnect(true) to reconnect).
   for (const method of ['quit', 'disconnect'] as const) {
     const original = redis[method].bind(redis) as (...args: unknown[]) => unknown;
     (redis as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-      closing = true;
-      clearInterval(ping);
+      if (!(method === 'disconnect' && args[0] === true)) {
+        closing = true;
+        clearInterval(ping);
+      }
       return original(...args);
     };
   }
