@@ -7,7 +7,7 @@
  */
 import express, { type Express, type RequestHandler } from 'express';
 import type Redis from 'ioredis';
-import type { Config } from './config';
+import { trustProxyValue, type Config } from './config';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
@@ -49,6 +49,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.disable('x-powered-by');
+  if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
 
   app.use(requestId());
   app.use(httpLog(logger));

@@ -183,6 +183,18 @@ function trustProxy(env: Env): string | undefined {
 }
 
 /**
+ * The value to give Express (`app.set('trust proxy', …)`) for a checked `TRUST_PROXY`: `true`/`false` as
+ * booleans, a hop count as a number, an address list as the string; undefined stays undefined.
+ */
+export function trustProxyValue(setting: string | undefined): boolean | number | string | undefined {
+  if (setting === undefined) return undefined;
+  if (/^true$/i.test(setting)) return true;
+  if (/^false$/i.test(setting)) return false;
+  if (/^\d+$/.test(setting)) return Number(setting);
+  return setting;
+}
+
+/**
  * Builds the frozen Config from an environment (default `process.env`) plus explicit overrides.
  * @throws ConfigError naming the variable when a value is malformed (`PORT must be an integer 1-65535, got "abc"`),
  *   checked at start-up, not per request (CONTRACT section 14).
