@@ -46,7 +46,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const logger = createLogger(config.logLevel);
   const db = createDb(config, logger);
   if (opts.migrate || isEmbedded(db)) {
-    const applied = await migrateLatest(db);
+    const applied = await migrateLatest(db).catch(async (err: unknown) => {
+      await db.destroy();
+      throw err;
+    });
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
   if (isEmbedded(db)) logger.info({ dataDir: config.dataDir }, 'using the embedded PostgreSQL (PGlite); set DATABASE_URL for a server');
@@ -63,10 +66,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   const app = buildApp(config, { db, logger, redis, metrics });
   const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (err) {
+    // e.g. EADDRINUSE: release what was opened, so the process can exit 1 instead of hanging.
+    await Promise.all([...closers.map(async (c) => c.close()), db.destroy()]).catch(() => undefined);
+    redis?.disconnect();
+    throw err;
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ url }, 'feedback-service listening');
