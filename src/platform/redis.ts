@@ -5,7 +5,8 @@
  *
  * An outage is logged once at `warn` when it starts and once at `info` when Redis is back, not per
  * request: a refused or lost connection is seen through the client's events, a Redis that accepts
- * connections but stops answering through a ping every 2 s.
+ * connections but stops answering through a ping every 2 s (then the client reconnects, and fails
+ * commands at once until Redis answers again).
  */
 import Redis from 'ioredis';
 import type { Logger } from './logger';
@@ -39,7 +40,12 @@ export function createRedis(url: string, logger: Logger): Redis {
   redis.on('ready', recovered);
   const ping = setInterval(() => {
     if (redis.status !== 'ready') return;
-    redis.ping().then(recovered, (err: Error) => outage(err.message));
+    redis.ping().then(recovered, (err: Error) => {
+      outage(err.message);
+      // A hanging Redis: reconnect, so that until it answers again the client is not ready and every
+      // command fails at once (no offline queue) instead of waiting 500 ms per command.
+      if (!closing) redis.disconnect(true);
+    });
   }, PING_INTERVAL_MS);
   ping.unref();
   redis.on('end', () => clearInterval(ping));
