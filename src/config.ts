@@ -3,6 +3,7 @@
  * Nothing else in the code reads `process.env`; tests build their own Config with `loadConfig({...})`.
  */
 import path from 'node:path';
+import { isCalendarDate } from './core/responses/answers';
 
 export interface Config {
   /** PostgreSQL URL; undefined means the embedded PGlite database in `dataDir`. */
@@ -145,8 +146,7 @@ function calendarDate(env: Env, name: string): string | undefined {
   const value = raw(env, name);
   if (value === undefined) return undefined;
   const v = value.trim();
-  const d = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : undefined;
-  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) throw new ConfigError(name, 'a date YYYY-MM-DD', value);
+  if (!isCalendarDate(v)) throw new ConfigError(name, 'a date YYYY-MM-DD', value);
   return v;
 }
 
