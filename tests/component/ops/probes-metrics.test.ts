@@ -21,7 +21,9 @@ describe('GET /healthz', () => {
     const res = await t.http().get('/healthz');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
-    expect(res.headers['x-request-id']).toBeDefined();
+    expect(res.headers['x-request-id']).toMatch(/^req_[A-Za-z0-9_-]{20}$/);
+    expect(res.headers['x-api-style']).toBe('A');
+    expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-ratelimit-limit']).toBeUndefined();
   });
 });
