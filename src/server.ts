@@ -44,12 +44,18 @@ export interface StartOptions {
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const db = createDb(config, logger);
+  const db = createDb({ ...config, requestTimeouts: true }, logger);
   if (opts.migrate || isEmbedded(db)) {
-    const applied = await migrateLatest(db).catch(async (err: unknown) => {
-      await db.destroy();
-      throw err;
-    });
+    // On PostgreSQL, migrations (long statements such as CREATE INDEX) run without the request timeouts.
+    const migrator = isEmbedded(db) ? db : createDb(config, logger);
+    const applied = await migrateLatest(migrator)
+      .catch(async (err: unknown) => {
+        await db.destroy();
+        throw err;
+      })
+      .finally(async () => {
+        if (migrator !== db) await migrator.destroy();
+      });
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
   if (isEmbedded(db)) logger.info({ dataDir: config.dataDir }, 'using the embedded PostgreSQL (PGlite); set DATABASE_URL for a server');

@@ -18,10 +18,16 @@ export interface DbOptions {
   dataDir: string;
   /** Pool size on PostgreSQL (PGlite is always one connection). */
   poolMax?: number;
+  /**
+   * Serving requests: apply the statement, query and pool timeouts of DB_TIMEOUTS (the server does). Off
+   * for batch work (migrate, import, seed, the benchmark), whose long statements (CREATE INDEX on a big
+   * table, large inserts) must not be cut; those keep a 10 s connect timeout.
+   */
+  requestTimeouts?: boolean;
 }
 
 /**
- * Timeouts on PostgreSQL, chosen so that an unreachable database gives a 503 within 5 s instead of a
+ * Timeouts on PostgreSQL while serving requests (`requestTimeouts`), chosen so that an unreachable database gives a 503 within 5 s instead of a
  * hang (CONTRACT section 14; docs/operations.md, "Timeouts"):
  * - connect: 2 s to open a connection (a host that drops packets fails here);
  * - acquire: 3 s to get a connection from the pool (a full pool or a failing connect ends here);
@@ -55,22 +61,22 @@ function knexLog(logger: Logger | undefined): Knex.Config['log'] {
 /** Opens the database. With no URL, creates `dataDir` and opens PGlite in it. `logger` receives knex's messages. */
 export function createDb(opts: DbOptions, logger?: Logger): Db {
   if (opts.databaseUrl) {
+    const serving = opts.requestTimeouts === true;
     return knex({
       client: 'pg',
       log: knexLog(logger),
       connection: {
         connectionString: opts.databaseUrl,
-        connectionTimeoutMillis: DB_TIMEOUTS.connectMs,
-        statement_timeout: DB_TIMEOUTS.statementMs,
-        query_timeout: DB_TIMEOUTS.queryMs,
+        connectionTimeoutMillis: serving ? DB_TIMEOUTS.connectMs : 10_000,
+        ...(serving ? { statement_timeout: DB_TIMEOUTS.statementMs, query_timeout: DB_TIMEOUTS.queryMs } : {}),
         keepAlive: true,
         application_name: 'feedback-service',
       } as Knex.PgConnectionConfig,
-      acquireConnectionTimeout: DB_TIMEOUTS.acquireMs,
+      ...(serving ? { acquireConnectionTimeout: DB_TIMEOUTS.acquireMs } : {}),
       pool: {
         min: 0,
         max: opts.poolMax ?? 10,
-        createTimeoutMillis: DB_TIMEOUTS.acquireMs,
+        ...(serving ? { createTimeoutMillis: DB_TIMEOUTS.acquireMs } : {}),
         idleTimeoutMillis: DB_TIMEOUTS.idleMs,
         reapIntervalMillis: 1_000,
       },

@@ -23,7 +23,7 @@ it('a connection cut while a query runs', async () => {
   const target = new URL(testDbUrl());
   const proxy = new TcpProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
   await proxy.start();
-  const viaProxy = createDb({ databaseUrl: urlOnPort(testDbUrl(), proxy.port), dataDir: '' });
+  const viaProxy = createDb({ databaseUrl: urlOnPort(testDbUrl(), proxy.port), dataDir: '', requestTimeouts: true });
   try {
     await viaProxy.raw('select 1');
     const running = failure(viaProxy.raw('select pg_sleep(5)'));
@@ -38,7 +38,7 @@ it('a connection cut while a query runs', async () => {
 });
 
 it('a backend terminated by the server (57P01, as when PostgreSQL restarts)', async () => {
-  const victim = createDb({ databaseUrl: testDbUrl(), dataDir: '', poolMax: 1 });
+  const victim = createDb({ databaseUrl: testDbUrl(), dataDir: '', poolMax: 1, requestTimeouts: true });
   try {
     const { rows } = (await victim.raw('select pg_backend_pid() as pid')) as { rows: Array<{ pid: number }> };
     const running = failure(victim.raw('select pg_sleep(5)'));
@@ -69,7 +69,7 @@ it('a statement timeout (57014), a refused connection and a full pool', async ()
   expect((timeout as { code?: string }).code).toBe('57014');
   expect(isDatabaseUnavailable(timeout)).toBe(true);
 
-  const refused = createDb({ databaseUrl: urlOnPort(testDbUrl(), await freePort()), dataDir: '' });
+  const refused = createDb({ databaseUrl: urlOnPort(testDbUrl(), await freePort()), dataDir: '', requestTimeouts: true });
   try {
     expect(isDatabaseUnavailable(await failure(refused.raw('select 1')))).toBe(true);
   } finally {
@@ -94,4 +94,15 @@ it('leaves other errors alone (a unique violation, a syntax error, a plain bug)'
   expect(isDatabaseUnavailable({ code: '23505', message: 'duplicate key value violates unique constraint' })).toBe(false);
   expect(isDatabaseUnavailable(new TypeError("Cannot read properties of undefined (reading 'id')"))).toBe(false);
   expect(isDatabaseUnavailable(undefined)).toBe(false);
+});
+
+it('serving connections carry the 10 s statement_timeout; batch connections (migrate, import, seed) none', async () => {
+  const serving = createDb({ databaseUrl: testDbUrl(), dataDir: '', requestTimeouts: true });
+  try {
+    const show = async (d: Db) => ((await d.raw('show statement_timeout')) as { rows: Array<{ statement_timeout: string }> }).rows[0]!.statement_timeout;
+    expect(await show(serving)).toBe('10s');
+    expect(await show(db)).toBe('0');
+  } finally {
+    await serving.destroy();
+  }
 });

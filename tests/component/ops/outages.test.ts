@@ -41,7 +41,7 @@ const expectUnavailable = (res: supertest.Response) => {
 
 describe('database unreachable', () => {
   it('answers 503 service_unavailable with Retry-After at once when nothing listens on its port', async () => {
-    const down = createDb({ databaseUrl: urlOnPort(testDbUrl(), await freePort()), dataDir: '' });
+    const down = createDb({ databaseUrl: urlOnPort(testDbUrl(), await freePort()), dataDir: '', requestTimeouts: true });
     try {
       const app = buildApp(testConfig(), { db: down, logger: silent });
       const request = () => supertest(app).get('/api/v1/workspaces').set('X-API-Key', `fa_${'x'.repeat(40)}`);
@@ -58,7 +58,7 @@ describe('database unreachable', () => {
 
   it('answers 503 within 5 s, never hangs, when the database accepts connections but never answers', async () => {
     const hanging = await silentServer();
-    const stuck = createDb({ databaseUrl: urlOnPort(testDbUrl(), hanging.port), dataDir: '' });
+    const stuck = createDb({ databaseUrl: urlOnPort(testDbUrl(), hanging.port), dataDir: '', requestTimeouts: true });
     try {
       const app = buildApp(testConfig(), { db: stuck, logger: silent });
       const request = () => supertest(app).get('/api/v1/workspaces').set('X-API-Key', `fa_${'x'.repeat(40)}`);
@@ -77,7 +77,7 @@ describe('database unreachable', () => {
     const target = new URL(testDbUrl());
     const proxy = new TcpProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
     await proxy.start();
-    const viaProxy = createDb({ databaseUrl: urlOnPort(testDbUrl(), proxy.port), dataDir: '' });
+    const viaProxy = createDb({ databaseUrl: urlOnPort(testDbUrl(), proxy.port), dataDir: '', requestTimeouts: true });
     try {
       const { ws, key } = await workspaceWithKey(db);
       const app = buildApp(testConfig(), { db: viaProxy, logger: silent });

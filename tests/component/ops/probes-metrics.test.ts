@@ -43,7 +43,7 @@ describe('GET /readyz', () => {
   });
 
   it('answers 503 naming the database when it is down (nothing listens on its port)', async () => {
-    const down = createDb({ databaseUrl: urlOnPort(testDbUrl(), await freePort()), dataDir: '' });
+    const down = createDb({ databaseUrl: urlOnPort(testDbUrl(), await freePort()), dataDir: '', requestTimeouts: true });
     try {
       const app = buildApp(testConfig(), { db: down, logger: silent, redis: t.redis });
       const res = await supertest(app).get('/readyz');
@@ -56,7 +56,7 @@ describe('GET /readyz', () => {
 
   it('answers 503 within about 1 s when the database hangs, and names Redis when it is down', async () => {
     const hanging = await silentServer();
-    const db: Db = createDb({ databaseUrl: urlOnPort(testDbUrl(), hanging.port), dataDir: '' });
+    const db: Db = createDb({ databaseUrl: urlOnPort(testDbUrl(), hanging.port), dataDir: '', requestTimeouts: true });
     const redis = createRedis(`redis://127.0.0.1:${await freePort()}`, silent);
     try {
       const app = buildApp(testConfig(), { db, logger: silent, redis });
