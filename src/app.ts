@@ -1,13 +1,13 @@
 /**
  * buildApp(config, deps): the Express app without listen (server and tests share it).
  * Pipeline (STYLE section 3, CONTRACT section 3 order of checks):
- * requestId → log → provisional style → json() → [public docs] → apiKeyAuth (+ rate limit) →
+ * requestId → log → provisional style → metrics → [probes, /metrics] → json() → [public docs] → apiKeyAuth (+ rate limit) →
  * workspaceAccess → scope → style selection → body errors → openapi validator → style routers →
  * notFound → errorHandler.
  */
 import express, { type Express, type RequestHandler } from 'express';
 import type Redis from 'ioredis';
-import type { Config } from './config';
+import { trustProxyValue, type Config } from './config';
 import type { Resolve } from './core/webhooks/address-policy';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';
@@ -29,9 +29,10 @@ import { httpLog } from './platform/http-log';
 import { idempotency } from './platform/idempotency';
 import type { Logger } from './platform/logger';
 import { migrationGuidePage } from './platform/migration-guide-page';
+import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
+import { healthz, readyz } from './platform/probes';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
-import { trustProxySetting } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
@@ -49,18 +50,22 @@ export interface AppDeps {
   usage?: UsageCounter;
   /** Overrides host resolution of webhook URLs (tests). */
   resolveHost?: Resolve;
+  /** Metrics of this app (the server passes its own to wire background work); built when absent. */
+  metrics?: Metrics;
 }
 
 export function buildApp(config: Config, deps: AppDeps): Express {
   const { db, logger } = deps;
   const limiter = deps.limiter ?? createRateLimiter({ redis: deps.redis, logger });
   const doc = loadOpenApiDocument();
+  const metrics = deps.metrics ?? createMetrics({ routes: Object.keys(doc.paths), db, logger });
+  metrics.countRefusals(limiter);
   const app = express();
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.disable('x-powered-by');
   // TRUST_PROXY (CONTRACT section 1): unset, req.ip is the socket's address and X-Forwarded-For is ignored.
-  app.set('trust proxy', trustProxySetting(config.trustProxy));
+  if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
   const validator = openApiValidator(doc, config.validateResponses);
 
   app.use(requestId());
@@ -70,6 +75,12 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const usage = deps.usage ?? createUsageCounter({ db, logger });
   app.locals.usage = usage;
   app.use(usage.middleware());
+  app.locals.metrics = metrics;
+  app.use(metrics.httpMiddleware());
+  // Probes and metrics (CONTRACT section 14): no key, outside the rate limits and the missing-key budget.
+  app.get('/healthz', healthz());
+  app.get('/readyz', readyz({ db, redis: deps.redis }));
+  app.get('/metrics', metrics.handler(config.metricsEnabled));
   app.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   app.use(deferBodyErrors());
 

@@ -6,7 +6,7 @@
  */
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from './config';
+import { loadConfig, SETTINGS, type Config } from './config';
 import { createDb, isEmbedded, migrateLatest, type Db } from './platform/db/connection';
 import { startServer } from './server';
 import { createDeliveryWorker } from './delivery/worker';
@@ -332,6 +332,13 @@ async function runDemo(): Promise<void> {
   );
 }
 
+/** The environment settings of `serve --help`, each with its default (CONTRACT section 1). */
+function settingsHelp(): string {
+  const width = Math.max(...SETTINGS.map((s) => s.name.length));
+  const lines = SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.meaning} (default: ${s.fallback})`);
+  return ['', 'Environment (checked at start-up; a bad value exits 1 naming the variable):', ...lines].join('\n');
+}
+
 /** Builds the command line program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command('feedback-service')
@@ -344,6 +351,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--port <n>', 'listen port (default: PORT or 3000)').argParser(portNumber))
     .option('--migrate', 'apply pending migrations first')
     .option('--no-worker', 'do not run the webhook delivery worker in this process')
+    .addHelpText('after', settingsHelp())
     .action(runServe);
 
   program

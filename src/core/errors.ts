@@ -69,4 +69,13 @@ export const errors = {
   internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
   /** An email link past its expiry (CONTRACT section 12). */
   linkExpired: () => new AppError('link_expired', 410, 'This email link has expired; ask the sender for a new one.'),
+  /** 503 while the database cannot be reached (CONTRACT section 14); `Retry-After` in whole seconds. */
+  serviceUnavailable: (retryAfterSeconds: number) =>
+    new AppError(
+      'service_unavailable',
+      503,
+      `The service is temporarily unavailable (its database cannot be reached); retry in ${retryAfterSeconds} s.`,
+      undefined,
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
 } as const;

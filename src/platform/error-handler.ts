@@ -2,7 +2,8 @@
  * The only place that writes error bodies (STYLE section 4; API document "Errors"):
  * `{"error":{"code","message","status","details"?},"request_id"}`, the same for both styles.
  * Foreign errors are translated once here: validator errors → validation_error with details,
- * body-parser errors → 400/413, PostgreSQL unique violations → conflict, anything else →
+ * body-parser errors → 400/413, PostgreSQL unique violations → conflict, an unreachable database →
+ * 503 service_unavailable with Retry-After (CONTRACT section 14), anything else →
  * internal_error with a generic message (logged with its stack, never shown).
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
@@ -29,8 +30,43 @@ function detailOf(item: ValidatorItem): ErrorDetail {
   return { location, field, message: field ? `\`${field}\` ${msg}` : msg };
 }
 
+/** Seconds a client is told to wait (`Retry-After`) while the database is unreachable. */
+export const DB_RETRY_AFTER_SECONDS = 5;
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+// SQLSTATE: 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections,
+// 57014 query_canceled (statement_timeout); class 08 is connection_exception.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+const CONNECTION_MESSAGES = [
+  /Connection terminated/i, // pg: server closed the socket, or connectionTimeoutMillis passed
+  /timeout expired/i, // pg: connect timeout
+  /Query read timeout/i, // pg: query_timeout
+  /Client has encountered a connection error/i,
+  /the database system is (shutting down|starting up|in recovery mode)/i,
+  /Timeout acquiring a connection/i, // knex: pool acquire timeout
+];
+
+/**
+ * True when `err` means the database cannot be reached or cannot serve now (refused, reset or timed-out
+ * connections, a server shutting down or starting, a full pool, a statement timeout) rather than a fault
+ * of the request: these become 503 service_unavailable (CONTRACT section 14).
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (err === null || typeof err !== 'object' || depth > 3) return false;
+  const e = err as { name?: string; code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  if (e.name === 'KnexTimeoutError') return true;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (CONNECTION_MESSAGES.some((re) => re.test(message))) return true;
+  // pg reports a refused connection to every address of a host as an AggregateError.
+  if (Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => isDatabaseUnavailable(x, depth + 1))) return true;
+  return e.cause !== undefined && isDatabaseUnavailable(e.cause, depth + 1);
+}
+
 function translate(err: unknown, exposeInternals: boolean): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) return errors.serviceUnavailable(DB_RETRY_AFTER_SECONDS);
   const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string };
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
   if (e.type === 'entity.parse.failed') return errors.invalid('body', 'body', 'The request body is not valid JSON.');
@@ -55,9 +91,13 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
 export function errorHandler(logger: Logger, opts: { exposeInternals: boolean }): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = translate(err, opts.exposeInternals);
-    if (appError.status >= 500) {
+    if (appError.code === 'service_unavailable') {
+      (req.log ?? logger).warn({ err: (err as Error).message, request_id: req.requestId }, 'database unavailable');
+    } else if (appError.status >= 500) {
       (req.log ?? logger).error({ err, request_id: req.requestId }, 'request failed');
     }
+    // For the metrics (auth_failures_total{code}).
+    res.locals.errorCode = appError.code;
     if (res.headersSent) {
       res.end();
       return;

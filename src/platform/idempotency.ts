@@ -201,7 +201,8 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
         }
       }
     } catch (err) {
-      log.warn({ err, request_id: req.requestId }, 'idempotency store unavailable; running the request without idempotency');
+      // debug, not warn: a Redis outage is logged once by platform/redis.ts, not per request.
+      log.debug({ err, request_id: req.requestId }, 'idempotency store unavailable; running the request without idempotency');
       next();
       return;
     }

@@ -29,7 +29,6 @@ export interface RateLimiter {
 
 export function createRateLimiter(opts: { redis?: Redis | undefined; logger: Logger; prefix?: string }): RateLimiter {
   const limiters = new Map<string, RateLimiterAbstract>();
-  let lastWarning = 0;
   const limiterFor = (bucket: string, points: number): RateLimiterAbstract => {
     const id = `${bucket}:${points}`;
     let limiter = limiters.get(id);
@@ -62,10 +61,7 @@ export function createRateLimiter(opts: { redis?: Redis | undefined; logger: Log
   };
   return {
     async consume(bucket, subject, points) {
-      if (opts.redis && opts.redis.status !== 'ready' && Date.now() - lastWarning > 10_000) {
-        lastWarning = Date.now();
-        opts.logger.warn({ redis: opts.redis.status }, 'Redis unavailable: rate limits are counted in-process on this instance');
-      }
+      // A Redis outage is logged once by platform/redis.ts, not here per request.
       try {
         return decision(await limiterFor(bucket, points).consume(subject, 1), points, false);
       } catch (e) {
@@ -100,18 +96,4 @@ export async function consumeSubmissionBudget(
 ): Promise<void> {
   // JSON keeps the two parts apart whatever characters an address or a form id holds.
   applyDecision(res, await limiter.consume('submission', JSON.stringify([clientAddress ?? 'unknown', formId]), perMinute));
-}
-
-/**
- * TRUST_PROXY (a string) as Express's `trust proxy` setting (CONTRACT section 1): unset → false (the
- * socket's address; X-Forwarded-For ignored); "true"/"false" → booleans; a whole number → that many
- * hops; anything else (`loopback`, `10.0.0.0/8, uniquelocal`) as Express reads it.
- */
-export function trustProxySetting(raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw.trim() === '') return false;
-  const v = raw.trim();
-  if (v.toLowerCase() === 'true') return true;
-  if (v.toLowerCase() === 'false') return false;
-  if (/^\d+$/.test(v)) return Number(v);
-  return v;
 }

@@ -1,23 +1,64 @@
 /**
  * The shared ioredis client (rate limits, idempotency). Commands fail fast instead of queueing while
- * Redis is down, so callers fall back to in-process stores at once (CONTRACT section 4).
+ * Redis is down, and time out after 500 ms when it hangs, so callers fall back to in-process stores at
+ * once and API requests still answer within 2 s (CONTRACT sections 4 and 14).
+ *
+ * An outage is logged once at `warn` when it starts and once at `info` when Redis is back, not per
+ * request: a refused or lost connection is seen through the client's events, a Redis that accepts
+ * connections but stops answering through a ping every 2 s (then the client reconnects, and fails
+ * commands at once until Redis answers again).
  */
 import Redis from 'ioredis';
 import type { Logger } from './logger';
+
+/** A command that gets no answer within this many milliseconds fails (and the caller falls back). */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+const PING_INTERVAL_MS = 2_000;
 
 export function createRedis(url: string, logger: Logger): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
-  let lastLog = 0;
-  redis.on('error', (err) => {
-    if (Date.now() - lastLog > 10_000) {
-      lastLog = Date.now();
-      logger.warn({ err: err.message }, 'Redis error; falling back to in-process stores until it is back');
-    }
-  });
+  let down = false;
+  let closing = false;
+  const outage = (reason: string) => {
+    if (down || closing) return;
+    down = true;
+    logger.warn({ reason }, 'Redis unavailable: rate limits and idempotency keys fall back to in-process stores on this instance until it is back');
+  };
+  const recovered = () => {
+    if (!down) return;
+    down = false;
+    logger.info('Redis is back: rate limits and idempotency keys are shared again');
+  };
+  redis.on('error', (err: Error) => outage(err.message));
+  redis.on('close', () => outage('connection closed'));
+  redis.on('ready', recovered);
+  const ping = setInterval(() => {
+    if (redis.status !== 'ready') return;
+    redis.ping().then(recovered, (err: Error) => {
+      outage(err.message);
+      // A hanging Redis: reconnect, so that until it answers again the client is not ready and every
+      // command fails at once (no offline queue) instead of waiting 500 ms per command.
+      if (!closing) redis.disconnect(true);
+    });
+  }, PING_INTERVAL_MS);
+  ping.unref();
+  redis.on('end', () => clearInterval(ping));
+  // quit() or disconnect() on shutdown is not an outage (ioredis itself calls disconnect(true) to reconnect).
+  for (const method of ['quit', 'disconnect'] as const) {
+    const original = redis[method].bind(redis) as (...args: unknown[]) => unknown;
+    (redis as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      if (!(method === 'disconnect' && args[0] === true)) {
+        closing = true;
+        clearInterval(ping);
+      }
+      return original(...args);
+    };
+  }
   return redis;
 }

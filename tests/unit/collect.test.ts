@@ -1,7 +1,6 @@
 import { chooseLanguage } from '../../src/core/forms/public-form';
 import { parseInstant } from '../../src/core/query/dates';
 import { scoreQuestion, validateAnswers, type FormDefinition } from '../../src/core/responses/answers';
-import { trustProxySetting } from '../../src/platform/rate-limit';
 
 const form = { defaultLanguage: 'en', languages: ['en', 'de', 'pt-BR'] };
 
@@ -29,19 +28,6 @@ describe('chooseLanguage (CONTRACT section 11)', () => {
   });
 });
 
-describe('trustProxySetting', () => {
-  it.each([
-    [undefined, false],
-    ['', false],
-    ['false', false],
-    ['TRUE', true],
-    ['1', 1],
-    ['loopback', 'loopback'],
-    ['10.0.0.0/8, uniquelocal', '10.0.0.0/8, uniquelocal'],
-  ])('%j → %j', (raw, expected) => {
-    expect(trustProxySetting(raw)).toEqual(expected);
-  });
-});
 
 describe('parseInstant', () => {
   it.each([

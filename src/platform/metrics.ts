@@ -1,0 +1,183 @@
+/**
+ * Prometheus metrics (CONTRACT section 14) with prom-client, on a Registry of their own (never the
+ * global one, so one process or test file can build several apps):
+ * - `http_requests_total` and `http_request_duration_seconds` by `method`, `route` (the route template of
+ *   openapi/, e.g. `/api/v1/workspaces/:workspace_id/responses`, or `unmatched`: never the raw path, so label
+ *   values stay bounded), `status` and `style` (the `X-API-Style` answered, or `none`);
+ * - `rate_limit_refusals_total{kind}` (`key`, `address`, `submission`);
+ * - `auth_failures_total{code}` (`invalid_api_key`, `api_key_expired`, `workspace_access_denied`, `insufficient_scope`);
+ * - `webhook_deliveries_total{outcome}` (`succeeded`, `retried`, `failed`) and the gauge `webhook_queue_depth`;
+ * - the gauge `db_pool_connections{state}` (`used`, `idle`, `waiting`) from the knex pool;
+ * - prom-client's default process metrics.
+ * Other parts of the service report through the functions of `Metrics`; `/metrics` serves the text format.
+ */
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { errors } from '../core/errors';
+import { poolStats, type Db } from './db/connection';
+import type { Logger } from './logger';
+import type { RateLimiter } from './rate-limit';
+
+export type RefusalKind = 'key' | 'address' | 'submission';
+export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';
+/** Returns the number of webhook deliveries waiting (e.g. the webhooks branch's `queueDepth(db)`). */
+export type QueueDepthSource = () => Promise<number> | number;
+
+/** Route label of a request that matches no route template. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const AUTH_FAILURE_CODES = new Set(['invalid_api_key', 'api_key_expired', 'workspace_access_denied', 'insufficient_scope']);
+/** A scrape never waits longer than this for the queue depth (the database may be down). */
+const DEPTH_TIMEOUT_MS = 1_000;
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Records method, route template, status, style and duration of every request (mount first). */
+  httpMiddleware(): RequestHandler;
+  /** `GET /metrics`: the text format; a 404 resource_not_found when `enabled` is false. */
+  handler(enabled: boolean): RequestHandler;
+  /** Counts one request refused by a rate limit. */
+  rateLimitRefused(kind: RefusalKind): void;
+  /**
+   * Makes `limiter` count every refusal it decides under its bucket name (`consume` is wrapped in place, so
+   * every holder of the limiter is counted); returns the same limiter.
+   */
+  countRefusals(limiter: RateLimiter): RateLimiter;
+  /** Counts one refused authentication or access check by its error code. */
+  authFailed(code: string): void;
+  /** Counts one webhook delivery attempt by its outcome (call it from the delivery worker). */
+  webhookDelivery(outcome: DeliveryOutcome): void;
+  /** Sets where `webhook_queue_depth` is read from at each scrape (default: 0). */
+  setWebhookQueueDepthSource(source: QueueDepthSource): void;
+}
+
+/** Express paths of the operations in the OpenAPI document, most specific first. */
+function routeMatchers(templates: readonly string[]): Array<{ route: string; re: RegExp }> {
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return templates
+    .map((t) => {
+      const segments = t.split('/');
+      const literals = segments.filter((s) => s !== '' && !/^\{.+\}$/.test(s)).length;
+      const re = new RegExp(`^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : escape(s))).join('/')}/?$`);
+      return { route: t.replace(/\{([^}]+)\}/g, ':$1'), re, literals, length: segments.length };
+    })
+    .sort((a, b) => b.literals - a.literals || b.length - a.length)
+    .map(({ route, re }) => ({ route, re }));
+}
+
+/**
+ * Builds the metrics of one app. `routes` are the path templates of openapi/ (`/api/v1/workspaces/{workspace_id}`).
+ * The pool gauge reads `db` at each scrape; on the embedded database (a pool of one) it shows 1 used or idle.
+ */
+export function createMetrics(opts: { routes: readonly string[]; db?: Db; logger?: Logger }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const matchers = routeMatchers(opts.routes);
+  const routeOf = (path: string): string => matchers.find((m) => m.re.test(path))?.route ?? UNMATCHED_ROUTE;
+
+  const labelNames = ['method', 'route', 'status', 'style'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered.', labelNames, registers: [registry] });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its answer, in seconds.',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'rate_limit_refusals_total',
+    help: 'Requests refused with 429 by a rate limit, by budget (key, address, submission).',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const authFailures = new Counter({
+    name: 'auth_failures_total',
+    help: 'Requests refused by the key or access checks, by error code.',
+    labelNames: ['code'],
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome (succeeded, retried, failed).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  let depthSource: QueueDepthSource = () => 0;
+  let lastDepth = 0;
+  new Gauge({
+    name: 'webhook_queue_depth',
+    help: 'Webhook deliveries waiting to be attempted.',
+    registers: [registry],
+    async collect() {
+      try {
+        const depth = await Promise.race([
+          Promise.resolve(depthSource()),
+          new Promise<number>((_, reject) => setTimeout(() => reject(new Error('queue depth timed out')), DEPTH_TIMEOUT_MS).unref()),
+        ]);
+        lastDepth = depth;
+      } catch (err) {
+        // The database may be down: show the last known depth rather than failing the scrape.
+        opts.logger?.debug({ err }, 'could not read the webhook queue depth');
+      }
+      this.set(lastDepth);
+    },
+  });
+  const db = opts.db;
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections by state (used, idle, waiting = acquires queued).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const s = db ? poolStats(db) : { used: 0, idle: 0, waiting: 0 };
+      this.set({ state: 'used' }, s.used);
+      this.set({ state: 'idle' }, s.idle);
+      this.set({ state: 'waiting' }, s.waiting);
+    },
+  });
+  // Every outcome and code shows from the first scrape (at 0), so rate() works at once.
+  for (const outcome of ['succeeded', 'retried', 'failed']) deliveries.inc({ outcome }, 0);
+  for (const kind of ['key', 'address', 'submission']) refusals.inc({ kind }, 0);
+
+  const metrics: Metrics = {
+    registry,
+    httpMiddleware: () => (req, res, next) => {
+      const start = process.hrtime.bigint();
+      res.once('finish', () => {
+        const labels = {
+          method: req.method,
+          route: routeOf(req.originalUrl.split('?')[0] ?? ''),
+          status: String(res.statusCode),
+          style: String(res.getHeader('X-API-Style') ?? 'none'),
+        };
+        requests.inc(labels);
+        duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+        const code = (res.locals as { errorCode?: string }).errorCode;
+        if (code && AUTH_FAILURE_CODES.has(code)) metrics.authFailed(code);
+      });
+      next();
+    },
+    handler: (enabled) => async (req, res) => {
+      if (!enabled) throw errors.routeNotFound(req.method, req.path);
+      const body = await registry.metrics();
+      res.setHeader('Cache-Control', 'no-store');
+      res.type(registry.contentType).send(body);
+    },
+    rateLimitRefused: (kind) => refusals.inc({ kind }),
+    countRefusals: (limiter) => {
+      const consume = limiter.consume.bind(limiter);
+      limiter.consume = async (bucket, subject, points) => {
+        const d = await consume(bucket, subject, points);
+        if (d.retryAfter !== undefined) metrics.rateLimitRefused(bucket as RefusalKind);
+        return d;
+      };
+      return limiter;
+    },
+    authFailed: (code) => authFailures.inc({ code }),
+    webhookDelivery: (outcome) => deliveries.inc({ outcome }),
+    setWebhookQueueDepthSource: (source) => {
+      depthSource = source;
+    },
+  };
+  return metrics;
+}

@@ -1,0 +1,50 @@
+/**
+ * Probes for load balancers and orchestrators (CONTRACT section 14), mounted before authentication so
+ * they need no key and count against no rate limit or missing-key budget:
+ * - `GET /healthz`: 200 `{"status":"ok"}` while the process runs (liveness);
+ * - `GET /readyz`: 200 `{"status":"ok","checks":{"database":"ok","redis":"ok"|"absent"}}` when the database
+ *   (and Redis, when configured) answer within 1 s, else 503 `{"status":"unavailable","checks":{...}}`
+ *   with `"down"` for each check that failed (readiness).
+ */
+import type { RequestHandler } from 'express';
+import type Redis from 'ioredis';
+import type { Db } from './db/connection';
+
+/** Budget of each readiness check, in milliseconds. */
+export const READY_CHECK_TIMEOUT_MS = 1_000;
+
+type CheckResult = 'ok' | 'down';
+
+/** Resolves 'ok' when `check` resolves within the budget, 'down' when it rejects or is late. */
+async function within(check: () => Promise<unknown>, ms: number): Promise<CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<CheckResult>((resolve) => {
+    timer = setTimeout(() => resolve('down'), ms);
+  });
+  try {
+    return await Promise.race([check().then((): CheckResult => 'ok', (): CheckResult => 'down'), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function healthz(): RequestHandler {
+  return (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ status: 'ok' });
+  };
+}
+
+export function readyz(deps: { db: Db; redis?: Redis | undefined }): RequestHandler {
+  return async (_req, res) => {
+    const redis = deps.redis;
+    const [database, redisCheck] = await Promise.all([
+      within(() => deps.db.raw('select 1'), READY_CHECK_TIMEOUT_MS),
+      // The service's client (no offline queue) fails at once while disconnected instead of waiting.
+      redis ? within(() => redis.ping(), READY_CHECK_TIMEOUT_MS) : Promise.resolve<'absent'>('absent'),
+    ]);
+    const ok = database === 'ok' && redisCheck !== 'down';
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, redis: redisCheck } });
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * CONTRACT section 14 through the built executable (`npm run build`, then `node dist/src/cli.js`):
+ * a bad setting exits 1 with one line naming it; `serve --help` lists the settings; SIGTERM finishes the
+ * request in flight, refuses new connections and exits 0; a second signal exits at once.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { SETTINGS } from '../../../src/config';
+import { testDbUrl } from '../../support/db';
+import { freePort, until } from './helpers';
+
+jest.setTimeout(120_000);
+
+const root = path.resolve(__dirname, '../../..');
+const cliJs = path.join(root, 'dist/src/cli.js');
+
+beforeAll(async () => {
+  await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: root });
+});
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string>): { child: ChildProcess; exit: Promise<Exit> } {
+  const child = spawn(process.execPath, [cliJs, ...args], {
+    cwd: root,
+    // Only what the test sets: no DATABASE_URL or REDIS_URL of the machine leaks in.
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exit = new Promise<Exit>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return { child, exit };
+}
+
+describe('start-up configuration checks', () => {
+  it('exits 1 with one line naming PORT when it is not a port number', async () => {
+    const { exit } = run(['serve'], { PORT: 'abc' });
+    const r = await exit;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: PORT must be an integer 1-65535, got "abc"\n');
+    expect(r.stdout).toBe('');
+  });
+
+  it('names DATABASE_URL when it is not a PostgreSQL URL', async () => {
+    const r = await run(['serve'], { DATABASE_URL: 'mysql://db/x' }).exit;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: DATABASE_URL must be a URL starting with postgres:// or postgresql://, got "mysql://db/x"\n');
+  });
+
+  it('serve --help lists every environment setting with its default', async () => {
+    const r = await run(['serve', '--help'], {}).exit;
+    expect(r.code).toBe(0);
+    for (const s of SETTINGS) {
+      expect(r.stdout).toMatch(new RegExp(`^ {2}${s.name} +.*\\(default: ${s.fallback.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)$`, 'm'));
+    }
+    expect(r.stdout).toContain('PORT                      listen port, 1-65535 (default: 3000)');
+  });
+});
+
+describe('graceful shutdown', () => {
+  const serve = async () => {
+    const port = await freePort();
+    const proc = run(['serve'], { DATABASE_URL: testDbUrl(), PORT: String(port) });
+    await until(async () => {
+      if (proc.child.exitCode !== null) throw new Error(`serve exited: ${(await proc.exit).stderr}`);
+      return fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    }, 30_000);
+    return { ...proc, port };
+  };
+
+  /** Opens a POST whose body is only half sent: the request stays in flight until `finish()`. */
+  const slowRequest = async (port: number) => {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    socket.on('error', () => undefined);
+    const body = '{"name":"in flight"}';
+    socket.write(
+      `POST /api/v1/workspaces/ws_x/api-keys HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    return {
+      finish: () => socket.write(body.slice(5)),
+      answered: () => new Promise<string>((resolve) => socket.once('close', () => resolve(answer))),
+    };
+  };
+
+  const refused = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => (s.destroy(), resolve(false)));
+      s.once('error', () => resolve(true));
+    });
+
+  it('on SIGTERM stops accepting, finishes the request in flight and exits 0', async () => {
+    const { child, exit, port } = await serve();
+    const slow = await slowRequest(port);
+    const answered = slow.answered();
+    child.kill('SIGTERM');
+    await until(() => refused(port), 5000);
+    expect(child.exitCode).toBeNull();
+    slow.finish();
+    const answer = await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    expect(answer).toContain('"code":"invalid_api_key"');
+    const r = await exit;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+  });
+
+  it('exits at once on a second signal while a request is still in flight', async () => {
+    const { child, exit, port } = await serve();
+    await slowRequest(port);
+    child.kill('SIGTERM');
+    await until(() => refused(port), 5000);
+    const started = Date.now();
+    child.kill('SIGINT');
+    const r = await exit;
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(r.code).toBe(1);
+  });
+});
