@@ -3,7 +3,7 @@
  * Nothing else in the code reads `process.env`; tests build their own Config with `loadConfig({...})`.
  */
 import path from 'node:path';
-import { isCalendarDate } from './core/responses/answers';
+import { isCalendarDate } from './core/query/dates';
 
 export interface Config {
   /** PostgreSQL URL; undefined means the embedded PGlite database in `dataDir`. */
