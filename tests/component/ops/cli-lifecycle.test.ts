@@ -89,6 +89,8 @@ describe('graceful shutdown', () => {
       `POST /api/v1/workspaces/ws_x/api-keys HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
+    // Let the server parse the head first: until then the connection is idle and shutdown may close it.
+    await new Promise((r) => setTimeout(r, 300));
     return {
       finish: () => socket.write(body.slice(5)),
       answered: () => new Promise<string>((resolve) => socket.once('close', () => resolve(answer))),
