@@ -22,6 +22,7 @@ import { httpLog } from './platform/http-log';
 import { idempotency } from './platform/idempotency';
 import type { Logger } from './platform/logger';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
+import { operationIndex } from './platform/operations';
 import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
@@ -62,7 +63,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
 
   app.use(apiKeyAuth({ db, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
-  app.use(scopeCheck());
+  // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
+  app.use(scopeCheck(operationIndex(doc)));
   app.use(styleSelection());
   app.use(reportBodyError());
   app.get('/api/v1/openapi', (_req, res) => {

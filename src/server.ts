@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';
 import type { Config } from './config';
 import { createDb, isEmbedded, migrateLatest } from './platform/db/connection';
+import { createHttpServer } from './platform/http-server';
 import { createLogger } from './platform/logger';
 import { createRedis } from './platform/redis';
 
@@ -36,7 +37,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (!redis) logger.warn('REDIS_URL is not set: rate limits and idempotency keys are kept in-process (run one instance only)');
 
   const app = buildApp(config, { db, logger, redis });
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(app, logger).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -27,7 +27,10 @@ export function openApiValidator(doc: OpenApiDocument, validateResponses: boolea
   return OpenApiValidator.middleware({
     // The validator mutates the spec it is given; keep ours pristine for serving.
     apiSpec: structuredClone(doc) as never,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, CONTRACT section 7). The
+    // validator still coerces query, path and header parameters to their documented types: it always
+    // validates those with a second, coercing Ajv (express-openapi-validator RequestValidator).
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
     validateFormats: true,

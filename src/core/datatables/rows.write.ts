@@ -4,6 +4,7 @@
  * merging patch and a delete. Every multi-row write is one transaction: all rows or none.
  */
 import type { Knex } from 'knex';
+import { affectedRows } from '../../db';
 import { errors, type ErrorDetail } from '../errors';
 import { newId } from '../ids';
 import { parseDateValue } from '../query/dates';
@@ -224,6 +225,6 @@ export async function patchRow(
  */
 export async function deleteRow(db: Db, workspaceId: string, datatableId: string, rowId: string): Promise<void> {
   await getDatatable(db, workspaceId, datatableId);
-  const n = await db('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete();
+  const n = await affectedRows(db('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete(), 'row_id');
   if (n === 0) throw errors.notFound('Row', rowId);
 }

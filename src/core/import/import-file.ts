@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { pipeline, type Readable } from 'node:stream';
 import cliProgress from 'cli-progress';
-import type { Db } from '../../platform/db/connection';
+import type { Db } from '../../db';
 import { ImportError, importFixture, type ImportSummary } from './importer';
 
 export interface ImportFileOptions {

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { generateWebhookSecret } from '../api-keys/secrets';
+import { affectedRows } from '../../db';
 import { errors } from '../errors';
 import { newId } from '../ids';
 import { toEndpoint, type WebhookEndpoint } from './webhooks.service';
@@ -76,6 +77,6 @@ export async function createWebhookEndpoint(db: Db, workspaceId: string, input: 
  * Spec: DELETE {ws}/webhook-endpoints/{endpoint_id}.
  */
 export async function deleteWebhookEndpoint(db: Db, workspaceId: string, id: string): Promise<void> {
-  const n = await db('webhook_endpoints').where({ workspace_id: workspaceId, id }).delete();
+  const n = await affectedRows(db('webhook_endpoints').where({ workspace_id: workspaceId, id }).delete());
   if (n === 0) throw errors.notFound('Webhook endpoint', id);
 }

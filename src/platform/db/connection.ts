@@ -10,7 +10,10 @@ import { migrations } from '../../../migrations';
 // int8 (counts, sums) as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
-export type Db = Knex;
+import type { Db } from '../../db';
+
+// Db and withTransaction live in src/db (below the core); re-exported for existing imports.
+export { type Db, withTransaction } from '../../db';
 
 export interface DbOptions {
   databaseUrl: string | undefined;
@@ -50,9 +53,4 @@ const migrationSource: Knex.MigrationSource<(typeof migrations)[number]> = {
 export async function migrateLatest(db: Db): Promise<string[]> {
   const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
   return applied;
-}
-
-/** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-export function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(fn);
 }
