@@ -34,7 +34,7 @@ export function useTestApp(overrides: Partial<Config> = {}): TestContext {
   beforeAll(async () => {
     const url = process.env.TEST_REDIS_URL;
     if (!url) throw new Error('TEST_REDIS_URL is not set: run the tests through jest (global-setup finds Redis).');
-    ctx.db = openTestDb();
+    ctx.db = await openTestDb();
     ctx.redis = new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
     const logger = createLogger('silent');
     // A fresh prefix per file, so budgets never leak between files or runs.

@@ -1,5 +1,13 @@
-/** The run's test database (created and migrated by global-setup), one knex pool per test file. */
-import { createDb, type Db } from '../../src/platform/db/connection';
+/**
+ * The run's test database, one handle per test file. Two jest projects (jest.config.js):
+ * - `postgres`: the PostgreSQL database created and migrated by global-setup (TEST_DB_URL);
+ * - `pglite`: an in-memory embedded database (PGlite, the same createDb code path `serve` uses without
+ *   DATABASE_URL) opened and migrated per test file, so both databases must answer alike (CONTRACT 7).
+ */
+import { createDb, migrateLatest, type Db } from '../../src/platform/db/connection';
+
+/** True in the `pglite` jest project (tests/support/use-pglite.ts sets it). */
+export const onEmbeddedDb = () => process.env.TEST_DB_KIND === 'pglite';
 
 export function testDbUrl(): string {
   const url = process.env.TEST_DB_URL;
@@ -7,6 +15,11 @@ export function testDbUrl(): string {
   return url;
 }
 
-export function openTestDb(): Db {
+export async function openTestDb(): Promise<Db> {
+  if (onEmbeddedDb()) {
+    const db = createDb({ databaseUrl: undefined, dataDir: 'memory://' });
+    await migrateLatest(db);
+    return db;
+  }
   return createDb({ databaseUrl: testDbUrl(), dataDir: '', poolMax: 5 });
 }

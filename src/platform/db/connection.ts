@@ -31,7 +31,8 @@ export function createDb(opts: DbOptions): Db {
       pool: { min: 0, max: opts.poolMax ?? 10 },
     });
   }
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  // `memory://` opens an in-memory database (the tests' embedded project).
+  if (!opts.dataDir.startsWith('memory://')) fs.mkdirSync(opts.dataDir, { recursive: true });
   // knex-pglite is a CommonJS module whose export is the client class itself.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGlite = require('knex-pglite') as typeof knex.Client;
