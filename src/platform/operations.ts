@@ -8,6 +8,8 @@ import { isScope, type Scope } from '../core/scopes';
 import type { OpenApiDocument } from './openapi';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** The order methods are listed in `Allow` and in the 405 message. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 
 /**
  * What `x-required-scope` may say: a scope; `key` (any valid API key, no particular scope, e.g.
@@ -82,6 +84,7 @@ export function operationIndex(doc: OpenApiDocument): OperationIndex {
     }
     const methods = [...ops.keys()];
     if (ops.has('GET') && !ops.has('HEAD')) methods.push('HEAD');
+    methods.sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
     compiled.push({
       template,
       methods,
