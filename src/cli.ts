@@ -11,7 +11,7 @@ import { createDb, isEmbedded, migrateLatest, type Db } from './platform/db/conn
 import { startServer } from './server';
 import { createApiKey, type ApiKeyStyle } from './core/api-keys/create-api-key';
 import { ImportError } from './core/import/importer';
-import { importFixtureFile } from './core/import/import-file';
+import { importFixtureFile } from './cli/import-file';
 import { createDemoKey, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
 import { ALL_SCOPES, isScope, type Scope } from './core/scopes';
 import { isCalendarDate } from './core/responses/answers';

@@ -1,20 +1,11 @@
 /**
- * `import FILE` (CONTRACT section 1): reads a fixture document from a file or stdin with a streaming
- * JSON parser (stream-json), so a document larger than the biggest V8 string still loads, then hands
- * it to importFixture. A progress bar (bytes read, then records written) goes to stderr on request.
+ * Reads a fixture document (CONTRACT sections 1 and 9) from a stream of bytes with a streaming JSON
+ * parser (stream-json), so a document larger than the biggest V8 string still loads. The input is
+ * any async iterable of chunks (a file or stdin stream, given by the CLI in src/cli/import-file.ts);
+ * progress is reported through a callback.
  */
-import fs from 'node:fs';
-import { pipeline, type Readable } from 'node:stream';
-import cliProgress from 'cli-progress';
-import type { Db } from '../../db';
-import { ImportError, importFixture, type ImportSummary } from './importer';
-
-export interface ImportFileOptions {
-  /** Show progress bars on stderr (the CLI passes `process.stderr.isTTY`). */
-  progress: boolean;
-  /** The instant used for absent `created_at` values; default now. */
-  now?: Date;
-}
+import { pipeline, Readable } from 'node:stream';
+import { ImportError } from './importer';
 
 type Token = { name: string; value?: unknown };
 
@@ -85,16 +76,15 @@ class TokenAssembler {
   }
 }
 
-function megabytes(bytes: number): string {
-  return (bytes / 1_048_576).toFixed(1);
-}
-
 /**
- * Parses one JSON document from a byte stream without holding its text in memory.
+ * Parses one JSON document from chunks of bytes without holding its text in memory.
+ * @param chunks the document's bytes (Buffer/Uint8Array or string chunks), e.g. a file stream.
  * @param onBytes called with the running count of bytes read.
- * @throws ImportError at path `$` when the input is not one well-formed JSON value.
+ * @throws ImportError at path `$` when the input is not one well-formed JSON value; the input's own
+ * errors (a missing file, a closed pipe) as they are.
  */
-export async function readJsonDocument(source: Readable, onBytes?: (bytes: number) => void): Promise<unknown> {
+export async function readJsonDocument(chunks: AsyncIterable<Uint8Array | string>, onBytes?: (bytes: number) => void): Promise<unknown> {
+  const source = Readable.from(chunks, { objectMode: false });
   // stream-json is an ES module: loaded on use (require(esm), Node >= 20.19) so that this CommonJS
   // module, and the Jest tests importing it, do not depend on ESM support at load time.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -104,7 +94,7 @@ export async function readJsonDocument(source: Readable, onBytes?: (bytes: numbe
   let bytes = 0;
   if (onBytes) {
     source.on('data', (chunk: Buffer | string) => {
-      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
       onBytes(bytes);
     });
   }
@@ -129,69 +119,3 @@ export async function readJsonDocument(source: Readable, onBytes?: (bytes: numbe
   return asm.value;
 }
 
-/**
- * Imports a fixture file (`-` for stdin) in one transaction (CONTRACT sections 1 and 9).
- * With `progress`, shows on stderr a bar of bytes read (of the file size; a counter for stdin),
- * then a bar of records written.
- * @returns the import summary.
- * @throws ImportError for malformed JSON (path `$`, the parser's message) or any problem of the
- * document (nothing written); Error (with the file name) when the file cannot be read.
- */
-export async function importFixtureFile(db: Db, file: string, opts: ImportFileOptions): Promise<ImportSummary> {
-  let source: Readable;
-  let size: number | undefined;
-  if (file === '-') {
-    source = process.stdin;
-  } else {
-    try {
-      size = fs.statSync(file).size;
-    } catch (e) {
-      throw new Error(`cannot read "${file}": ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-    }
-    source = fs.createReadStream(file);
-  }
-
-  let bar: cliProgress.SingleBar | undefined;
-  const startBar = (format: string, total: number) => {
-    bar = new cliProgress.SingleBar(
-      { format, stream: process.stderr, hideCursor: true, clearOnComplete: false, etaBuffer: 50, fps: 10 },
-      cliProgress.Presets.shades_classic,
-    );
-    bar.start(total, 0, { mb: '0.0', totalMb: size === undefined ? '?' : megabytes(size) });
-  };
-  const stopBar = () => {
-    bar?.stop();
-    bar = undefined;
-  };
-
-  try {
-    if (opts.progress) {
-      startBar(
-        size === undefined
-          ? 'Reading  {mb} MB'
-          : 'Reading  [{bar}] {percentage}% | {mb}/{totalMb} MB',
-        size ?? 0,
-      );
-    }
-    const doc = await readJsonDocument(
-      source,
-      opts.progress ? (bytes) => bar?.update(size === undefined ? 0 : Math.min(bytes, size), { mb: megabytes(bytes) }) : undefined,
-    );
-    stopBar();
-    let started = false;
-    return await importFixture(db, doc, {
-      now: opts.now,
-      onProgress: opts.progress
-        ? (done, total) => {
-            if (!started) {
-              startBar('Writing  [{bar}] {percentage}% | {value}/{total} records | {duration_formatted}', total);
-              started = true;
-            }
-            bar?.update(done);
-          }
-        : undefined,
-    });
-  } finally {
-    stopBar();
-  }
-}
