@@ -34,6 +34,10 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string };
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
   if (e.type === 'entity.parse.failed') return errors.invalid('body', 'body', 'The request body is not valid JSON.');
+  // A body in another charset or content-encoding than JSON's UTF-8: the client's header is wrong.
+  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') {
+    return errors.invalid('header', 'Content-Type', 'Send the body as application/json in UTF-8, without a content encoding.');
+  }
   if (e.code === '23505') return errors.conflict('A resource with this unique value already exists.');
   // PostgreSQL cannot store NUL (\u0000) in text or jsonb: an input problem, not a server fault.
   if (e.code === '22021' || e.code === '22P05') {
