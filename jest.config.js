@@ -24,7 +24,8 @@ module.exports = {
     },
     {
       displayName: 'pglite',
-      testEnvironment: 'node',
+      // Compiles PGlite's WebAssembly once per worker and shares a migrated database dump between files.
+      testEnvironment: '<rootDir>/tests/support/pglite-environment.js',
       roots: ['<rootDir>/tests'],
       testMatch: ['<rootDir>/tests/component/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '/tests/component/platform/cli\\.test\\.ts$', '/tests/component/platform/rate-limit\\.test\\.ts$'],

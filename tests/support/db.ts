@@ -6,6 +6,11 @@
  */
 import { createDb, migrateLatest, type Db } from '../../src/platform/db/connection';
 
+/** Set by tests/support/pglite-environment.js (one per jest worker): a dump of the migrated database. */
+interface PgliteShared {
+  dump?: Uint8Array;
+}
+
 /** True in the `pglite` jest project (tests/support/use-pglite.ts sets it). */
 export const onEmbeddedDb = () => process.env.TEST_DB_KIND === 'pglite';
 
@@ -17,8 +22,19 @@ export function testDbUrl(): string {
 
 export async function openTestDb(): Promise<Db> {
   if (onEmbeddedDb()) {
-    const db = createDb({ databaseUrl: undefined, dataDir: 'memory://' });
+    const shared = (globalThis as { __pgliteShared?: PgliteShared }).__pgliteShared ?? {};
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+    const pglite = await PGlite.create({
+      dataDir: 'memory://',
+      // After the worker's first file: start from its migrated database instead of migrating again.
+      ...(shared.dump ? { loadDataDir: new Blob([shared.dump]) } : {}),
+    });
+    const db = createDb({ databaseUrl: undefined, dataDir: 'memory://', pglite });
     await migrateLatest(db);
+    if (!shared.dump && (globalThis as { __pgliteShared?: PgliteShared }).__pgliteShared) {
+      shared.dump = new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer());
+    }
     return db;
   }
   return createDb({ databaseUrl: testDbUrl(), dataDir: '', poolMax: 5 });

@@ -20,6 +20,8 @@ export interface DbOptions {
   dataDir: string;
   /** Pool size on PostgreSQL (PGlite is always one connection). */
   poolMax?: number;
+  /** An already open PGlite instance to use instead of opening `dataDir` (tests). */
+  pglite?: unknown;
 }
 
 /** Opens the database. With no URL, creates `dataDir` and opens PGlite in it. */
@@ -36,7 +38,8 @@ export function createDb(opts: DbOptions): Db {
   // knex-pglite is a CommonJS module whose export is the client class itself.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGlite = require('knex-pglite') as typeof knex.Client;
-  return knex({ client: ClientPGlite, connection: { filename: opts.dataDir } as Knex.StaticConnectionConfig });
+  const connection = opts.pglite ? { pglite: opts.pglite } : { filename: opts.dataDir };
+  return knex({ client: ClientPGlite, connection: connection as Knex.StaticConnectionConfig });
 }
 
 /** True when this knex instance runs on embedded PGlite. */
