@@ -22,7 +22,7 @@ let ids: Record<string, string>;
 
 const FIXED_SEED = 20261123;
 // A few thousand requests per run on PostgreSQL; fewer on the slower embedded database.
-const RUNS = onEmbeddedDb() ? 400 : 1000;
+const RUNS = onEmbeddedDb() ? 250 : 1000;
 
 beforeAll(async () => {
   s = await scenario(t.db, { responseCount: 6 });
