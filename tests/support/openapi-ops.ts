@@ -47,6 +47,8 @@ export interface DocOperation {
   bodyTypes: string[];
   /** The path answers in both styles (CONTRACT section 2: it names X-API-Style). */
   shared: boolean;
+  /** Documented media types by response status (`400` → [`text/html`] for a page). */
+  responseTypes: Record<string, string[]>;
 }
 
 const doc = loadOpenApiDocument();
@@ -76,6 +78,7 @@ export function documentOperations(): DocOperation[] {
     const raw = resolve(item[op.method.toLowerCase()]) as {
       parameters?: Param[];
       requestBody?: { content?: Record<string, { schema?: Schema }> };
+      responses?: Record<string, { content?: Record<string, unknown> }>;
     };
     const byKey = new Map<string, Param>();
     for (const p of [...(resolve(item.parameters as Param[] | undefined) ?? []), ...(raw.parameters ?? [])]) {
@@ -91,6 +94,7 @@ export function documentOperations(): DocOperation[] {
       body: content['application/json']?.schema,
       bodyTypes: Object.keys(content),
       shared: params.some((p) => p.in === 'header' && p.name.toLowerCase() === 'x-api-style'),
+      responseTypes: Object.fromEntries(Object.entries(raw.responses ?? {}).map(([status, r]) => [status, Object.keys(r.content ?? {})])),
     };
   });
 }

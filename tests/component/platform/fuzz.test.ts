@@ -227,7 +227,15 @@ const property = fc.asyncProperty(caseArb, async (c) => {
   const res = await send(req);
   const problems: string[] = [];
   if (res.status >= 500) problems.push(`status ${res.status}: ${JSON.stringify(res.body).slice(0, 400)}`);
-  if (res.status >= 400) problems.push(...envelopeProblems(res));
+  if (res.status >= 400) {
+    // Pages and images answer their errors in their own documented media type (text/html for a form
+    // page's 400); everything else, and anything undocumented, in the JSON error envelope.
+    const documented = opsByName.get(c.name)!.responseTypes[String(res.status)] ?? [];
+    const own = documented.length > 0 && !documented.some((m) => m.includes('json'));
+    if (own) {
+      if (!documented.some((m) => String(res.headers['content-type']).startsWith(m))) problems.push(`content-type ${res.headers['content-type']} not in ${documented.join()}`);
+    } else problems.push(...envelopeProblems(res));
+  }
   if (!['A', 'B'].includes(res.headers['x-api-style'] as string)) problems.push(`X-API-Style header ${res.headers['x-api-style']}`);
   if (write && res.status >= 400) {
     const after = await workspaceState(t.db, s.ws);
