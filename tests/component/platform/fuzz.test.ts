@@ -44,13 +44,19 @@ beforeAll(async () => {
     key_id: victim.body.data.id,
     question_id: 'q_score',
   };
+  // Well-formed cursors of other lists (a cursor of another list is a 400, CONTRACT section 7).
+  for (const list of [`/api/v1/workspaces/${s.ws}/responses?limit=1`, `/api/v1/workspaces/${s.ws}/email-events?limit=1`]) {
+    const page = await t.http().get(list).set('X-API-Key', s.key).set('X-API-Style', 'A');
+    const next = page.body.links?.next as string | null;
+    if (next) badUrlValues.push(encodeURIComponent(new URL(next).searchParams.get('cursor') ?? ''));
+  }
   // A spare key, so a fuzzed revoke of the victim never locks the test out.
   await keyFor(t.db, [s.ws], { scopes: ['forms:read'] });
 });
 
 const LONE = '\ud800';
 
-/** Query and path values that are wrong for most parameters (already URL-encoded). */
+/** Query and path values that are wrong for most parameters (already URL-encoded; beforeAll adds foreign cursors). */
 const badUrlValues: string[] = [
   '', '%20', 'abc', '-1', '0', '1.5', '1e309', '99999999999999999999', 'null', 'true', '[]', '%7B%7D',
   '%00', '%01%1F', '%7F', '%ED%A0%80', '%FF%FE', '%', '%zz', '%E2%82', 'a'.repeat(6000),
@@ -104,7 +110,8 @@ const pathNames = (op: DocOperation) => op.params.filter((p) => p.in === 'path')
 
 const mutationFor = (op: DocOperation): fc.Arbitrary<Mutation> => {
   const options: Array<fc.Arbitrary<Mutation>> = [
-    fc.record({ kind: fc.constant('query' as const), name: fc.constantFrom(...queryNames(op)), value: fc.constantFrom(...badUrlValues) }),
+    // Read at generation time, so the cursors beforeAll adds are drawn too.
+    fc.record({ kind: fc.constant('query' as const), name: fc.constantFrom(...queryNames(op)), value: fc.nat().map((i) => badUrlValues[i % badUrlValues.length]!) }),
     fc.record({
       kind: fc.constant('query' as const),
       name: fc.constantFrom(...queryNames(op)),
