@@ -2,6 +2,7 @@ import { AppError } from '../../src/core/errors';
 import { workspaceIdOf } from '../../src/core/access';
 import { loadOpenApiDocument } from '../../src/platform/openapi';
 import { operationIndex } from '../../src/platform/operations';
+import { scopeCheck } from '../../src/platform/access';
 import { beforeBound, endDateBound, fromBound, parseDateValue } from '../../src/core/query/dates';
 import { fieldMap, type ListField } from '../../src/core/query/fields';
 import { decodeCursor, encodeCursor, keysetCondition, orderByClause } from '../../src/core/query/keyset';
@@ -137,6 +138,32 @@ describe('access', () => {
         expect(`${op.method} ${op.template} ${op.scope}`).toBe(`${op.method} ${op.template} ${resource}:${op.method === 'GET' ? 'read' : 'write'}`);
       }
     }
+  });
+});
+
+describe('scope check fails closed', () => {
+  const doc = {
+    paths: {
+      '/api/v1/workspaces/{workspace_id}/things': { get: { 'x-required-scope': 'forms:read' }, post: {} },
+      '/api/v1/workspaces/{workspace_id}/odd': { get: { 'x-required-scope': 'forms:admin' } },
+    },
+  };
+  const check = scopeCheck(operationIndex(doc as never));
+  const run = (method: string, path: string, scopes: string[]) => {
+    try {
+      check({ method, path, auth: { scopes } } as never, {} as never, () => undefined);
+      return 'next';
+    } catch (e) {
+      return `${(e as AppError).status} ${(e as AppError).code}`;
+    }
+  };
+  it('refuses an operation without a valid x-required-scope, even for a key with every scope', () => {
+    expect(run('GET', '/api/v1/workspaces/w/things', ['forms:read'])).toBe('next');
+    expect(run('GET', '/api/v1/workspaces/w/things', [])).toBe('403 insufficient_scope');
+    expect(run('POST', '/api/v1/workspaces/w/things', ['forms:read', 'forms:write'])).toBe('403 insufficient_scope');
+    expect(run('GET', '/api/v1/workspaces/w/odd', ['forms:read', 'forms:write'])).toBe('403 insufficient_scope');
+    expect(run('DELETE', '/api/v1/workspaces/w/things', ['forms:write'])).toBe('405 method_not_allowed');
+    expect(run('GET', '/api/v1/workspaces/w/unknown', ['forms:read'])).toBe('404 resource_not_found');
   });
 });
 
