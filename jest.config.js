@@ -1,13 +1,37 @@
-/** Jest: TypeScript through ts-jest (transpile only, tsconfig has isolatedModules; `npm run typecheck` checks types). */
+/**
+ * Jest: TypeScript through ts-jest (transpile only, tsconfig has isolatedModules; `npm run typecheck` checks types).
+ * Two projects, both run by `npm test` (CONTRACT section 7: the embedded database and PostgreSQL answer alike):
+ * - `postgres`: every test, on the PostgreSQL database global-setup creates;
+ * - `pglite`: the component tests again, each file on its own in-memory embedded database (PGlite).
+ *   Left out there: cli.test.ts (spawns the CLI against a PostgreSQL URL) and rate-limit.test.ts
+ *   (about Redis budgets and Redis outages; the database plays no part).
+ */
+const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/tests'],
-  testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
   // Writes .jest-results.json (jest's JSON result) for .ci/run's summary line.
   reporters: ['default', '<rootDir>/tests/support/json-result-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,
+  projects: [
+    {
+      displayName: 'postgres',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/tests'],
+      testMatch: ['**/*.test.ts'],
+      transform,
+    },
+    {
+      displayName: 'pglite',
+      // Compiles PGlite's WebAssembly once per worker and shares a migrated database dump between files.
+      testEnvironment: '<rootDir>/tests/support/pglite-environment.js',
+      roots: ['<rootDir>/tests'],
+      testMatch: ['<rootDir>/tests/component/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '/tests/component/platform/cli\\.test\\.ts$', '/tests/component/platform/rate-limit\\.test\\.ts$'],
+      setupFiles: ['<rootDir>/tests/support/use-pglite.ts'],
+      transform: { ...transform, '@electric-sql/pglite/dist/.+\\.cjs$': '<rootDir>/tests/support/pglite-transform.js' },
+      transformIgnorePatterns: ['/node_modules/(?!@electric-sql/pglite/)'],
+    },
+  ],
 };

@@ -11,7 +11,7 @@ import { trustProxyValue, type Config } from './config';
 import type { Resolve } from './core/webhooks/address-policy';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';
-import { publicSubmissionsRouter } from './adapters/public-submissions';
+import { PUBLIC_SUBMISSIONS_PATH, publicSubmissionCreate, submissionFormId } from './adapters/public-submissions';
 import { emailEventsWriteRouter } from './adapters/style-a/email-events.write';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
@@ -32,7 +32,8 @@ import { migrationGuidePage } from './platform/migration-guide-page';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
-import { applyDecision, createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import { operationIndex } from './platform/operations';
+import { applyDecision, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
@@ -94,14 +95,30 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   });
   app.get('/docs/migrating', publicLimit, migrationGuidePage());
   app.use('/docs', publicLimit, docsPage());
-  // Public JSON submissions (CONTRACT section 11): no key; limited per client address and form.
-  app.use(publicSubmissionsRouter({ db, logger, redis: deps.redis, limiter, validator, submissionsPerMinute: config.submissionsPerMinute }));
+  const core = {
+    db,
+    publicUrl: config.publicUrl,
+    webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
+  };
+  // Public JSON submissions (CONTRACT section 11): no key. The submission budget per client address and
+  // form (shared with page POSTs) → body checks → validation → Idempotency-Key scoped to address + form.
+  const submissionBudget: RequestHandler = async (req, res, next) => {
+    await consumeSubmissionBudget(limiter, res, req.ip, submissionFormId(req), config.submissionsPerMinute);
+    next();
+  };
+  const submissionIdempotency = idempotency({
+    redis: deps.redis,
+    logger,
+    scope: (req) => JSON.stringify(['public-submission', req.ip ?? 'unknown', submissionFormId(req)]),
+  });
+  app.post(PUBLIC_SUBMISSIONS_PATH, submissionBudget, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (CONTRACT sections 11, 12): no key, HTML answers.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
 
   app.use(apiKeyAuth({ db, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
-  app.use(scopeCheck());
+  // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
+  app.use(scopeCheck(operationIndex(doc)));
   app.use(styleSelection());
   app.use(reportBodyError());
   app.get('/api/v1/openapi', (_req, res) => {
@@ -110,11 +127,6 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(validator);
   app.use(idempotency({ redis: deps.redis, logger }));
 
-  const core = {
-    db,
-    publicUrl: config.publicUrl,
-    webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
-  };
   app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
   app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
   app.use('/api/v1/workspaces', styleARouter(core));

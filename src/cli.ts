@@ -13,7 +13,7 @@ import { createDeliveryWorker } from './delivery/worker';
 import { createLogger } from './platform/logger';
 import { createApiKey, type ApiKeyStyle } from './core/api-keys/create-api-key';
 import { ImportError } from './core/import/importer';
-import { importFixtureFile } from './core/import/import-file';
+import { importFixtureFile } from './cli/import-file';
 import { createDemoKey, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
 import { ALL_SCOPES, isScope, type Scope } from './core/scopes';
 import { parseInstant } from './core/query/dates';

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';
 import type { Config } from './config';
 import { createDb, isEmbedded, migrateLatest } from './platform/db/connection';
+import { createHttpServer } from './platform/http-server';
 import { createLogger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument } from './platform/openapi';
@@ -75,7 +76,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   metrics.setWebhookQueueDepthSource(() => queueDepth(db));
 
   const app = buildApp(config, { db, logger, redis, metrics });
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(app, logger).listen(config.port, config.host);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

@@ -1,6 +1,6 @@
 /** What adapters need from the app: built once in buildApp and passed to router factories. */
 import type { UrlGuard } from '../core/webhooks/webhooks.write';
-import type { Db } from '../platform/db/connection';
+import type { Db } from '../db';
 
 export interface CoreDeps {
   db: Db;

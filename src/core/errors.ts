@@ -33,6 +33,9 @@ export const errors = {
   apiKeyExpired: () => new AppError('api_key_expired', 401, 'This API key has been revoked or has expired.'),
   insufficientScope: (scope: string) =>
     new AppError('insufficient_scope', 403, `This API key lacks the scope "${scope}".`),
+  /** An operation whose openapi entry declares no valid `x-required-scope`: refused (fails closed). */
+  scopeUndeclared: (operation: string) =>
+    new AppError('insufficient_scope', 403, `${operation} declares no required scope, so no key may call it.`),
   workspaceAccessDenied: () =>
     new AppError('workspace_access_denied', 403, 'This API key has no access to this workspace.'),
   notFound: (kind: string, id?: string) =>
@@ -66,6 +69,8 @@ export const errors = {
     new AppError('method_not_allowed', 405, `${method} is not allowed here; use ${allowed.join(', ')}.`, undefined, {
       Allow: allowed.join(', '),
     }),
+  headersTooLarge: (limitBytes: number) =>
+    new AppError('headers_too_large', 431, `The request line and headers exceed ${limitBytes} bytes; send long values in the body.`),
   internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
   /** An email link past its expiry (CONTRACT section 12). */
   linkExpired: () => new AppError('link_expired', 410, 'This email link has expired; ask the sender for a new one.'),

@@ -1,11 +1,13 @@
 /**
  * Workspace access and scope checks (CONTRACT section 3), after authentication and before input
  * validation: 403 workspace_access_denied (the same whether or not the workspace exists), then
- * 403 insufficient_scope. Sets `req.workspaceId`.
+ * 404 for a path the document does not have, 405 (with `Allow`) for a method it does not have there,
+ * then 403 insufficient_scope. Sets `req.workspaceId`.
  */
 import type { RequestHandler } from 'express';
-import { requiredScope, workspaceIdOf } from '../core/access';
+import { workspaceIdOf } from '../core/access';
 import { errors } from '../core/errors';
+import type { OperationIndex } from './operations';
 
 export function workspaceAccess(): RequestHandler {
   return (req, _res, next) => {
@@ -18,10 +20,19 @@ export function workspaceAccess(): RequestHandler {
   };
 }
 
-export function scopeCheck(): RequestHandler {
+/**
+ * The scope check, read from the document's `x-required-scope` (src/platform/operations.ts). Fails
+ * closed: a path the document does not describe is a 404, an operation without a valid
+ * `x-required-scope` is refused with 403 insufficient_scope.
+ */
+export function scopeCheck(ops: OperationIndex): RequestHandler {
   return (req, _res, next) => {
-    const scope = requiredScope(req.method, req.path);
-    if (scope && !req.auth?.scopes.includes(scope)) throw errors.insufficientScope(scope);
+    const path = ops.match(req.path);
+    if (!path) throw errors.routeNotFound(req.method, req.path);
+    const op = ops.find(req.method, req.path);
+    if (!op) throw errors.methodNotAllowed(req.method, path.methods);
+    if (op.scope === undefined) throw errors.scopeUndeclared(`${op.method} ${op.template}`);
+    if (op.scope !== 'none' && op.scope !== 'key' && !req.auth?.scopes.includes(op.scope)) throw errors.insufficientScope(op.scope);
     next();
   };
 }

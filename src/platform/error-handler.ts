@@ -70,6 +70,10 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string };
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
   if (e.type === 'entity.parse.failed') return errors.invalid('body', 'body', 'The request body is not valid JSON.');
+  // A body in another charset or content-encoding than JSON's UTF-8: the client's header is wrong.
+  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') {
+    return errors.invalid('header', 'Content-Type', 'Send the body as application/json in UTF-8, without a content encoding.');
+  }
   if (e.code === '23505') return errors.conflict('A resource with this unique value already exists.');
   // PostgreSQL cannot store NUL (\u0000) in text or jsonb: an input problem, not a server fault.
   if (e.code === '22021' || e.code === '22P05') {
@@ -134,9 +138,43 @@ export function deferBodyErrors(): ErrorRequestHandler {
   };
 }
 
+/** A string holds a lone surrogate (not valid Unicode; PostgreSQL refuses it in jsonb). */
+const illFormed = (s: string) => !(s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * The first string of a parsed JSON body (a key or a value) that is not valid Unicode, as a field path
+ * (`data[0].plan`, `name`, `body`); undefined when every string is well formed.
+ */
+export function illFormedField(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return illFormed(value) ? path || 'body' : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = illFormedField(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const field = path ? `${path}.${key}` : key;
+      if (illFormed(key)) return field;
+      const found = illFormedField(item, field);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
 export function reportBodyError(): RequestHandler {
   return (req, _res, next) => {
     if (req.bodyError) throw req.bodyError;
+    // Bodies are checked for lone surrogates here, at the edge, for every JSON write (CONTRACT section 7).
+    const bad = illFormedField(req.body);
+    if (bad !== undefined) {
+      // The field name itself may be the ill-formed part: never echo a lone surrogate back.
+      const field = (bad as unknown as { toWellFormed(): string }).toWellFormed();
+      throw errors.invalid('body', field, `\`${field}\` is not valid Unicode (it holds a lone surrogate such as \\ud800).`);
+    }
     // NUL cannot be stored or compared by PostgreSQL: name the parameter instead of failing later.
     if (req.path.includes('\u0000')) throw errors.invalid('path', 'path', 'The path holds a NUL character (\\u0000).');
     for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {

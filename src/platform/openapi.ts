@@ -22,12 +22,39 @@ export function loadOpenApiDocument(): OpenApiDocument {
   return cached;
 }
 
+const KNOWN_MEDIA_TYPES = new Set(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+
+/**
+ * The validator compiles and caches one middleware per method, route and Content-Type header, so
+ * arbitrary Content-Type values would grow that cache without bound (and cost a compile each).
+ * The header is reduced to a few media types first: JSON bodies are already parsed (as UTF-8) by
+ * express.json; any other type becomes `application/octet-stream` (a 415 where a body is expected).
+ */
+export function canonicalContentType(): RequestHandler {
+  return (req, _res, next) => {
+    const raw = req.headers['content-type'];
+    if (raw !== undefined) {
+      const media = raw.split(';')[0]!.trim().toLowerCase();
+      const json = media === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(media);
+      req.headers['content-type'] = json ? 'application/json' : KNOWN_MEDIA_TYPES.has(media) ? media : 'application/octet-stream';
+    }
+    next();
+  };
+}
+
 /** Request (and optionally response) validation against the document; security is checked by platform/auth. */
 export function openApiValidator(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
+  return [canonicalContentType(), ...openApiMiddleware(doc, validateResponses)];
+}
+
+function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
   return OpenApiValidator.middleware({
     // The validator mutates the spec it is given; keep ours pristine for serving.
     apiSpec: structuredClone(doc) as never,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, CONTRACT section 7). The
+    // validator still coerces query, path and header parameters to their documented types: it always
+    // validates those with a second, coercing Ajv (express-openapi-validator RequestValidator).
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
     validateFormats: true,

@@ -2,9 +2,12 @@
 import type { RequestHandler } from 'express';
 import { nanoid } from 'nanoid';
 
+/** A fresh request id (`req_` + 20 URL-safe characters). */
+export const newRequestId = () => `req_${nanoid(20)}`;
+
 export function requestId(): RequestHandler {
   return (req, res, next) => {
-    req.requestId = `req_${nanoid(20)}`;
+    req.requestId = newRequestId();
     req.style = 'A';
     res.setHeader('X-Request-Id', req.requestId);
     next();

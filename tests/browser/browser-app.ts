@@ -38,7 +38,7 @@ export function useBrowserApp(): BrowserContextHandle {
     server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     ctx.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    ctx.db = openTestDb();
+    ctx.db = await openTestDb();
     redis = new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
     const logger = createLogger('silent');
     const limiter = createRateLimiter({ redis, logger, prefix: `fs-test-${nanoid(8)}` });

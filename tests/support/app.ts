@@ -34,8 +34,10 @@ export function useTestApp(overrides: Partial<Config> = {}): TestContext {
   beforeAll(async () => {
     const url = process.env.TEST_REDIS_URL;
     if (!url) throw new Error('TEST_REDIS_URL is not set: run the tests through jest (global-setup finds Redis).');
-    ctx.db = openTestDb();
+    ctx.db = await openTestDb();
     ctx.redis = new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+    // Until Redis is ready the limiter counts in-process: wait, so budgets are Redis's from the first request.
+    if (ctx.redis.status !== 'ready') await new Promise((resolve) => ctx.redis.once('ready', resolve));
     const logger = createLogger('silent');
     // A fresh prefix per file, so budgets never leak between files or runs.
     const limiter = createRateLimiter({ redis: ctx.redis, logger, prefix: `fs-test-${nanoid(8)}` });

@@ -1,5 +1,18 @@
-/** The run's test database (created and migrated by global-setup), one knex pool per test file. */
-import { createDb, type Db } from '../../src/platform/db/connection';
+/**
+ * The run's test database, one handle per test file. Two jest projects (jest.config.js):
+ * - `postgres`: the PostgreSQL database created and migrated by global-setup (TEST_DB_URL);
+ * - `pglite`: an in-memory embedded database (PGlite, the same createDb code path `serve` uses without
+ *   DATABASE_URL) opened and migrated per test file, so both databases must answer alike (CONTRACT 7).
+ */
+import { createDb, migrateLatest, type Db } from '../../src/platform/db/connection';
+
+/** Set by tests/support/pglite-environment.js (one per jest worker): a dump of the migrated database. */
+interface PgliteShared {
+  dump?: Uint8Array;
+}
+
+/** True in the `pglite` jest project (tests/support/use-pglite.ts sets it). */
+export const onEmbeddedDb = () => process.env.TEST_DB_KIND === 'pglite';
 
 export function testDbUrl(): string {
   const url = process.env.TEST_DB_URL;
@@ -7,6 +20,22 @@ export function testDbUrl(): string {
   return url;
 }
 
-export function openTestDb(): Db {
+export async function openTestDb(): Promise<Db> {
+  if (onEmbeddedDb()) {
+    const shared = (globalThis as { __pgliteShared?: PgliteShared }).__pgliteShared ?? {};
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+    const pglite = await PGlite.create({
+      dataDir: 'memory://',
+      // After the worker's first file: start from its migrated database instead of migrating again.
+      ...(shared.dump ? { loadDataDir: new Blob([shared.dump]) } : {}),
+    });
+    const db = createDb({ databaseUrl: undefined, dataDir: 'memory://', pglite });
+    await migrateLatest(db);
+    if (!shared.dump && (globalThis as { __pgliteShared?: PgliteShared }).__pgliteShared) {
+      shared.dump = new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer());
+    }
+    return db;
+  }
   return createDb({ databaseUrl: testDbUrl(), dataDir: '', poolMax: 5 });
 }

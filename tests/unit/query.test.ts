@@ -1,5 +1,8 @@
 import { AppError } from '../../src/core/errors';
-import { requiredScope, workspaceIdOf } from '../../src/core/access';
+import { workspaceIdOf } from '../../src/core/access';
+import { loadOpenApiDocument } from '../../src/platform/openapi';
+import { operationIndex } from '../../src/platform/operations';
+import { scopeCheck } from '../../src/platform/access';
 import { beforeBound, endDateBound, fromBound, parseDateValue } from '../../src/core/query/dates';
 import { fieldMap, type ListField } from '../../src/core/query/fields';
 import { decodeCursor, encodeCursor, keysetCondition, orderByClause } from '../../src/core/query/keyset';
@@ -96,18 +99,88 @@ describe('keyset conditions', () => {
 });
 
 describe('access', () => {
-  it('maps paths to scopes and workspaces', () => {
+  it('maps paths to scopes (from openapi x-required-scope) and workspaces', () => {
+    const ops = operationIndex(loadOpenApiDocument());
+    const requiredScope = (method: string, path: string) => ops.find(method, path)?.scope;
     expect(requiredScope('GET', '/api/v1/workspaces')).toBe('workspaces:read');
+    expect(requiredScope('GET', '/api/v1/workspaces/')).toBe('workspaces:read');
     expect(requiredScope('GET', '/api/v1/workspaces/ws_1')).toBe('workspaces:read');
+    expect(requiredScope('HEAD', '/api/v1/workspaces/ws_1')).toBe('workspaces:read');
     expect(requiredScope('GET', '/api/v1/workspaces/ws_1/forms/f/schema')).toBe('forms:read');
+    expect(requiredScope('GET', '/api/v1/workspaces/ws_1/forms/f/responses')).toBe('responses:read');
     expect(requiredScope('POST', '/api/v1/workspaces/ws_1/tables/t/entries')).toBe('datatables:write');
     expect(requiredScope('GET', '/api/v1/workspaces/ws_1/emails/events')).toBe('email_events:read');
+    expect(requiredScope('GET', '/api/v1/workspaces/ws_1/emails/em_1/events')).toBe('email_events:read');
     expect(requiredScope('DELETE', '/api/v1/workspaces/ws_1/api-keys/k')).toBe('api_keys:write');
     expect(requiredScope('GET', '/api/v2/workspaces/ws_1/responses')).toBe('responses:read');
-    expect(requiredScope('GET', '/api/v1/openapi')).toBeUndefined();
+    expect(requiredScope('GET', '/api/v1/openapi')).toBe('key');
+    expect(requiredScope('GET', '/openapi.json')).toBe('none');
+    expect(ops.find('PUT', '/api/v1/workspaces/ws_1/forms')).toBeUndefined();
+    expect(ops.match('/api/v1/workspaces/ws_1/forms')?.methods).toEqual(['GET', 'HEAD']);
+    expect(ops.match('/api/v1/workspaces/ws_1/nothing')).toBeUndefined();
     expect(workspaceIdOf('/api/v1/workspaces/ws%201/forms')).toBe('ws 1');
   });
+
+  it('every operation of openapi/ declares a valid x-required-scope (CONTRACT section 3)', () => {
+    const doc = loadOpenApiDocument();
+    const ops = operationIndex(doc).operations;
+    expect(ops.length).toBeGreaterThan(30);
+    const missing = ops.filter((o) => o.scope === undefined).map((o) => `${o.method} ${o.template}: ${JSON.stringify(o.declared)}`);
+    expect(missing).toEqual([]);
+    for (const op of ops) {
+      const raw = doc.paths[op.template]![op.method.toLowerCase()] as { security?: unknown[] };
+      const keyless = Array.isArray(raw.security) && raw.security.length === 0;
+      // `none` exactly for the operations that need no key (security: []).
+      expect(`${op.method} ${op.template} ${op.scope === 'none'}`).toBe(`${op.method} ${op.template} ${keyless}`);
+      // A scope is that of the last collection in the path (CONTRACT section 3).
+      if (op.scope !== 'none' && op.scope !== 'key') {
+        const resource = lastCollectionResource(op.template);
+        expect(`${op.method} ${op.template} ${op.scope}`).toBe(`${op.method} ${op.template} ${resource}:${op.method === 'GET' ? 'read' : 'write'}`);
+      }
+    }
+  });
 });
+
+describe('scope check fails closed', () => {
+  const doc = {
+    paths: {
+      '/api/v1/workspaces/{workspace_id}/things': { get: { 'x-required-scope': 'forms:read' }, post: {} },
+      '/api/v1/workspaces/{workspace_id}/odd': { get: { 'x-required-scope': 'forms:admin' } },
+    },
+  };
+  const check = scopeCheck(operationIndex(doc as never));
+  const run = (method: string, path: string, scopes: string[]) => {
+    try {
+      check({ method, path, auth: { scopes } } as never, {} as never, () => undefined);
+      return 'next';
+    } catch (e) {
+      return `${(e as AppError).status} ${(e as AppError).code}`;
+    }
+  };
+  it('refuses an operation without a valid x-required-scope, even for a key with every scope', () => {
+    expect(run('GET', '/api/v1/workspaces/w/things', ['forms:read'])).toBe('next');
+    expect(run('GET', '/api/v1/workspaces/w/things', [])).toBe('403 insufficient_scope');
+    expect(run('POST', '/api/v1/workspaces/w/things', ['forms:read', 'forms:write'])).toBe('403 insufficient_scope');
+    expect(run('GET', '/api/v1/workspaces/w/odd', ['forms:read', 'forms:write'])).toBe('403 insufficient_scope');
+    expect(run('DELETE', '/api/v1/workspaces/w/things', ['forms:write'])).toBe('405 method_not_allowed');
+    expect(run('GET', '/api/v1/workspaces/w/unknown', ['forms:read'])).toBe('404 resource_not_found');
+  });
+});
+
+/** CONTRACT section 3: the resource of the last collection in a path template (a deliberately separate reading). */
+function lastCollectionResource(template: string): string {
+  const bySegment: Record<string, string> = {
+    workspaces: 'workspaces', forms: 'forms', analytics: 'forms', links: 'forms', questions: 'forms', schema: 'forms',
+    responses: 'responses', datatables: 'datatables', tables: 'datatables', emails: 'email_events',
+    'email-events': 'email_events', 'webhook-endpoints': 'webhooks', deliveries: 'webhooks', 'api-keys': 'api_keys',
+  };
+  const segs = template.split('/').filter((s) => s && !s.startsWith('{'));
+  for (let i = segs.length - 1; i >= 0; i--) {
+    const r = bySegment[segs[i]!];
+    if (r) return r;
+  }
+  return '?';
+}
 
 describe('style selection', () => {
   const responses = '/api/v1/workspaces/ws_1/responses';

@@ -6,15 +6,14 @@ import type { ApiKeyMeta } from '../../core/api-keys/api-keys.service';
 import type { Datatable, Row } from '../../core/datatables/datatables.service';
 import type { EmailEvent } from '../../core/email-events/email-events.service';
 import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.service';
-import type { CapturedRow, ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
+import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
 import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/webhooks.service';
+import { presentTableData } from '../table-data';
+
+// Re-exported for existing imports; the presenter lives in src/adapters/table-data.ts.
+export { presentTableData };
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
-
-export function presentTableData(t: CapturedRow | null): Record<string, unknown> | null {
-  if (t === null) return null;
-  return { ...t.columns, row_id: t.rowId, _captured_at: iso(t.capturedAt) };
-}
 
 function answerA(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { question_id: a.question_id, title: a.title, type: a.type, value: a.value };

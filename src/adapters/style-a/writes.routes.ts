@@ -53,7 +53,8 @@ export function styleAWritesRouter({ db }: CoreDeps): Router {
     res.status(201).json(single(req, { ...presentApiKey({ ...key, lastUsedAt: null }), secret: key.secret }));
   });
   r.delete('/:workspace_id/api-keys/:key_id', async (req, res) => {
-    await revokeApiKey(db, workspaceOf(req), param(req, 'key_id'));
+    if (!req.auth) throw errors.invalidApiKey();
+    await revokeApiKey(db, req.auth, workspaceOf(req), param(req, 'key_id'));
     res.status(204).end();
   });
   return r;

@@ -6,7 +6,7 @@
 import type { Datatable, Row } from '../../core/datatables/datatables.service';
 import type { EmailEvent } from '../../core/email-events/email-events.service';
 import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
-import { presentTableData } from '../style-a/present';
+import { presentTableData } from '../table-data';
 
 function answerB(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { id: a.question_id, title: a.title, type: a.type, value: a.value };

@@ -6,7 +6,8 @@
 import type { Knex } from 'knex';
 import { errors } from '../errors';
 import type { Scope } from '../scopes';
-import type { ApiKeyMeta } from './api-keys.service';
+import { affectedRows } from '../../db';
+import { findApiKeyById, type ApiKeyMeta } from './api-keys.service';
 import { createApiKey, type ApiKeyStyle, type CreatedApiKey } from './create-api-key';
 
 type Db = Knex | Knex.Transaction;
@@ -62,16 +63,24 @@ export async function createApiKeyFor(
 }
 
 /**
- * Revokes a key with access to the workspace: sets `revoked_at` (kept when already set). The key
- * stays listed and is refused with 401 api_key_expired from its next request on, on every instance
- * (authentication reads the key on each request; there is no cache to invalidate).
- * @throws AppError resource_not_found when no key with this id has access to the workspace.
+ * Revokes a key on behalf of `revoker` (CONTRACT section 3, revocation rule): sets `revoked_at` (kept
+ * when already set). A key may revoke itself, or a key whose workspaces and scopes are a subset of
+ * its own, so a key of one workspace never cuts off a key that also opens others. The revoked key is
+ * refused with 401 api_key_expired from its next request on, on every instance (authentication
+ * reads the key on each request; there is no cache to invalidate).
+ * @throws AppError resource_not_found when no key with this id has access to the workspace;
+ * workspace_access_denied when the key opens a workspace the revoker lacks; insufficient_scope
+ * naming a scope the key has and the revoker lacks.
  * Spec: DELETE {ws}/api-keys/{key_id}.
  */
-export async function revokeApiKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
-  const n = await db('api_keys as k')
-    .where('k.id', keyId)
-    .whereExists(db('api_key_workspaces as w').select(db.raw('1')).whereRaw('w.api_key_id = k.id').where('w.workspace_id', workspaceId))
-    .update({ revoked_at: db.raw('COALESCE(revoked_at, now())') });
+export async function revokeApiKey(db: Db, revoker: ApiKeyMeta, workspaceId: string, keyId: string): Promise<void> {
+  const target = await findApiKeyById(db, keyId);
+  if (!target || !target.workspaceIds.includes(workspaceId)) throw errors.notFound('API key', keyId);
+  if (target.id !== revoker.id) {
+    if (target.workspaceIds.some((w) => !revoker.workspaceIds.includes(w))) throw errors.workspaceAccessDenied();
+    const missing = target.scopes.find((s) => !revoker.scopes.includes(s));
+    if (missing !== undefined) throw errors.insufficientScope(missing);
+  }
+  const n = await affectedRows(db('api_keys').where('id', keyId).update({ revoked_at: db.raw('COALESCE(revoked_at, now())') }));
   if (n === 0) throw errors.notFound('API key', keyId);
 }

@@ -4,7 +4,7 @@
  * applies its own subset rules (CONTRACT section 10) before calling it.
  */
 import type { Knex } from 'knex';
-import type { Db } from '../../platform/db/connection';
+import type { Db } from '../../db';
 import { newId } from '../ids';
 import { ALL_SCOPES, isScope, type Scope } from '../scopes';
 import { API_KEY_PREFIX, generateApiKeySecret, hashApiKeySecret, secretDisplayPrefix } from './secrets';

@@ -5,6 +5,7 @@
  * records its webhook events (`row.created`, `row.updated`, `row.deleted`) in its own transaction.
  */
 import type { Knex } from 'knex';
+import { affectedRows } from '../../db';
 import { errors, type ErrorDetail } from '../errors';
 import { newId } from '../ids';
 import { parseDateValue } from '../query/dates';
@@ -239,7 +240,7 @@ export async function patchRow(
 export async function deleteRow(db: Knex, workspaceId: string, datatableId: string, rowId: string): Promise<void> {
   await db.transaction(async (trx) => {
     await getDatatable(trx, workspaceId, datatableId);
-    const n = await trx('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete();
+    const n = await affectedRows(trx('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete(), 'row_id');
     if (n === 0) throw errors.notFound('Row', rowId);
     await recordEvents(trx, workspaceId, [{ type: 'row.deleted', resource: { kind: 'row_deleted', rowId, datatableId } }]);
   });

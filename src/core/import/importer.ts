@@ -10,7 +10,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Knex } from 'knex';
-import { withTransaction, type Db } from '../../platform/db/connection';
+import { withTransaction, type Db } from '../../db';
 import { createApiKey } from '../api-keys/create-api-key';
 import { API_KEY_PREFIX, hashApiKeySecret, generateWebhookSecret } from '../api-keys/secrets';
 import { newId, type IdKind } from '../ids';

@@ -6,7 +6,7 @@
  * The data set is a fixture document (CONTRACT section 9) built by a deterministic PRNG, so the same
  * `now` and `seed` always give the same document, ids included.
  */
-import type { Db } from '../../platform/db/connection';
+import type { Db } from '../../db';
 import { createApiKey } from '../api-keys/create-api-key';
 import { importFixture, type ImportSummary } from '../import/importer';
 import type {

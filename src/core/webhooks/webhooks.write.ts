@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { generateWebhookSecret } from '../api-keys/secrets';
+import { affectedRows } from '../../db';
 import { errors } from '../errors';
 import { newId } from '../ids';
 import { checkWebhookUrl, type AddressPolicy, type Resolve } from './address-policy';
@@ -227,6 +228,6 @@ export async function retryDelivery(db: Knex, workspaceId: string, endpointId: s
  * Spec: DELETE {ws}/webhook-endpoints/{endpoint_id}.
  */
 export async function deleteWebhookEndpoint(db: Db, workspaceId: string, id: string): Promise<void> {
-  const n = await db('webhook_endpoints').where({ workspace_id: workspaceId, id }).delete();
+  const n = await affectedRows(db('webhook_endpoints').where({ workspace_id: workspaceId, id }).delete());
   if (n === 0) throw errors.notFound('Webhook endpoint', id);
 }

@@ -11,7 +11,10 @@ import type { Logger } from '../logger';
 // int8 (counts, sums) as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
-export type Db = Knex;
+import type { Db } from '../../db';
+
+// Db and withTransaction live in src/db (below the core); re-exported for existing imports.
+export { type Db, withTransaction } from '../../db';
 
 export interface DbOptions {
   databaseUrl: string | undefined;
@@ -24,6 +27,8 @@ export interface DbOptions {
    * table, large inserts) must not be cut; those keep a 10 s connect timeout.
    */
   requestTimeouts?: boolean;
+  /** An already open PGlite instance to use instead of opening `dataDir` (tests). */
+  pglite?: unknown;
 }
 
 /**
@@ -82,11 +87,13 @@ export function createDb(opts: DbOptions, logger?: Logger): Db {
       },
     });
   }
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  // `memory://` opens an in-memory database (the tests' embedded project).
+  if (!opts.dataDir.startsWith('memory://')) fs.mkdirSync(opts.dataDir, { recursive: true });
   // knex-pglite is a CommonJS module whose export is the client class itself.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGlite = require('knex-pglite') as typeof knex.Client;
-  return knex({ client: ClientPGlite, log: knexLog(logger), connection: { filename: opts.dataDir } as Knex.StaticConnectionConfig });
+  const connection = opts.pglite ? { pglite: opts.pglite } : { filename: opts.dataDir };
+  return knex({ client: ClientPGlite, log: knexLog(logger), connection: connection as Knex.StaticConnectionConfig });
 }
 
 /**
@@ -114,9 +121,4 @@ const migrationSource: Knex.MigrationSource<(typeof migrations)[number]> = {
 export async function migrateLatest(db: Db): Promise<string[]> {
   const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
   return applied;
-}
-
-/** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-export function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(fn);
 }

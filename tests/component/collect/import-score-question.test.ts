@@ -5,7 +5,10 @@ import { uid } from '../../support/given';
 import { submitResponse } from '../../../src/core/responses/submit';
 import { everyTypeForm, goodAnswers } from './collect-given';
 
-const db = openTestDb();
+let db: Awaited<ReturnType<typeof openTestDb>>;
+beforeAll(async () => {
+  db = await openTestDb();
+});
 afterAll(() => db.destroy());
 
 describe('import: score_question_id', () => {

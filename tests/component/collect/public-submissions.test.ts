@@ -29,7 +29,7 @@ let direct: ReturnType<typeof buildApp>;
 let proxied: ReturnType<typeof buildApp>;
 let w: CollectWorkspace;
 beforeAll(async () => {
-  db = openTestDb();
+  db = await openTestDb();
   redis = new Redis(process.env.TEST_REDIS_URL!, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   direct = appWith();
   proxied = appWith('loopback');

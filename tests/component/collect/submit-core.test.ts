@@ -3,7 +3,10 @@ import { submitResponse } from '../../../src/core/responses/submit';
 import { openTestDb } from '../../support/db';
 import { collectWorkspace, goodAnswers } from './collect-given';
 
-const db = openTestDb();
+let db: Awaited<ReturnType<typeof openTestDb>>;
+beforeAll(async () => {
+  db = await openTestDb();
+});
 afterAll(() => db.destroy());
 
 describe('submitResponse', () => {

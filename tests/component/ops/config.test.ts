@@ -75,7 +75,7 @@ it('gives Express a trust proxy value it accepts, so X-Forwarded-For counts only
   expect(trustProxyValue('FALSE')).toBe(false);
   expect(trustProxyValue('2')).toBe(2);
   expect(trustProxyValue('loopback, 10.0.0.0/8')).toBe('loopback, 10.0.0.0/8');
-  const db = openTestDb();
+  const db = await openTestDb();
   try {
     const logger = createLogger('silent');
     for (const [setting, budgetPerSender] of [['loopback', true], [undefined, false]] as const) {

@@ -10,8 +10,8 @@ import { openTestDb, testDbUrl } from '../../support/db';
 import { freePort, TcpProxy, urlOnPort } from './helpers';
 
 let db: Db;
-beforeAll(() => {
-  db = openTestDb();
+beforeAll(async () => {
+  db = await openTestDb();
 });
 afterAll(async () => {
   await db.destroy();

@@ -19,8 +19,8 @@ import { freePort, silentServer, TcpProxy, until, urlOnPort } from './helpers';
 
 const silent = createLogger('silent');
 let db: Db;
-beforeAll(() => {
-  db = openTestDb();
+beforeAll(async () => {
+  db = await openTestDb();
 });
 afterAll(async () => {
   await db.destroy();

@@ -17,8 +17,8 @@ const root = path.resolve(__dirname, '../../..');
 let db: Db;
 let dir: string;
 
-beforeAll(() => {
-  db = openTestDb();
+beforeAll(async () => {
+  db = await openTestDb();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'feedback-cli-'));
 });
 afterAll(async () => {

@@ -7,8 +7,8 @@ import type { Db } from '../../../src/platform/db/connection';
 import { openTestDb } from '../../support/db';
 
 let db: Db;
-beforeAll(() => {
-  db = openTestDb();
+beforeAll(async () => {
+  db = await openTestDb();
 });
 afterAll(async () => {
   await db.destroy();

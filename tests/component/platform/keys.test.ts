@@ -98,3 +98,58 @@ describe('API key revoke', () => {
     expect(res.body.error.code).toBe('resource_not_found');
   });
 });
+
+describe('API key revoke: the revocation rule (CONTRACT section 3)', () => {
+  const keyId = async (secret: string) =>
+    (await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first()).id as string;
+  const revoke = (ws: string, key: string, id: string) => t.http().delete(`/api/v1/workspaces/${ws}/api-keys/${id}`).set('X-API-Key', key);
+
+  it('refuses to revoke a key that also opens a workspace the caller lacks (403 workspace_access_denied)', async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const other = await workspaceWithKey(t.db);
+    const wide = await keyFor(t.db, [ws, other.ws]);
+    const res = await revoke(ws, key, await keyId(wide));
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('workspace_access_denied');
+    expect((await t.http().get(`/api/v1/workspaces/${other.ws}`).set('X-API-Key', wide)).status).toBe(200);
+  });
+
+  it('refuses to revoke a key with a scope the caller lacks (403 insufficient_scope naming it)', async () => {
+    const { ws } = await workspaceWithKey(t.db);
+    const caller = await keyFor(t.db, [ws], { scopes: ['api_keys:read', 'api_keys:write'] });
+    const target = await keyFor(t.db, [ws], { scopes: ['api_keys:write', 'responses:read'] });
+    const res = await revoke(ws, caller, await keyId(target));
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('insufficient_scope');
+    expect(res.body.error.message).toContain('responses:read');
+    expect((await t.http().get(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', target)).status).toBe(403);
+  });
+
+  it('revokes a key whose workspaces and scopes are a subset of the caller (204)', async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const narrow = await keyFor(t.db, [ws], { scopes: ['responses:read'] });
+    expect((await revoke(ws, key, await keyId(narrow))).status).toBe(204);
+    const next = await t.http().get(`/api/v1/workspaces/${ws}/responses`).set('X-API-Key', narrow);
+    expect(next.body.error.code).toBe('api_key_expired');
+  });
+
+  it('lets a key with api_keys:write revoke itself, even when it opens more than one workspace', async () => {
+    const { ws } = await workspaceWithKey(t.db);
+    const other = await workspaceWithKey(t.db);
+    const self = await keyFor(t.db, [ws, other.ws], { scopes: ['api_keys:write'] });
+    expect((await revoke(ws, self, await keyId(self))).status).toBe(204);
+    expect((await revoke(ws, self, await keyId(self))).status).toBe(401);
+  });
+
+  it('answers 404 for a key none of whose workspaces is the path one, also when the caller could revoke it elsewhere', async () => {
+    const { ws } = await workspaceWithKey(t.db);
+    const other = await workspaceWithKey(t.db);
+    const caller = await keyFor(t.db, [ws, other.ws]);
+    const target = await keyFor(t.db, [other.ws], { scopes: ['forms:read'] });
+    const res = await revoke(ws, caller, await keyId(target));
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('resource_not_found');
+    expect((await revoke(ws, caller, 'key_unknown')).status).toBe(404);
+    expect((await revoke(other.ws, caller, await keyId(target))).status).toBe(204);
+  });
+});

@@ -21,8 +21,8 @@ const silent = createLogger('silent');
 /** One app per instance is expensive (the validator compiles the document), so tests share this one. */
 let shared: ReturnType<typeof buildApp>;
 const sharedPrefix = `fs-rl-${nanoid(8)}`;
-beforeAll(() => {
-  db = openTestDb();
+beforeAll(async () => {
+  db = await openTestDb();
   redis = new Redis(process.env.TEST_REDIS_URL!, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   shared = appWith({ rateLimitPerMinute: 60, authFailuresPerMinute: 3 }, sharedPrefix);
 });

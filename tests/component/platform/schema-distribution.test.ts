@@ -6,9 +6,9 @@
  */
 import { openTestDb } from '../../support/db';
 
-let db: ReturnType<typeof openTestDb>;
-beforeAll(() => {
-  db = openTestDb();
+let db: Awaited<ReturnType<typeof openTestDb>>;
+beforeAll(async () => {
+  db = await openTestDb();
 });
 afterAll(async () => {
   await db.destroy();

@@ -138,7 +138,7 @@ export function useWebhookApp(overrides: Partial<Config>, opts: { own?: boolean;
       const own = await ownDatabase();
       ctx.db = own.db;
       drop = own.drop;
-    } else ctx.db = openTestDb();
+    } else ctx.db = await openTestDb();
     redis = new Redis(process.env.TEST_REDIS_URL!, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
     const logger = createLogger('silent');
     const limiter = createRateLimiter({ redis, logger, prefix: `fs-test-${nanoid(8)}` });

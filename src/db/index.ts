@@ -1,0 +1,28 @@
+/**
+ * The database handle types and helpers core code uses (below the core in the layer order: core and
+ * platform import from here; opening the database and migrating stay in src/platform/db/connection.ts).
+ */
+import type { Knex } from 'knex';
+
+/** The process's knex instance (PostgreSQL or embedded PGlite). */
+export type Db = Knex;
+
+/** A knex instance or a transaction: what core functions take to run inside the caller's transaction. */
+export type DbHandle = Knex | Knex.Transaction;
+
+/** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+export function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(fn);
+}
+
+/**
+ * Runs an UPDATE or DELETE builder and returns how many rows it touched, counted from `RETURNING`,
+ * so PostgreSQL and the embedded PGlite answer alike (knex-pglite returns a result object instead of
+ * a count for DELETE: CONTRACT section 7, "The embedded database and PostgreSQL answer alike").
+ * @param query a builder already carrying `.update(…)` or `.delete()`.
+ * @param column a column of the target table to return (default `id`).
+ */
+export async function affectedRows(query: Knex.QueryBuilder, column = 'id'): Promise<number> {
+  const rows = (await query.returning(column)) as unknown[];
+  return rows.length;
+}

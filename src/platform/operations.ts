@@ -1,0 +1,108 @@
+/**
+ * The operations of openapi/openapi.yaml as a lookup table, built once from the document (the one
+ * source of every operation's scope, CONTRACT section 3): which path template a request path
+ * matches, which methods it has, and each operation's `x-required-scope`. Used before validation
+ * (the order of checks puts 403 before 400) by the scope check and the 405 answer.
+ */
+import { isScope, type Scope } from '../core/scopes';
+import type { OpenApiDocument } from './openapi';
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** The order methods are listed in `Allow` and in the 405 message. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
+
+/**
+ * What `x-required-scope` may say: a scope; `key` (any valid API key, no particular scope, e.g.
+ * `GET /api/v1/openapi`); `none` (no key at all: `/openapi.json`, pages, public submissions, probes).
+ */
+export type RequiredScope = Scope | 'key' | 'none';
+
+export function isRequiredScope(value: unknown): value is RequiredScope {
+  return typeof value === 'string' && (value === 'key' || value === 'none' || isScope(value));
+}
+
+export interface Operation {
+  method: string;
+  /** The document's path template, e.g. `/api/v1/workspaces/{workspace_id}/forms`. */
+  template: string;
+  operationId: string | undefined;
+  /** The declared `x-required-scope`, undefined when missing or not a valid value (refused: fails closed). */
+  scope: RequiredScope | undefined;
+  /** The raw declared value (for error messages and the coverage test). */
+  declared: unknown;
+}
+
+export interface PathMatch {
+  template: string;
+  /** Upper-case methods the path has (HEAD is implied by GET, as Express answers it). */
+  methods: string[];
+  operations: Map<string, Operation>;
+}
+
+interface CompiledPath extends PathMatch {
+  regex: RegExp;
+  /** Literal segments count: more literal templates win over parameter ones (`/emails/events`). */
+  literals: number;
+}
+
+export interface OperationIndex {
+  /** Every operation of the document, in document order. */
+  operations: Operation[];
+  /** The template a request path (raw, as `req.path`) matches; undefined when the document has no such path. */
+  match(path: string): PathMatch | undefined;
+  /** The operation for a method and path (HEAD falls back to GET). */
+  find(method: string, path: string): Operation | undefined;
+}
+
+function compile(template: string): RegExp {
+  const body = template
+    .split('/')
+    .map((seg) => (/^\{[^}]+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}/?$`);
+}
+
+/** Builds the index from a loaded document (pure; the document is not changed). */
+export function operationIndex(doc: OpenApiDocument): OperationIndex {
+  const operations: Operation[] = [];
+  const compiled: CompiledPath[] = [];
+  for (const [template, item] of Object.entries(doc.paths)) {
+    const ops = new Map<string, Operation>();
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as Record<string, unknown> | undefined;
+      if (!op) continue;
+      const declared = op['x-required-scope'];
+      const operation: Operation = {
+        method: method.toUpperCase(),
+        template,
+        operationId: op.operationId as string | undefined,
+        scope: isRequiredScope(declared) ? declared : undefined,
+        declared,
+      };
+      ops.set(operation.method, operation);
+      operations.push(operation);
+    }
+    const methods = [...ops.keys()];
+    if (ops.has('GET') && !ops.has('HEAD')) methods.push('HEAD');
+    methods.sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
+    compiled.push({
+      template,
+      methods,
+      operations: ops,
+      regex: compile(template),
+      literals: template.split('/').filter((s) => s && !s.startsWith('{')).length,
+    });
+  }
+  compiled.sort((a, b) => b.literals - a.literals);
+  const match = (path: string) => compiled.find((c) => c.regex.test(path));
+  return {
+    operations,
+    match,
+    find(method, path) {
+      const m = match(path);
+      if (!m) return undefined;
+      const upper = method.toUpperCase();
+      return m.operations.get(upper) ?? (upper === 'HEAD' ? m.operations.get('GET') : undefined);
+    },
+  };
+}
