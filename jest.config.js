@@ -3,8 +3,10 @@
  * Two projects, both run by `npm test` (CONTRACT section 7: the embedded database and PostgreSQL answer alike):
  * - `postgres`: every test, on the PostgreSQL database global-setup creates;
  * - `pglite`: the component tests again, each file on its own in-memory embedded database (PGlite).
- *   Left out there: cli.test.ts (spawns the CLI against a PostgreSQL URL) and rate-limit.test.ts
- *   (about Redis budgets and Redis outages; the database plays no part).
+ *   Left out there, because they do not use the project's database: cli.test.ts and ops/cli-lifecycle
+ *   (spawn the CLI against a PostgreSQL URL), rate-limit.test.ts (Redis budgets and outages), ops/db-errors,
+ *   ops/outages and ops/server-close (PostgreSQL outages through a TCP proxy, pools of a server URL), and the
+ *   webhook files that bring their own database (delivery, every-way-in, processes; embedded spawns PGlite itself).
  */
 const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 module.exports = {
@@ -28,7 +30,12 @@ module.exports = {
       testEnvironment: '<rootDir>/tests/support/pglite-environment.js',
       roots: ['<rootDir>/tests'],
       testMatch: ['<rootDir>/tests/component/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '/tests/component/platform/cli\\.test\\.ts$', '/tests/component/platform/rate-limit\\.test\\.ts$'],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        '/tests/component/platform/(cli|rate-limit)\\.test\\.ts$',
+        '/tests/component/ops/(cli-lifecycle|db-errors|outages|server-close)\\.test\\.ts$',
+        '/tests/component/webhooks/(delivery|every-way-in|processes|embedded)\\.test\\.ts$',
+      ],
       setupFiles: ['<rootDir>/tests/support/use-pglite.ts'],
       transform: { ...transform, '@electric-sql/pglite/dist/.+\\.cjs$': '<rootDir>/tests/support/pglite-transform.js' },
       transformIgnorePatterns: ['/node_modules/(?!@electric-sql/pglite/)'],

@@ -233,5 +233,19 @@ export function pagesRouter(deps: PagesDeps): Router {
     res.type('image/gif').send(PIXEL);
   });
 
+  // Errors raised while routing a page (a path whose percent-encoding does not decode, `/f/%FF`): pages
+  // answer HTML, and the pixel is served whatever happens.
+  r.use((err: unknown, req: Request, res: Response, next: (err?: unknown) => void) => {
+    if (req.path.startsWith('/e/')) {
+      res.setHeader('Cache-Control', 'no-store');
+      return res.type('image/gif').send(PIXEL);
+    }
+    if (!req.path.startsWith('/f/')) return next(err);
+    const lang = frameLanguage(req.get('Accept-Language'));
+    const s = pageStrings(lang);
+    if (err instanceof URIError) return message(res, 400, lang, s.errorTitle, s.unreadableText);
+    return failure(req, res, lang, err);
+  });
+
   return r;
 }

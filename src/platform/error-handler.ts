@@ -70,6 +70,8 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string };
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
   if (e.type === 'entity.parse.failed') return errors.invalid('body', 'body', 'The request body is not valid JSON.');
+  // The router could not percent-decode a path segment (`/f/%E2%82`): the client's path is malformed.
+  if (err instanceof URIError && e.status === 400) return errors.invalid('path', 'path', 'The path holds a malformed percent-encoding.');
   // A body in another charset or content-encoding than JSON's UTF-8: the client's header is wrong.
   if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') {
     return errors.invalid('header', 'Content-Type', 'Send the body as application/json in UTF-8, without a content encoding.');

@@ -69,7 +69,7 @@ describe('start-up configuration checks', () => {
 describe('graceful shutdown', () => {
   const serve = async () => {
     const port = await freePort();
-    const proc = run(['serve'], { DATABASE_URL: testDbUrl(), PORT: String(port) });
+    const proc = run(['serve', '--no-worker'], { DATABASE_URL: testDbUrl(), PORT: String(port) });
     await until(async () => {
       if (proc.child.exitCode !== null) throw new Error(`serve exited: ${(await proc.exit).stderr}`);
       return fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);

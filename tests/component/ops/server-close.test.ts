@@ -12,7 +12,7 @@ const config = () =>
   loadConfig({ databaseUrl: testDbUrl(), port: 0, host: '127.0.0.1', logLevel: 'silent', redisUrl: undefined }, {});
 
 it('stops registered background work, then closes the database pool', async () => {
-  const server = await startServer(config());
+  const server = await startServer(config(), { worker: false });
   const order: string[] = [];
   server.addCloser('worker', async () => {
     await new Promise((r) => setTimeout(r, 50)); // its current attempt
@@ -29,7 +29,7 @@ it('stops registered background work, then closes the database pool', async () =
 });
 
 it('closes a connection whose request is still in flight after the drain budget', async () => {
-  const server = await startServer(config(), { drainMs: 300 });
+  const server = await startServer(config(), { drainMs: 300, worker: false });
   const socket = net.connect(server.port, '127.0.0.1');
   await new Promise<void>((resolve) => socket.once('connect', resolve));
   socket.on('error', () => undefined);

@@ -31,6 +31,8 @@ beforeAll(async () => {
     .post(`/api/v1/workspaces/${s.ws}/webhook-endpoints`)
     .set('X-API-Key', s.key)
     .send({ url: 'https://hooks.example.com/fuzz', events: ['row.created'] });
+  const delivery = await t.http().post(`/api/v1/workspaces/${s.ws}/webhook-endpoints/${endpoint.body.data.id}/test`).set('X-API-Key', s.key);
+  const link = await t.http().post(`/api/v1/workspaces/${s.ws}/forms/${s.nps}/links`).set('X-API-Key', s.key).send({ email: 'fuzz@example.com' });
   const victim = await t.http().post(`/api/v1/workspaces/${s.ws}/api-keys`).set('X-API-Key', s.key).send({ name: 'victim', scopes: ['forms:read'] });
   ids = {
     workspace_id: s.ws,
@@ -42,6 +44,8 @@ beforeAll(async () => {
     email_id: s.emailIds[0]!,
     endpoint_id: endpoint.body.data.id,
     key_id: victim.body.data.id,
+    delivery_id: delivery.body.data.id,
+    token: new URL(link.body.data.open_url as string).pathname.replace(/^\/e\//, '').replace(/\.gif$/, ''),
     question_id: 'q_score',
   };
   // Well-formed cursors of other lists (a cursor of another list is a 400, CONTRACT section 7).
@@ -182,7 +186,7 @@ function buildRequest(c: Case): { method: string; path: string; headers: Record<
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
   let path = fillPath(op.template, pathValues);
   for (const [name, value] of Object.entries(rawPath)) {
-    path = path.replace(encodeURIComponent(pathValues[name] ?? ''), value);
+    path = path.replace(encodeURIComponent(pathValues[name] ?? 'x_unknown'), value);
   }
   if (query.length > 0) path += `?${query.join('&')}`;
   const describe = `${op.method} ${path.slice(0, 300)} headers=${JSON.stringify(headers).slice(0, 300)} body=${(body ?? '').slice(0, 300)}`;
