@@ -56,7 +56,8 @@ export interface EmailEventListQuery {
   pagination: Pagination;
 }
 
-interface EventRow {
+/** An `email_events` row as selected (snake_case). */
+export interface EventRow {
   id: string;
   email_id: string;
   email: string;
@@ -67,7 +68,7 @@ interface EventRow {
   created_at: Date;
 }
 
-const toEvent = (r: EventRow): EmailEvent => ({
+export const toEvent = (r: EventRow): EmailEvent => ({
   id: r.id,
   emailId: r.email_id,
   email: r.email,

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { errors, type ErrorDetail } from '../errors';
 import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
-import { EMAIL_EVENT_TYPES, type EmailEvent } from './email-events.service';
+import { EMAIL_EVENT_TYPES, toEvent, type EmailEvent, type EventRow } from './email-events.service';
 
 export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
@@ -29,28 +29,6 @@ export interface RecordedEmailEvents {
   /** How many events this call stored (0: every one was already stored). */
   created: number;
 }
-
-interface EventRow {
-  id: string;
-  email_id: string;
-  email: string;
-  type: string;
-  row_id: string | null;
-  form_id: string | null;
-  flow_id: string | null;
-  created_at: Date;
-}
-
-const toEvent = (r: EventRow): EmailEvent => ({
-  id: r.id,
-  emailId: r.email_id,
-  email: r.email,
-  type: r.type,
-  rowId: r.row_id,
-  formId: r.form_id,
-  flowId: r.flow_id,
-  createdAt: r.created_at,
-});
 
 /**
  * Stores email events of a workspace, idempotent on `id`, all in one transaction (a savepoint when `db`
