@@ -32,10 +32,11 @@ beforeAll(async () => {
   });
   await worker.start();
 });
+// stop() waits for attempts in flight and pg-boss's loops (up to ~16 s on a loaded machine).
 afterAll(async () => {
   await worker.stop();
   await Promise.all(receivers.map((r) => r.close()));
-});
+}, 60_000);
 
 async function hook(...args: Parameters<typeof receiver>): Promise<Receiver> {
   const r = await receiver(...args);

@@ -20,10 +20,11 @@ beforeAll(async () => {
   await worker.start();
   hook = await receiver(() => ({ status: 204 }));
 });
+// stop() waits for attempts in flight and pg-boss's loops (up to ~16 s on a loaded machine).
 afterAll(async () => {
   await worker.stop();
   await hook.close();
-});
+}, 60_000);
 
 type Delivered = { id: string; type: string; workspace_id: string; data: Record<string, unknown> };
 
