@@ -16,6 +16,12 @@ import { receiver, sleep, useWebhookApp, type Receiver } from './harness';
 
 jest.setTimeout(30_000);
 
+// Declared before the app's own hooks: afterAll hooks run in declaration order, so the worker stops
+// (after its attempts in flight and pg-boss's loops, up to ~16 s) before the database is dropped.
+afterAll(async () => {
+  await worker?.stop();
+  await Promise.all(receivers.map((r) => r.close()));
+}, 60_000);
 const t = useWebhookApp({ webhookAllowHttp: true, webhookAllowPrivate: true, webhookRetrySchedule: [0.2, 0.2, 0.2] }, { own: true });
 let worker: DeliveryWorker;
 const outcomes: string[] = [];
@@ -32,11 +38,6 @@ beforeAll(async () => {
   });
   await worker.start();
 });
-// stop() waits for attempts in flight and pg-boss's loops (up to ~16 s on a loaded machine).
-afterAll(async () => {
-  await worker.stop();
-  await Promise.all(receivers.map((r) => r.close()));
-}, 60_000);
 
 async function hook(...args: Parameters<typeof receiver>): Promise<Receiver> {
   const r = await receiver(...args);

@@ -11,6 +11,12 @@ import { receiver, useWebhookApp, type Receiver } from './harness';
 
 jest.setTimeout(30_000);
 
+// Declared before the app's own hooks: afterAll hooks run in declaration order, so the worker stops
+// (after its attempts in flight and pg-boss's loops, up to ~16 s) before the database is dropped.
+afterAll(async () => {
+  await worker?.stop();
+  await hook?.close();
+}, 60_000);
 const t = useWebhookApp({ webhookAllowHttp: true, webhookAllowPrivate: true, webhookRetrySchedule: [0.2] }, { own: true });
 let worker: DeliveryWorker;
 let hook: Receiver;
@@ -20,11 +26,6 @@ beforeAll(async () => {
   await worker.start();
   hook = await receiver(() => ({ status: 204 }));
 });
-// stop() waits for attempts in flight and pg-boss's loops (up to ~16 s on a loaded machine).
-afterAll(async () => {
-  await worker.stop();
-  await hook.close();
-}, 60_000);
 
 type Delivered = { id: string; type: string; workspace_id: string; data: Record<string, unknown> };
 
