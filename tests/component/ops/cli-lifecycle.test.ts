@@ -26,6 +26,12 @@ interface Exit {
   stderr: string;
 }
 
+const children: ChildProcess[] = [];
+// A test that fails half way must not leave a server running.
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
 function run(args: string[], env: Record<string, string>): { child: ChildProcess; exit: Promise<Exit> } {
   const child = spawn(process.execPath, [cliJs, ...args], {
     cwd: root,
@@ -33,6 +39,7 @@ function run(args: string[], env: Record<string, string>): { child: ChildProcess
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
