@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, errors } from '../core/errors';
+import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/error-handler';
 import { recordEmailEvents } from '../core/email-events/email-events.write';
 import { chooseLanguage, loadPublicForm, type PublicForm } from '../core/forms/public-form';
 import { verifyLinkToken, readLinkToken, type LinkClaims } from '../core/links/links';
@@ -85,6 +86,11 @@ export function pagesRouter(deps: PagesDeps): Router {
       if (err.code === 'link_expired') return message(res, 410, lang, s.linkExpiredTitle, s.linkExpiredText);
       if (err.code === 'validation_error') return message(res, 400, lang, s.linkInvalidTitle, s.linkInvalidText);
       if (err.code === 'rate_limit_exceeded') return message(res, 429, lang, s.tooManyTitle, s.tooManyText);
+    }
+    // The database cannot be reached (CONTRACT section 14): a 503 page the visitor may retry.
+    if (isDatabaseUnavailable(err)) {
+      res.setHeader('Retry-After', String(DB_RETRY_AFTER_SECONDS));
+      return message(res, 503, lang, s.errorTitle, s.errorText);
     }
     (req.log ?? logger).error({ err, request_id: req.requestId }, 'page failed');
     return message(res, 500, lang, s.errorTitle, s.errorText);

@@ -56,6 +56,23 @@ describe('database unreachable', () => {
     }
   });
 
+  it('answers a hosted form page with a 503 HTML page and Retry-After, not a 500', async () => {
+    const down = createDb({ databaseUrl: urlOnPort(testDbUrl(), await freePort()), dataDir: '', requestTimeouts: true });
+    try {
+      const app = buildApp(testConfig(), { db: down, logger: silent });
+      await supertest(app).get('/f/frm_any');
+      const started = Date.now();
+      const res = await supertest(app).get('/f/frm_any');
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(res.status).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.text).toContain('<html lang="en">');
+    } finally {
+      await down.destroy();
+    }
+  });
+
   it('answers 503 within 5 s, never hangs, when the database accepts connections but never answers', async () => {
     const hanging = await silentServer();
     const stuck = createDb({ databaseUrl: urlOnPort(testDbUrl(), hanging.port), dataDir: '', requestTimeouts: true });
