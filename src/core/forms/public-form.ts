@@ -19,6 +19,8 @@ export interface PublicForm {
  * @returns undefined when no workspace has the form.
  */
 export async function loadPublicForm(db: Knex | Knex.Transaction, formId: string): Promise<PublicForm | undefined> {
+  // No stored id holds NUL, and PostgreSQL refuses it in a query: such a path names no form.
+  if (formId.includes('\u0000')) return undefined;
   const [found] = await formDefinitionsFromDb(db, [formId]);
   if (!found) return undefined;
   const { workspaceId, name, ...form } = found;

@@ -77,6 +77,14 @@ describe('GET /f/{form_id}', () => {
     expect(thanks.status).toBe(404);
     expect(thanks.text).toContain('<h1>Form not found</h1>');
   });
+
+  it('answers a form id holding NUL with the 404 page, also to a POST (no form can have it)', async () => {
+    for (const res of [await t.http().get('/f/%00'), await t.http().post('/f/%00').type('form').send('q.x=1')]) {
+      expect(res.status).toBe(404);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.text).toContain('<h1>Form not found</h1>');
+    }
+  });
 });
 
 describe('POST /f/{form_id}', () => {
