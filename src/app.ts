@@ -59,7 +59,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const { db, logger } = deps;
   const limiter = deps.limiter ?? createRateLimiter({ redis: deps.redis, logger });
   const doc = loadOpenApiDocument();
-  const metrics = deps.metrics ?? createMetrics({ routes: Object.keys(doc.paths), db, logger });
+  const operations = operationIndex(doc);
+  const metrics = deps.metrics ?? createMetrics({ operations, db, logger });
   metrics.countRefusals(limiter);
   const app = express();
   app.set('etag', false);
@@ -118,7 +119,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(apiKeyAuth({ db, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
   // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
-  app.use(scopeCheck(operationIndex(doc)));
+  app.use(scopeCheck(operations));
   app.use(styleSelection());
   app.use(reportBodyError());
   app.get('/api/v1/openapi', (_req, res) => {

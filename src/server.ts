@@ -13,6 +13,7 @@ import { createHttpServer } from './platform/http-server';
 import { createLogger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument } from './platform/openapi';
+import { operationIndex } from './platform/operations';
 import { createRedis } from './platform/redis';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker, type WorkerObserver } from './delivery/worker';
 
@@ -68,7 +69,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
   if (!redis) logger.warn('REDIS_URL is not set: rate limits and idempotency keys are kept in-process (run one instance only)');
 
-  const metrics = createMetrics({ routes: Object.keys(loadOpenApiDocument().paths), db, logger });
+  const metrics = createMetrics({ operations: operationIndex(loadOpenApiDocument()), db, logger });
   const closers: Array<{ name: string; close: () => Promise<void> | void }> = [];
   const addCloser = (name: string, close: () => Promise<void> | void) => {
     closers.push({ name, close });

@@ -16,6 +16,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { errors } from '../core/errors';
 import { poolStats, type Db } from './db/connection';
 import type { Logger } from './logger';
+import type { OperationIndex } from './operations';
 import type { RateLimiter } from './rate-limit';
 
 export type RefusalKind = 'key' | 'address' | 'submission';
@@ -51,29 +52,15 @@ export interface Metrics {
   setWebhookQueueDepthSource(source: QueueDepthSource): void;
 }
 
-/** Express paths of the operations in the OpenAPI document, most specific first. */
-function routeMatchers(templates: readonly string[]): Array<{ route: string; re: RegExp }> {
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return templates
-    .map((t) => {
-      const segments = t.split('/');
-      const literals = segments.filter((s) => s !== '' && !/^\{.+\}$/.test(s)).length;
-      const re = new RegExp(`^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : escape(s))).join('/')}/?$`);
-      return { route: t.replace(/\{([^}]+)\}/g, ':$1'), re, literals, length: segments.length };
-    })
-    .sort((a, b) => b.literals - a.literals || b.length - a.length)
-    .map(({ route, re }) => ({ route, re }));
-}
-
 /**
- * Builds the metrics of one app. `routes` are the path templates of openapi/ (`/api/v1/workspaces/{workspace_id}`).
+ * Builds the metrics of one app. `operations` is the index of openapi/ the scope check also uses: a
+ * request's `route` label is the template it matches, written as Express writes routes (`:workspace_id`).
  * The pool gauge reads `db` at each scrape; on the embedded database (a pool of one) it shows 1 used or idle.
  */
-export function createMetrics(opts: { routes: readonly string[]; db?: Db; logger?: Logger }): Metrics {
+export function createMetrics(opts: { operations: OperationIndex; db?: Db; logger?: Logger }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const matchers = routeMatchers(opts.routes);
-  const routeOf = (path: string): string => matchers.find((m) => m.re.test(path))?.route ?? UNMATCHED_ROUTE;
+  const routeOf = (path: string): string => opts.operations.match(path)?.template.replace(/\{([^}]+)\}/g, ':$1') ?? UNMATCHED_ROUTE;
 
   const labelNames = ['method', 'route', 'status', 'style'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered.', labelNames, registers: [registry] });

@@ -62,8 +62,19 @@ function compile(template: string): RegExp {
   return new RegExp(`^${body}/?$`);
 }
 
-/** Builds the index from a loaded document (pure; the document is not changed). */
+const built = new WeakMap<OpenApiDocument, OperationIndex>();
+
+/**
+ * The index of a loaded document, built once per document (the scope check, the 405 answer and the
+ * metrics' route label share it); the document is not changed.
+ */
 export function operationIndex(doc: OpenApiDocument): OperationIndex {
+  let index = built.get(doc);
+  if (!index) built.set(doc, (index = buildIndex(doc)));
+  return index;
+}
+
+function buildIndex(doc: OpenApiDocument): OperationIndex {
   const operations: Operation[] = [];
   const compiled: CompiledPath[] = [];
   for (const [template, item] of Object.entries(doc.paths)) {
