@@ -14,7 +14,7 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:
 
 const STYLE = `body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 0 auto; padding: 1rem; color: #1a1a1a; }
 table { border-collapse: collapse; display: block; overflow-x: auto; } th, td { border: 1px solid #ccc; padding: .3rem .5rem; text-align: left; vertical-align: top; }
-code { background: #f3f3f3; padding: 0 .2rem; } pre { background: #f3f3f3; padding: .5rem; overflow-x: auto; }`;
+code { background: #f3f3f3; padding: 0 .2rem; } td code { overflow-wrap: anywhere; } pre { background: #f3f3f3; padding: .5rem; overflow-x: auto; }`;
 
 /** The page's HTML from the guide's Markdown. */
 export function renderMigrationGuide(markdown: string): string {
