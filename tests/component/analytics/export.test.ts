@@ -220,23 +220,40 @@ describe('GET {ws}/responses/export', () => {
       }
       return true;
     };
+    // On PostgreSQL the export must outlast the loopback socket buffers (several MB), so it really waits
+    // for 'drain' when the client stops reading: a workspace of its own with ~15 MB of answers.
+    const embedded = onEmbeddedDb();
+    let path = `${ws()}/responses/export?format=ndjson`;
+    let key = data.key;
+    if (!embedded) {
+      const big = await workspaceWithKey(ctx.db);
+      const form = uid('frm');
+      const text = 'y'.repeat(2500);
+      await importFixture(ctx.db, {
+        forms: [{ id: form, workspace_id: big.ws, name: 'Big', questions: QUESTIONS }],
+        responses: Array.from({ length: 6000 }, (_, i) => ({ id: uid('rsp'), form_id: form, score: i % 11, answers: [{ question_id: 'q_nps', value: i % 11 }, { question_id: 'q_text', value: text }] })),
+      });
+      path = `/api/v1/workspaces/${big.ws}/responses/export?format=ndjson`;
+      key = big.key;
+    }
     try {
-      const req = http.get({ host: '127.0.0.1', port, path: `${ws()}/responses/export?format=ndjson`, headers: { 'X-API-Key': data.key } });
+      const req = http.get({ host: '127.0.0.1', port, path, headers: { 'X-API-Key': key } });
       const response = await new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
       response.pause(); // read nothing: the server fills the socket and waits for 'drain'
       expect(response.statusCode).toBe(200);
       // The embedded database has one connection, held by the export: it cannot be asked about itself,
       // but a connection the export kept would make the next query wait forever.
-      const embedded = onEmbeddedDb();
+      // (Other test files may export at the same time: count at least one waiting cursor, and judge the
+      // release by this app's own pool.)
       if (embedded) await new Promise((r) => setTimeout(r, 500));
-      else expect(await until(async () => (await exporting()) === 1)).toBe(true);
+      else expect(await until(async () => (await exporting()) >= 1 && pool.numUsed() === 1)).toBe(true);
       req.destroy();
-      if (!embedded) expect(await until(async () => (await exporting()) === 0 && pool.numUsed() === 0)).toBe(true);
+      if (!embedded) expect(await until(async () => pool.numUsed() === 0)).toBe(true);
       const next = ctx.db.raw('SELECT 1 AS ok') as unknown as Promise<{ rows: Array<{ ok: number }> }>;
       const answered = await Promise.race([next.then((r) => r.rows[0]!.ok), new Promise((r) => setTimeout(() => r('timeout'), 10_000))]);
       expect(answered).toBe(1);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
-  });
+  }, 120_000);
 });
