@@ -9,7 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pino from 'pino';
-import { buildApp } from '../src/app';
+import { buildApp, stopAppBackground } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createDb } from '../src/platform/db/connection';
 import { createRedis } from '../src/platform/redis';
@@ -46,7 +46,7 @@ async function startApp(databaseUrl: string, redisUrl: string, logLevel: string)
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await (app.locals.usage as { stop(): Promise<void> } | undefined)?.stop();
+      await stopAppBackground(app);
       await db.destroy();
       redis.disconnect();
     },

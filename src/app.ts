@@ -21,6 +21,7 @@ import { styleBWritesRouter } from './adapters/style-b/writes.routes';
 import { webhooksRouter } from './adapters/style-a/webhooks.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth } from './platform/auth/api-key-auth';
+import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './platform/db/connection';
 import { deprecationHeaders, styleBDeprecation } from './platform/deprecation';
 import { docsPage } from './platform/docs-page';
@@ -47,12 +48,20 @@ export interface AppDeps {
   redis?: Redis | undefined;
   /** Overrides the limiter built from `redis` (tests). */
   limiter?: RateLimiter;
-  /** Overrides the per-key usage counter (CONTRACT section 15); reachable as `app.locals.usage`. */
+  /** Overrides the per-key usage counter (CONTRACT section 15); stopped by stopAppBackground. */
   usage?: UsageCounter;
   /** Overrides host resolution of webhook URLs (tests). */
   resolveHost?: Resolve;
   /** Metrics of this app (the server passes its own to wire background work); built when absent. */
   metrics?: Metrics;
+}
+
+/**
+ * Stops the app's background work: writes the last usage counts (CONTRACT section 15) and stops the key
+ * cache's change notices. Whoever closes an app calls it after requests have drained, before the pools close.
+ */
+export async function stopAppBackground(app: Express): Promise<void> {
+  await (app.locals.stopBackground as (() => Promise<void>) | undefined)?.();
 }
 
 export function buildApp(config: Config, deps: AppDeps): Express {
@@ -75,7 +84,6 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(provisionalStyle());
   app.use(styleBDeprecation(deprecationHeaders(config)));
   const usage = deps.usage ?? createUsageCounter({ db, logger });
-  app.locals.usage = usage;
   app.use(usage.middleware());
   app.locals.metrics = metrics;
   app.use(metrics.httpMiddleware());
@@ -116,7 +124,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   // Hosted form pages and the open-tracking GIF (CONTRACT sections 11, 12): no key, HTML answers.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
 
-  app.use(apiKeyAuth({ db, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
+  const keys = createApiKeyCache({ db, logger });
+  app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
   // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
   app.use(scopeCheck(operations));
@@ -139,6 +148,9 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use('/api/v1/workspaces', linksRouter(core, config.publicUrl));
   app.use('/api/v1/workspaces', webhooksRouter(core));
 
+  app.locals.stopBackground = async () => {
+    await Promise.all([usage.stop(), keys.stop()]);
+  };
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));
   return app;

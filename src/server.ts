@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from './app';
+import { buildApp, stopAppBackground } from './app';
 import type { Config } from './config';
 import { createDb, isEmbedded, migrateLatest } from './platform/db/connection';
 import { createHttpServer } from './platform/http-server';
@@ -153,7 +153,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         clearTimeout(deadline);
       }
       // Requests have drained: the usage counter writes its last counts before the pools close (CONTRACT 15).
-      await (app.locals.usage as { stop(): Promise<void> } | undefined)?.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
+      await stopAppBackground(app).catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
       await db.destroy();
       if (redis) await redis.quit().catch(() => redis.disconnect());
     })());

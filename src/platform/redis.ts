@@ -22,6 +22,8 @@ export function createRedis(url: string, logger: Logger): Redis {
     connectTimeout: 2000,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 200, 2000),
+    // Commands of concurrent requests (rate-limit counts, idempotency records) leave in one write.
+    enableAutoPipelining: true,
   });
   let down = false;
   let closing = false;

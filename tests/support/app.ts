@@ -6,7 +6,7 @@ import type { Express } from 'express';
 import Redis from 'ioredis';
 import { nanoid } from 'nanoid';
 import supertest from 'supertest';
-import { buildApp } from '../../src/app';
+import { buildApp, stopAppBackground } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Db } from '../../src/platform/db/connection';
 import { createLogger } from '../../src/platform/logger';
@@ -45,7 +45,7 @@ export function useTestApp(overrides: Partial<Config> = {}): TestContext {
     ctx.http = () => supertest.agent(ctx.app);
   });
   afterAll(async () => {
-    await (ctx.app?.locals.usage as { stop(): Promise<void> } | undefined)?.stop();
+    if (ctx.app) await stopAppBackground(ctx.app);
     await ctx.db?.destroy();
     ctx.redis?.disconnect();
   });

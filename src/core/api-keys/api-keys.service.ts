@@ -68,7 +68,12 @@ function keyQuery(db: Db): Knex.QueryBuilder {
 
 /** The key whose secret this is, or undefined (one indexed lookup on the hash). */
 export async function findApiKeyBySecret(db: Db, secret: string): Promise<ApiKeyMeta | undefined> {
-  const row = (await keyQuery(db).where('k.key_hash', hashApiKeySecret(secret)).first()) as KeyRow | undefined;
+  return findApiKeyByHash(db, hashApiKeySecret(secret));
+}
+
+/** The key whose secret has this SHA-256 (hex, as hashApiKeySecret gives), or undefined. */
+export async function findApiKeyByHash(db: Db, hash: string): Promise<ApiKeyMeta | undefined> {
+  const row = (await keyQuery(db).where('k.key_hash', hash).first()) as KeyRow | undefined;
   return row && toMeta(row);
 }
 

@@ -1,18 +1,22 @@
 /**
  * X-API-Key authentication and the per-key rate limit, in the contract's order of checks
  * (CONTRACT section 3): missing/unknown key 401 invalid_api_key (past the per-address budget 429)
- * → revoked/expired 401 api_key_expired → per-key rate limit 429. Sets `req.auth`.
+ * → revoked/expired 401 api_key_expired → per-key rate limit 429. Sets `req.auth`. Keys come from the
+ * in-process key cache (revocations reach it through change notices, within 1 s in every case).
  */
 import type { RequestHandler } from 'express';
-import { findApiKeyBySecret, isKeyInactive, touchLastUsed } from '../../core/api-keys/api-keys.service';
+import { isKeyInactive, touchLastUsed } from '../../core/api-keys/api-keys.service';
 import { API_KEY_PREFIX } from '../../core/api-keys/secrets';
 import { errors } from '../../core/errors';
 import type { Db } from '../db/connection';
 import type { Logger } from '../logger';
 import { applyDecision, type RateLimiter } from '../rate-limit';
+import type { ApiKeyCache } from './key-cache';
 
 export interface AuthOptions {
   db: Db;
+  /** Where keys are looked up: the in-process cache invalidated by change notices (key-cache.ts). */
+  keys: ApiKeyCache;
   limiter: RateLimiter;
   logger: Logger;
   rateLimitPerMinute: number;
@@ -23,7 +27,7 @@ export function apiKeyAuth(opts: AuthOptions): RequestHandler {
   const lastTouched = new Map<string, number>();
   return async (req, res, next) => {
     const secret = req.get('X-API-Key');
-    const key = secret && secret.startsWith(API_KEY_PREFIX) ? await findApiKeyBySecret(opts.db, secret) : undefined;
+    const key = secret && secret.startsWith(API_KEY_PREFIX) ? await opts.keys.find(secret) : undefined;
     if (!key || isKeyInactive(key)) {
       const d = await opts.limiter.consume('address', req.ip ?? 'unknown', opts.authFailuresPerMinute);
       if (key) {
