@@ -9,8 +9,8 @@ import { affectedRows } from '../../db';
 import { errors, type ErrorDetail } from '../errors';
 import { newId } from '../ids';
 import { parseDateValue } from '../query/dates';
-import { recordEvents } from '../webhooks/outbox';
-import { getDatatable, listFields, toRow, type DatatableField, type Row, type RowRecord as RowTableRecord } from './datatables.service';
+import { anySubscribed, recordEvents, type SubscribedEndpoint } from '../webhooks/outbox';
+import { getDatatable, toRow, type DatatableField, type Row, type RowRecord as RowTableRecord } from './datatables.service';
 
 type Db = Knex | Knex.Transaction;
 
@@ -97,9 +97,29 @@ function checkColumns(
   }
 }
 
-async function fieldTypes(db: Db, workspaceId: string, datatableId: string): Promise<Map<string, DatatableField['type']>> {
-  await getDatatable(db, workspaceId, datatableId);
-  return new Map((await listFields(db, workspaceId, datatableId)).map((f) => [f.name, f.type]));
+interface WriteContext {
+  fields: Map<string, DatatableField['type']>;
+  /** The workspace's enabled webhook endpoints (recordEvents decides which take the write's events). */
+  endpoints: SubscribedEndpoint[];
+}
+
+/**
+ * What a row write needs to know, in ONE query: the table's fields (404 when the table does not exist)
+ * and the workspace's enabled webhook endpoints.
+ * @throws AppError resource_not_found for the datatable.
+ */
+async function writeContext(db: Db, workspaceId: string, datatableId: string): Promise<WriteContext> {
+  const { rows } = (await db.raw(
+    `SELECT COALESCE((SELECT json_agg(json_build_object('name', f.name, 'type', f.type) ORDER BY f.position, f.name)
+                        FROM datatable_fields f WHERE f.workspace_id = d.workspace_id AND f.datatable_id = d.id), '[]') AS fields,
+            COALESCE((SELECT json_agg(json_build_object('id', e.id, 'events', e.events) ORDER BY e.id)
+                        FROM webhook_endpoints e WHERE e.workspace_id = d.workspace_id AND e.enabled), '[]') AS endpoints
+       FROM datatables d WHERE d.workspace_id = ? AND d.id = ?`,
+    [workspaceId, datatableId],
+  )) as { rows: Array<{ fields: DatatableField[]; endpoints: SubscribedEndpoint[] }> };
+  const found = rows[0];
+  if (!found) throw errors.notFound('Datatable', datatableId);
+  return { fields: new Map(found.fields.map((f) => [f.name, f.type])), endpoints: found.endpoints };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -126,74 +146,106 @@ export async function upsertRows(
     throw errors.invalid('body', 'data', `\`data\` holds at most ${opts.maxItems} rows; got ${items.length}.`);
   }
   if (items.length === 0) throw errors.invalid('body', 'data', '`data` needs at least one row.');
+  const { fields, endpoints } = await writeContext(db, workspaceId, datatableId);
+  const prepared = prepareItems(items, fields, opts);
+  // One INSERT statement is atomic by itself: a transaction is needed only to add webhook events or to
+  // drop the nulls of created rows in a second statement.
+  if (!anySubscribed(endpoints, ['row.created', 'row.updated']) && !prepared.some((p) => p.hasNull)) {
+    return upsertStatement(db, workspaceId, datatableId, prepared);
+  }
   return db.transaction(async (trx) => {
-    const fields = await fieldTypes(trx, workspaceId, datatableId);
-    const problems: ErrorDetail[] = [];
-    const seen = new Map<string, number>();
-    const prepared = items.map((item, i) => {
-      const prefix = opts.single ? 'data' : `data[${i}]`;
-      if (!isPlainObject(item)) {
-        problems.push({ location: 'body', field: prefix, message: `\`${prefix}\` must be an object of columns.` });
-        return { ord: i, row_id: '', data: {}, key: undefined as string | undefined, hasNull: false };
-      }
-      checkColumns(item, fields, prefix, problems, { idMayBeNull: false });
-      const id = item.id;
-      if ((id === undefined || id === null) && opts.requireId) {
-        problems.push({ location: 'body', field: `${prefix}.id`, message: `\`${prefix}.id\` is required (the upsert key).` });
-      }
-      const key = id === undefined || id === null ? undefined : String(id);
-      if (key !== undefined) {
-        const first = seen.get(key);
-        if (first !== undefined) {
-          problems.push({ location: 'body', field: `${prefix}.id`, message: `\`${prefix}.id\` "${key}" repeats data[${first}].id; send each id once.` });
-        } else seen.set(key, i);
-      }
-      const hasNull = Object.values(item).some((v) => v === null);
-      return { ord: i, row_id: newId('row'), data: item, key, hasNull };
-    });
-    if (problems.length > 0) throw errors.validation(problems);
-
-    // Upserts in a stable key order, so two overlapping bulk writes lock rows in the same order.
-    const ordered = [...prepared].sort((a, b) => (a.key ?? '\uffff' + a.row_id).localeCompare(b.key ?? '\uffff' + b.row_id));
-    const { rows } = (await trx.raw(
-      `INSERT INTO datatable_rows AS r (workspace_id, datatable_id, row_id, data)
-       SELECT ?, ?, x.row_id, x.data
-         FROM jsonb_to_recordset(?::jsonb) AS x(row_id text, data jsonb)
-       ON CONFLICT (workspace_id, datatable_id, external_id)
-       DO UPDATE SET data = ${STRIP_NULLS('r.data || EXCLUDED.data')}, updated_at = now()
-       RETURNING ${RETURNING}, (xmax = 0) AS inserted`,
-      [workspaceId, datatableId, JSON.stringify(ordered.map((p) => ({ row_id: p.row_id, data: p.data })))],
-    )) as { rows: RowRecord[] };
-
-    // Created rows keep a null sent for a column out of their data.
-    const createdWithNulls = rows.filter((r) => r.inserted && Object.values(r.data).some((v) => v === null)).map((r) => r.row_id);
-    if (createdWithNulls.length > 0) {
-      const { rows: fixed } = (await trx.raw(
-        `UPDATE datatable_rows SET data = ${STRIP_NULLS('data')}
-          WHERE workspace_id = ? AND datatable_id = ? AND row_id = ANY(?)
-          RETURNING ${RETURNING}`,
-        [workspaceId, datatableId, createdWithNulls],
-      )) as { rows: RowRecord[] };
-      const byId = new Map(fixed.map((r) => [r.row_id, r]));
-      for (const r of rows) {
-        const f = byId.get(r.row_id);
-        if (f) r.data = f.data;
-      }
-    }
-
-    const byKey = new Map(rows.filter((r) => r.external_id !== null).map((r) => [r.external_id!, r]));
-    const byRowId = new Map(rows.map((r) => [r.row_id, r]));
-    const result = prepared.map((p) => {
-      const r = p.key !== undefined ? byKey.get(p.key) : byRowId.get(p.row_id);
-      if (!r) throw new Error(`upsert returned no row for item ${p.ord}`);
-      return { ...toRow(r), created: r.inserted === true };
-    });
+    const result = await upsertStatement(trx, workspaceId, datatableId, prepared);
     await recordEvents(
       trx,
       workspaceId,
       result.map(({ created, ...row }) => ({ type: created ? 'row.created' : 'row.updated', resource: { kind: 'row', row } })),
+      endpoints,
     );
     return result;
+  });
+}
+
+interface PreparedItem {
+  ord: number;
+  row_id: string;
+  data: Record<string, unknown>;
+  /** The upsert key (`data.id` as text), or undefined for an item that always creates a row. */
+  key: string | undefined;
+  hasNull: boolean;
+}
+
+/**
+ * Checks every item against the fields and gives each a new `row_id`.
+ * @throws AppError validation_error naming every problem (`data[3].seats`, a repeated `id`, …).
+ */
+function prepareItems(items: Record<string, unknown>[], fields: ReadonlyMap<string, DatatableField['type']>, opts: UpsertOptions): PreparedItem[] {
+  const problems: ErrorDetail[] = [];
+  const seen = new Map<string, number>();
+  const prepared = items.map((item, i): PreparedItem => {
+    const prefix = opts.single ? 'data' : `data[${i}]`;
+    if (!isPlainObject(item)) {
+      problems.push({ location: 'body', field: prefix, message: `\`${prefix}\` must be an object of columns.` });
+      return { ord: i, row_id: '', data: {}, key: undefined, hasNull: false };
+    }
+    checkColumns(item, fields, prefix, problems, { idMayBeNull: false });
+    const id = item.id;
+    if ((id === undefined || id === null) && opts.requireId) {
+      problems.push({ location: 'body', field: `${prefix}.id`, message: `\`${prefix}.id\` is required (the upsert key).` });
+    }
+    const key = id === undefined || id === null ? undefined : String(id);
+    if (key !== undefined) {
+      const first = seen.get(key);
+      if (first !== undefined) {
+        problems.push({ location: 'body', field: `${prefix}.id`, message: `\`${prefix}.id\` "${key}" repeats data[${first}].id; send each id once.` });
+      } else seen.set(key, i);
+    }
+    const hasNull = Object.values(item).some((v) => v === null);
+    return { ord: i, row_id: newId('row'), data: item, key, hasNull };
+  });
+  if (problems.length > 0) throw errors.validation(problems);
+  return prepared;
+}
+
+/**
+ * The upsert itself: one `INSERT … ON CONFLICT DO UPDATE` for every item (race-free: two clients
+ * upserting the same `data.id` at once leave one row), then, for created rows that were sent with
+ * a `null` column, one UPDATE that drops those columns. Rows come back in request order.
+ */
+async function upsertStatement(q: Db, workspaceId: string, datatableId: string, prepared: readonly PreparedItem[]): Promise<UpsertedRow[]> {
+  // Upserts in a stable key order, so two overlapping bulk writes lock rows in the same order.
+  const ordered = [...prepared].sort((a, b) => (a.key ?? '\uffff' + a.row_id).localeCompare(b.key ?? '\uffff' + b.row_id));
+  const { rows } = (await q.raw(
+    `INSERT INTO datatable_rows AS r (workspace_id, datatable_id, row_id, data)
+     SELECT ?, ?, x.row_id, x.data
+       FROM jsonb_to_recordset(?::jsonb) AS x(row_id text, data jsonb)
+     ON CONFLICT (workspace_id, datatable_id, external_id)
+     DO UPDATE SET data = ${STRIP_NULLS('r.data || EXCLUDED.data')}, updated_at = now()
+     RETURNING ${RETURNING}, (xmax = 0) AS inserted`,
+    [workspaceId, datatableId, JSON.stringify(ordered.map((p) => ({ row_id: p.row_id, data: p.data })))],
+  )) as { rows: RowRecord[] };
+
+  // Created rows keep a null sent for a column out of their data.
+  const createdWithNulls = rows.filter((r) => r.inserted && Object.values(r.data).some((v) => v === null)).map((r) => r.row_id);
+  if (createdWithNulls.length > 0) {
+    const { rows: fixed } = (await q.raw(
+      `UPDATE datatable_rows SET data = ${STRIP_NULLS('data')}
+        WHERE workspace_id = ? AND datatable_id = ? AND row_id = ANY(?)
+        RETURNING ${RETURNING}`,
+      [workspaceId, datatableId, createdWithNulls],
+    )) as { rows: RowRecord[] };
+    const byId = new Map(fixed.map((r) => [r.row_id, r]));
+    for (const r of rows) {
+      const f = byId.get(r.row_id);
+      if (f) r.data = f.data;
+    }
+  }
+
+  const byKey = new Map(rows.filter((r) => r.external_id !== null).map((r) => [r.external_id!, r]));
+  const byRowId = new Map(rows.map((r) => [r.row_id, r]));
+  return prepared.map((p) => {
+    const r = p.key !== undefined ? byKey.get(p.key) : byRowId.get(p.row_id);
+    if (!r) throw new Error(`upsert returned no row for item ${p.ord}`);
+    return { ...toRow(r), created: r.inserted === true };
   });
 }
 
@@ -212,8 +264,8 @@ export async function patchRow(
   rowId: string,
   patch: Record<string, unknown>,
 ): Promise<Row> {
+  const { fields, endpoints } = await writeContext(db, workspaceId, datatableId);
   return db.transaction(async (trx) => {
-    const fields = await fieldTypes(trx, workspaceId, datatableId);
     const problems: ErrorDetail[] = [];
     checkColumns(patch, fields, 'data', problems, { idMayBeNull: true });
     if (problems.length > 0) throw errors.validation(problems);
@@ -227,7 +279,7 @@ export async function patchRow(
     )) as { rows: RowRecord[] };
     if (!rows[0]) throw errors.notFound('Row', rowId);
     const row = toRow(rows[0]);
-    await recordEvents(trx, workspaceId, [{ type: 'row.updated', resource: { kind: 'row', row } }]);
+    await recordEvents(trx, workspaceId, [{ type: 'row.updated', resource: { kind: 'row', row } }], endpoints);
     return row;
   });
 }

@@ -65,21 +65,41 @@ export function decodeResource(json: unknown): EventResource {
   }
 }
 
+/** An enabled webhook endpoint and the event types it takes. */
+export interface SubscribedEndpoint {
+  id: string;
+  events: string[];
+}
+
+/** The workspace's enabled endpoints, by id. */
+export async function enabledEndpoints(db: Knex | Knex.Transaction, workspaceId: string): Promise<SubscribedEndpoint[]> {
+  return (await db('webhook_endpoints').select('id', 'events').where({ workspace_id: workspaceId, enabled: true }).orderBy('id')) as SubscribedEndpoint[];
+}
+
+/** True when some endpoint takes one of these event types: a write without one records no event. */
+export function anySubscribed(endpoints: readonly SubscribedEndpoint[], types: readonly EventType[]): boolean {
+  return endpoints.some((e) => types.some((t) => e.events.includes(t)));
+}
+
 /**
  * Records the events of one write inside the write's transaction: each event (`evt_…`, type,
  * timestamp = now, the resource as JSON), one `pending` delivery (`dlv_…`) per ENABLED endpoint of
  * the workspace subscribed to its type (a `webhook.test` event: its one endpoint), and one queued
  * attempt job per delivery, due at once.
  * @param trx the write's own transaction (never a bare connection: the event must roll back with it).
+ * @param known the workspace's enabled endpoints when the caller has read them already (this
+ *   request, READ COMMITTED: the same answer the transaction would read); read here when absent.
  * @returns the events in order with their delivery ids (empty when no endpoint wants them).
  * Spec: CONTRACT section 13.
  */
-export async function recordEvents(trx: Knex.Transaction, workspaceId: string, events: readonly OutboxEvent[]): Promise<RecordedEvent[]> {
+export async function recordEvents(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  events: readonly OutboxEvent[],
+  known?: readonly SubscribedEndpoint[],
+): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
-  const endpoints = (await trx('webhook_endpoints')
-    .select('id', 'events')
-    .where({ workspace_id: workspaceId, enabled: true })
-    .orderBy('id')) as Array<{ id: string; events: string[] }>;
+  const endpoints = known ?? (await enabledEndpoints(trx, workspaceId));
   const testTargets = new Set(events.flatMap((e) => (e.resource.kind === 'test' ? [e.resource.endpointId] : [])));
   if (endpoints.length === 0 && testTargets.size === 0) return [];
 
