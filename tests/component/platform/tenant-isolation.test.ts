@@ -113,5 +113,5 @@ describe('tenant isolation: a key of workspace 1 against workspace 2', () => {
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(keyed.length);
     expect(await workspaceState(t.db, two.ws)).toEqual(before);
-  });
+  }, 90_000); // hundreds of requests: slow on a busy 2-core machine
 });
