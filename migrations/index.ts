@@ -8,6 +8,7 @@ import * as m002 from './20261123_002_collect';
 import * as m003 from './20261123_003_links_pages';
 import * as m004 from './20261123_004_webhook_delivery';
 import * as m005 from './20261123_005_analytics';
+import * as m006 from './20261124_006_deep_pages';
 
 export interface Migration {
   name: string;
@@ -21,4 +22,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261123_003_links_pages', ...m003 },
   { name: '20261123_004_webhook_delivery', ...m004 },
   { name: '20261123_005_analytics', ...m005 },
+  { name: '20261124_006_deep_pages', ...m006 },
 ];
