@@ -8,6 +8,7 @@ import * as m002 from './20261123_002_collect';
 import * as m003 from './20261123_003_links_pages';
 import * as m004 from './20261123_004_webhook_delivery';
 import * as m005 from './20261123_005_analytics';
+import * as m006 from './20261124_006_deep_pages';
 import * as m007 from './20261124_007_key_notify';
 
 export interface Migration {
@@ -22,5 +23,6 @@ export const migrations: readonly Migration[] = [
   { name: '20261123_003_links_pages', ...m003 },
   { name: '20261123_004_webhook_delivery', ...m004 },
   { name: '20261123_005_analytics', ...m005 },
+  { name: '20261124_006_deep_pages', ...m006 },
   { name: '20261124_007_key_notify', ...m007 },
 ];

@@ -8,6 +8,7 @@ import { errors } from '../errors';
 import type { SortKey } from './fields';
 import { decodeCursor, encodeCursor, keysetCondition, orderByClause } from './keyset';
 import { sortSignature } from './sort';
+import type { Sql } from './sql';
 
 export type Pagination =
   | { kind: 'keyset'; limit: number; cursor?: string | undefined }
@@ -86,10 +87,24 @@ export async function fetchKeysetPage<TRow extends Record<string, unknown>>(
 }
 
 /**
+ * Where a deep page may start instead of at the beginning of its list: `where` narrows the list to a
+ * range that begins after exactly `skipped` of its rows (in the page's order), so only
+ * `offset - skipped` rows are left to skip. Found from counters, e.g. one per day (responses).
+ */
+export interface OffsetStart {
+  where: Sql;
+  skipped: number;
+}
+
+/** Finds the OffsetStart for an offset; null when the offset is past the end of the list. */
+export type OffsetSeek = (offset: number) => Promise<OffsetStart | null>;
+
+/**
  * Fetches one offset page (`page` is 1-based) in the order of `keys`.
  * With `primaryKey`, a deep page is a deferred join: the offset is skipped over the primary keys
  * alone (an index-only walk when an index covers the order and the narrowing), then only the page's
  * rows are read. Without it, PostgreSQL would read every skipped row in full.
+ * With `seek`, a page past the first starts where the seek says and skips only the rest of the offset.
  */
 export async function fetchOffsetPage<TRow>(
   query: Knex.QueryBuilder,
@@ -97,15 +112,23 @@ export async function fetchOffsetPage<TRow>(
   page: number,
   limit: number,
   primaryKey?: readonly string[],
+  seek?: OffsetSeek,
 ): Promise<TRow[]> {
   const order = orderByClause(keys);
-  const offset = (page - 1) * limit;
+  let offset = (page - 1) * limit;
   if (!Number.isSafeInteger(offset)) throw errors.invalid('query', 'page', '`page` is too large.');
-  if (!primaryKey || offset === 0) {
-    return (await query.clone().orderByRaw(order.sql, order.bindings).offset(offset).limit(limit)) as TRow[];
+  let base = query;
+  if (seek && offset > 0) {
+    const start = await seek(offset);
+    if (start === null) return [];
+    base = query.clone().whereRaw(start.where.sql, start.where.bindings);
+    offset -= start.skipped;
   }
-  const pageKeys = query.clone().clearSelect().select([...primaryKey]).orderByRaw(order.sql, order.bindings).offset(offset).limit(limit);
-  return (await query.clone().whereIn([...primaryKey], pageKeys).orderByRaw(order.sql, order.bindings)) as TRow[];
+  if (!primaryKey || offset === 0) {
+    return (await base.clone().orderByRaw(order.sql, order.bindings).offset(offset).limit(limit)) as TRow[];
+  }
+  const pageKeys = base.clone().clearSelect().select([...primaryKey]).orderByRaw(order.sql, order.bindings).offset(offset).limit(limit);
+  return (await base.clone().whereIn([...primaryKey], pageKeys).orderByRaw(order.sql, order.bindings)) as TRow[];
 }
 
 /** `SELECT count(*)` of a query (its selected columns and order dropped), as a number. */

@@ -1,10 +1,12 @@
 /**
  * Response queries (knex). The list is one index range scan on
  * (workspace_id[, form_id], created_at DESC, id DESC) or the score equivalent; counts for Style B
- * come from `response_counts` (kept by triggers with every write) whenever the narrowing allows.
+ * come from `response_counts` (kept by triggers with every write) whenever the narrowing allows, and
+ * a deep page in created_at order starts at the day `response_day_counts` places it on.
  */
 import type { Knex } from 'knex';
-import { fieldMap, type ListField } from '../query/fields';
+import { fieldMap, type ListField, type SortDirection } from '../query/fields';
+import type { OffsetStart } from '../query/list';
 import { sql, type Sql } from '../query/sql';
 import type { DateBound } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, StoredAnswer } from './responses.types';
@@ -147,4 +149,41 @@ export async function countNarrowed(db: Db, workspaceId: string, n: ResponseNarr
   }
   const row = (await applyNarrowing(db('responses'), workspaceId, n).count({ n: '*' }).first()) as { n: unknown } | undefined;
   return Number(row?.n ?? 0);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Where the row at `offset` of a created_at-ordered list lies, from `response_day_counts`: the list
+ * narrowed to that UTC day and the days after it in `dir` order, and how many rows the days before
+ * it hold. Reads the counter rows day by day in list order and stops at that day (a running sum),
+ * so the cost grows with the days skipped, not with the rows.
+ * Only for narrowings the counters answer (form and score, no dates; see countNarrowed).
+ * @returns null when the list holds no more than `offset` rows.
+ */
+export async function findDayStart(
+  db: Db,
+  workspaceId: string,
+  n: ResponseNarrowing,
+  dir: SortDirection,
+  offset: number,
+): Promise<OffsetStart | null> {
+  const days = applyNarrowing(db('response_day_counts'), workspaceId, n, false)
+    .select(db.raw("to_char(day, 'YYYY-MM-DD') AS day_text"))
+    .sum({ n: 'responses' })
+    .select(db.raw(`sum(sum(responses)) OVER (ORDER BY day ${dir === 'desc' ? 'DESC' : 'ASC'}) AS through`))
+    .groupBy('day')
+    .orderBy('day', dir);
+  // The outer query keeps the subquery's order; an ORDER BY of its own there makes the planner
+  // aggregate every day before the limit instead of stopping at the first day past the offset.
+  const row = (await db
+    .select('day_text', db.raw('through - n AS skipped'))
+    .from(days.as('d'))
+    .where('through', '>', offset)
+    .first()) as { day_text: string; skipped: unknown } | undefined;
+  if (!row) return null;
+  const dayStart = Date.parse(`${row.day_text}T00:00:00.000Z`);
+  const where =
+    dir === 'desc' ? sql('?? < ?', 'created_at', new Date(dayStart + DAY_MS)) : sql('?? >= ?', 'created_at', new Date(dayStart));
+  return { where, skipped: Number(row.skipped) };
 }

@@ -15,6 +15,7 @@ import {
   COUNTABLE_FILTER_FIELDS,
   countAllResponses,
   countNarrowed,
+  findDayStart,
   findResponse,
   RESPONSE_FILTER_FIELDS,
   RESPONSE_ID_FIELD,
@@ -103,8 +104,11 @@ export async function listResponses(db: Db, workspaceId: string, q: ResponseList
   const countersSuffice = (compiled?.clauses ?? []).every(
     (c) => COUNTABLE_FILTER_FIELDS.has(c.field) && c.op !== '~' && c.values.every((v) => v.quoted || v.text !== 'null'),
   );
+  // Pages in created_at order narrowed only by form and score start at the day the counters name.
+  const byDay = countersSuffice && narrowing.created.length === 0 && keys.length === 2 && keys[0]!.field.name === 'created_at';
+  const seek = byDay ? (offset: number) => findDayStart(db, workspaceId, narrowing, keys[0]!.dir, offset) : undefined;
   const [rows, total, filteredTotal] = await Promise.all([
-    fetchOffsetPage(base, keys, page, limit, ['workspace_id', 'id']),
+    fetchOffsetPage(base, keys, page, limit, ['workspace_id', 'id'], seek),
     countAllResponses(db, workspaceId),
     countNarrowed(db, workspaceId, narrowing, countersSuffice),
   ]);
