@@ -1,11 +1,11 @@
 /**
- * Request logging with pino-http: one line per request with its request id, status and duration.
+ * Request logging: one pino line per request with its request id, status and duration.
  * Logs never hold a secret (CONTRACT section 7): the logged URL has the values of the query
  * parameters `api_key`, `key`, `token`, `t` and `secret` and the token of `/e/{token}.gif` replaced
  * by `[redacted]`; headers and bodies are never logged.
  */
 import type { RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from './logger';
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -40,20 +40,39 @@ export function redactUrl(url: string): string {
   return `${path}?${query}`;
 }
 
+/**
+ * One log line per finished request (`request completed`, or `request aborted` when the client went
+ * away first): `request_id`, `req` {method, url (redacted)}, `res` {statusCode}, `responseTime` (ms);
+ * level `error` for a 5xx, else `info`. Probes and scrapes are not logged. `req.log` is a child logger
+ * carrying the request id, made only when a handler asks for it (error paths), not per request: the
+ * line is written by the service's pino logger directly (issue 11, logging cost).
+ */
 export function httpLog(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    genReqId: (req) => (req as unknown as Express.Request).requestId,
-    customAttributeKeys: { reqId: 'request_id' },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    // Probes and scrapes come every few seconds from every balancer and Prometheus: not request-log lines.
-    autoLogging: { ignore: (req) => PROBE_PATHS.has((req.url ?? '').split('?')[0] ?? '') },
-    serializers: {
-      req: (req: { method: string; url: string; raw?: { originalUrl?: string } }) => ({
-        method: req.method,
-        url: redactUrl(req.raw?.originalUrl ?? req.url),
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  }) as unknown as RequestHandler;
+  return (req, res, next) => {
+    const started = performance.now();
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      enumerable: false,
+      get: () => (child ??= logger.child({ request_id: req.requestId })),
+    });
+    if (!PROBE_PATHS.has(req.path)) {
+      const done = (aborted: boolean) => {
+        const line = {
+          request_id: req.requestId,
+          req: { method: req.method, url: redactUrl(req.originalUrl) },
+          res: { statusCode: res.statusCode },
+          responseTime: Math.round(performance.now() - started),
+        };
+        if (aborted) logger.info(line, 'request aborted');
+        else if (res.statusCode >= 500) logger.error(line, 'request errored');
+        else logger.info(line, 'request completed');
+      };
+      res.once('finish', () => done(false));
+      res.once('close', () => {
+        if (!res.writableFinished) done(true);
+      });
+    }
+    next();
+  };
 }

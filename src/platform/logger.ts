@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-/** A pino logger at `level`, writing to stdout or to `destination` (tests capture the log with one). */
+/** A pino logger at `level`, writing to stdout (asynchronously) or to `destination` (tests capture the log with one). */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
@@ -16,5 +16,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       censor: '[redacted]',
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // stdout written asynchronously in batches (not one write per line); pino flushes it on exit.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }

@@ -1,5 +1,6 @@
 import type { ApiKeyMeta } from '../core/api-keys/api-keys.service';
 import type { AppError } from '../core/errors';
+import type { Logger } from 'pino';
 import type { Style } from '../platform/style';
 
 declare global {
@@ -13,6 +14,8 @@ declare global {
       workspaceId?: string;
       /** The style this request is answered in (CONTRACT section 2). */
       style: Style;
+      /** A logger carrying this request's `request_id` (platform/http-log.ts; made on first use). */
+      log?: Logger;
       /** A body that failed to parse, reported after the auth checks (CONTRACT order of checks). */
       bodyError?: AppError;
     }
