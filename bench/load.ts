@@ -47,7 +47,9 @@ export async function runLoad(server: string, url: string, w: Workload, duration
     const body = w.body;
     request.setupRequest = (req) => ({ ...req, body: body(n++, run) });
   }
-  const r = (await autocannon({ url, connections, duration, requests: [request] })) as unknown as autocannon.Result;
+  // A 30 s request timeout (autocannon's default is 10 s): a deep page under 32 connections on 2 cores
+  // may queue for seconds; slow is a figure, only a lost answer is a failure.
+  const r = (await autocannon({ url, connections, duration, timeout: 30, requests: [request] })) as unknown as autocannon.Result;
   const statuses: Record<string, number> = {};
   for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) statuses[code] = s.count ?? 0;
   return {

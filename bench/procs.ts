@@ -18,16 +18,18 @@ export interface Served {
 /**
  * Starts `app` (the service as `feedback-service serve` runs it) or `bare` (bench/bare-server.ts) on
  * `databaseUrl` in a child process; its stdout (the app's log) goes to /dev/null. A start that fails
- * is tried twice more: on a busy machine the app's 2 s database connect timeout can expire.
- * @throws the third failure to start (the child's error, or its exit before reporting its URL)
+ * is tried up to 4 more times, 3 s apart: on a busy machine the app's 2 s database connect timeout
+ * can expire while it starts.
+ * @throws the fifth failure to start (the child's error, or its exit before reporting its URL)
  */
 export async function serve(mode: 'app' | 'bare', databaseUrl: string, logLevel = 'info'): Promise<Served> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await serveOnce(mode, databaseUrl, logLevel);
     } catch (e) {
-      if (attempt === 3) throw e;
-      process.stderr.write(`[bench] ${mode} server did not start (${(e as Error).message.split('\n')[0]}); trying again\n`);
+      if (attempt === 5) throw e;
+      process.stderr.write(`[bench] ${mode} server did not start (${(e as Error).message.split('\n')[0]}); trying again in 3 s\n`);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
     }
   }
 }

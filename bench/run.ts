@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     if (!ws) throw new Error('no ws_bench* workspace in this database: seed it with bench/seed.ts first');
     const workspaceId = ws.id;
     // The limiter still counts every request in Redis; its budget is far above what 2 cores can send.
-    const key = keyFromSeed ?? (await createApiKey(db, { name: 'bench', workspaceIds: [workspaceId], rateLimitPerMinute: 100_000_000 })).secret;
+    const key = keyFromSeed ?? (await createApiKey(db, { name: 'bench', workspaceIds: [workspaceId], rateLimitPerMinute: 10_000_000 })).secret;
     const forms = (await db('response_counts')
       .where('workspace_id', workspaceId)
       .groupBy('form_id')
