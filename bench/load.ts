@@ -77,9 +77,6 @@ export interface Interleaved {
   runs: LoadRun[];
   /** Median requests/s over the rounds. */
   medianRps: number;
-  /** Sum over the rounds (warm-up excluded). */
-  non2xx: number;
-  errors: number;
 }
 
 export function median(xs: number[]): number {
@@ -115,12 +112,6 @@ export async function interleave(
   }
   return contenders.map((c) => {
     const rs = runs.get(c.label)!;
-    return {
-      label: c.label,
-      runs: rs,
-      medianRps: median(rs.map((r) => r.rps)),
-      non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-      errors: rs.reduce((a, r) => a + r.errors, 0),
-    };
+    return { label: c.label, runs: rs, medianRps: median(rs.map((r) => r.rps)) };
   });
 }

@@ -73,13 +73,21 @@ interface TargetRow {
   verdict: string;
 }
 
-function verdict(ok: boolean, failures = 0): string {
-  if (failures > 0) return `**invalid** (${fmt(failures)} non-2xx or errors)`;
+/** `met` / `not met`, or `invalid` when a load run behind the figure failed: `problem` says how. */
+function verdict(ok: boolean, problem?: string): string {
+  if (problem) return `**invalid** (${problem})`;
   return ok ? 'met' : '**not met**';
 }
 
-/** The failures (non-2xx answers and errors) of some interleaved contenders. */
-const failuresOf = (...xs: Interleaved[]) => xs.reduce((a, x) => a + x.non2xx + x.errors, 0);
+/** What failed in some load runs: answers outside 2xx, errors, runs that got no answer at all. */
+function problemOf(runs: LoadRun[]): string | undefined {
+  const bad = runs.reduce((a, r) => a + r.non2xx + r.errors, 0);
+  const empty = runs.filter((r) => r.requests === 0).map((r) => `${r.workload} on ${r.server}`);
+  const parts = [bad > 0 ? `${fmt(bad)} non-2xx or errors` : '', empty.length > 0 ? `no answer in a run of ${empty.join(', ')}` : ''];
+  return parts.filter(Boolean).join('; ') || undefined;
+}
+
+const runsOf = (...xs: Interleaved[]) => xs.flatMap((x) => x.runs);
 
 function loadRows(runs: Interleaved[]): string[] {
   return runs.flatMap((c) =>
@@ -194,7 +202,12 @@ async function main(): Promise<void> {
 
     // ---- 1-3: app and bare side by side
     log('starting the app and the bare server…');
-    const [app, bare] = await Promise.all([serve('app', databaseUrl), serve('bare', databaseUrl)]);
+    // One after the other: the app's start (2 s database connect timeout) suffers from a concurrent start.
+    const app = await serve('app', databaseUrl);
+    const bare = await serve('bare', databaseUrl).catch(async (e: unknown) => {
+      await app.stop();
+      throw e;
+    });
     let list: Interleaved[];
     let upsert: Interleaved[];
     let pages: Interleaved[];
@@ -240,7 +253,6 @@ async function main(): Promise<void> {
     } finally {
       await rssApp.stop();
     }
-    const rssFailures = rssRuns.reduce((a, r) => a + r.non2xx + r.errors, 0);
 
     // ---- 5: import
     let imported: ImportRun = { measured: false, reason: 'skipped (--skip-import)' };
@@ -267,7 +279,7 @@ async function main(): Promise<void> {
         baseline: `bare ${fmt(listBare!.medianRps)}`,
         ratio: `${listRatio.toFixed(2)}x`,
         target: '≥ 0.8x bare',
-        verdict: verdict(listRatio >= 0.8, failuresOf(listApp!, listBare!)),
+        verdict: verdict(listRatio >= 0.8, problemOf(runsOf(listApp!, listBare!))),
       },
       {
         what: 'Style A upsert of one row (POST rows, `data.id`), req/s',
@@ -275,7 +287,7 @@ async function main(): Promise<void> {
         baseline: `bare ${fmt(upBare!.medianRps)}`,
         ratio: `${upRatio.toFixed(2)}x`,
         target: '≥ 0.7x bare',
-        verdict: verdict(upRatio >= 0.7, failuresOf(upApp!, upBare!)),
+        verdict: verdict(upRatio >= 0.7, problemOf(runsOf(upApp!, upBare!))),
       },
       {
         what: `Style B page ${fmt(DEEP_PAGE)} (\`form_id\` + \`filter=${PAGE_FILTER}\`${o.pageLimit ? `, limit ${o.pageLimit}` : ''}), req/s`,
@@ -283,7 +295,7 @@ async function main(): Promise<void> {
         baseline: `page 1: ${fmt(pageFirst!.medianRps, 1)}`,
         ratio: `${pageRatio.toFixed(2)}x`,
         target: '≥ 0.5x page 1',
-        verdict: verdict(pageRatio >= 0.5, failuresOf(pageFirst!, pageDeep!)),
+        verdict: verdict(pageRatio >= 0.5, problemOf(runsOf(pageFirst!, pageDeep!))),
       },
       ...importRows(imported, o.responses),
       {
@@ -292,7 +304,7 @@ async function main(): Promise<void> {
         baseline: '—',
         ratio: '—',
         target: '< 200 MB',
-        verdict: verdict(rssPeakMb < 200, rssFailures),
+        verdict: verdict(rssPeakMb < 200, problemOf(rssRuns)),
       },
     ];
     failed = targets.some((t) => t.verdict.startsWith('**invalid'));
@@ -358,7 +370,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(dir, 'latest.md'), report);
   log(`wrote ${path.join(dir, 'latest.md')}`);
   if (failed) {
-    log('FAILED: some load runs had non-2xx answers or errors (see the Load runs table)');
+    log('FAILED: some load runs got answers outside 2xx, errors or no answer at all (see the Load runs table)');
     process.exitCode = 1;
   }
 }
