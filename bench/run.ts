@@ -79,11 +79,15 @@ function verdict(ok: boolean, problem?: string): string {
   return ok ? 'met' : '**not met**';
 }
 
-/** What failed in some load runs: answers outside 2xx, errors, runs that got no answer at all. */
-function problemOf(runs: LoadRun[]): string | undefined {
+/**
+ * What failed in some load runs: answers outside 2xx and errors (timeouts included); with
+ * `needAnswers`, also a run that got no answer at all (a slow comparison run is just a low figure,
+ * but the peak-RSS load must really run both workloads).
+ */
+function problemOf(runs: LoadRun[], needAnswers = false): string | undefined {
   const bad = runs.reduce((a, r) => a + r.non2xx + r.errors, 0);
-  const empty = runs.filter((r) => r.requests === 0).map((r) => `${r.workload} on ${r.server}`);
-  const parts = [bad > 0 ? `${fmt(bad)} non-2xx or errors` : '', empty.length > 0 ? `no answer in a run of ${empty.join(', ')}` : ''];
+  const empty = needAnswers ? runs.filter((r) => r.requests === 0).map((r) => r.workload) : [];
+  const parts = [bad > 0 ? `${fmt(bad)} non-2xx or errors` : '', empty.length > 0 ? `no answer to ${empty.join(', ')}` : ''];
   return parts.filter(Boolean).join('; ') || undefined;
 }
 
@@ -243,6 +247,10 @@ async function main(): Promise<void> {
     let rssPeakMb: number;
     try {
       const watch = watchMemory(rssApp.pid);
+      // One request of each first, as the comparisons had: the validator compiles a route's schemas on
+      // its first request, which on a busy machine can outlast a short run. VmHWM still covers it.
+      await probe(rssApp.url + listW.path, { headers: auth }, [200], 'list');
+      await probe(rssApp.url + upsertW.path, { method: 'POST', headers: upsertW.headers, body: upsertW.body!(0, 'rss-probe') }, [200, 201], 'upsert');
       const half = Math.floor(o.rssConnections / 2);
       rssRuns = await Promise.all([
         runLoad('app', rssApp.url, listW, o.duration, o.rssConnections - half),
@@ -304,7 +312,7 @@ async function main(): Promise<void> {
         baseline: '—',
         ratio: '—',
         target: '< 200 MB',
-        verdict: verdict(rssPeakMb < 200, problemOf(rssRuns)),
+        verdict: verdict(rssPeakMb < 200, problemOf(rssRuns, true)),
       },
     ];
     failed = targets.some((t) => t.verdict.startsWith('**invalid'));
@@ -370,7 +378,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(dir, 'latest.md'), report);
   log(`wrote ${path.join(dir, 'latest.md')}`);
   if (failed) {
-    log('FAILED: some load runs got answers outside 2xx, errors or no answer at all (see the Load runs table)');
+    log('FAILED: a load run got answers outside 2xx or errors, or the peak-RSS load got no answer (see the Load runs table)');
     process.exitCode = 1;
   }
 }
