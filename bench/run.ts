@@ -1,275 +1,141 @@
 /**
- * `npm run bench`: seeds a fresh database with N responses (bench/seed.ts) or reuses one
- * (`--database-url`), then measures on it:
- *   a. latency (median, p95) of Style B and Style A list pages, shallow and deep, and the form summary;
- *   b. throughput of the Style A first page against a bare node:http + pg server (bench/bare-server.ts);
- *   c. EXPLAIN (ANALYZE, BUFFERS) of the queries behind them, built by the service's own query code;
- *   d. per-question analytics of the largest and the smallest form (flat: ratio ≥ 0.8) and the time series;
- *   e. the export of every response (NDJSON and CSV): rows/s and the server's RSS growth (target < 100 MB).
- * Prints a Markdown report and writes it to bench/results/latest.md; drops the database unless `--keep`.
+ * `npm run bench`: measures every target of issue 11 in ONE run, on one seeded database, side by
+ * side with the baseline of bench/bare-server.ts, and prints a Markdown table with a verdict per
+ * target (also written to bench/results/latest.md). See docs/performance.md.
  *
- * The servers run in a child process (bench/serve.ts) so the load generator does not share their
- * event loop. Never part of the jest suite.
+ * On a fresh database `fs_bench_*` (bench/seed.ts, `--responses`, default 1,000,000) or a kept one
+ * (`--database-url`):
+ *   1. Style A list (`form_id` + `score_gte`, limit 20): app vs bare, interleaved rounds, median req/s, ratio;
+ *   2. Style A upsert of one row (POST rows with `data.id`; half updates of 10,000 existing ids,
+ *      half new ids): app vs bare, interleaved, ratio;
+ *   3. Style B page 5,000 vs page 1 with `form_id` + `filter=score in [7,8,9,10]`, interleaved, ratio;
+ *   4. peak RSS of a fresh app process under 64 connections (list and upsert at once);
+ *   5. import of N responses (bench/import-run.ts; `--skip-import`);
+ * then the details: latency of single requests, per-question analytics flatness, exports
+ * (`--skip-export`) and the query plans of the measured lists. The database is dropped unless `--keep`.
+ *
+ * Every answer of every load run must be 2xx: a warm-up that is not fails the run at once, a
+ * measured run that is not makes its row "invalid" and the process exit 1 after the report.
+ * Servers run in child processes (bench/serve.ts); autocannon runs here. Never part of the jest suite.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import { Command } from 'commander';
-import type { Knex } from 'knex';
 import { createApiKey } from '../src/core/api-keys/create-api-key';
-import { endDateBound, fromBound } from '../src/core/query/dates';
-import { compileFilter } from '../src/core/query/filter';
-import { encodeCursor, keysetCondition, orderByClause } from '../src/core/query/keyset';
+import { importFixture } from '../src/core/import/importer';
+import { encodeCursor } from '../src/core/query/keyset';
 import { parseSort, sortSignature } from '../src/core/query/sort';
-import {
-  applyNarrowing,
-  RESPONSE_FILTER_FIELDS,
-  RESPONSE_ID_FIELD,
-  RESPONSE_SORT_FIELDS,
-  responsesQuery,
-  type ResponseNarrowing,
-} from '../src/core/responses/responses.repository';
+import { RESPONSE_ID_FIELD, RESPONSE_SORT_FIELDS } from '../src/core/responses/responses.repository';
+import { listResponses } from '../src/core/responses/responses.service';
 import { createDb, type Db } from '../src/platform/db/connection';
+import { explainWhat, measureExport, measureLatency, type ExportRun, type Latency, type Plan } from './details';
+import { measureImport, type ImportRun } from './import-run';
+import { interleave, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
+import { serve, watchMemory } from './procs';
 import { DEFAULT_SERVER_URL, dropBenchDatabase, seed, withDatabase } from './seed';
-import type { ServeMessage } from './serve';
 
 interface Options {
   responses: number;
-  keep: boolean;
   duration: number;
+  rounds: number;
+  warmup: number;
   connections: number;
+  rssConnections: number;
+  pageLimit?: number;
   samples: number;
   offsetSamples: number;
   databaseUrl?: string;
+  keep: boolean;
+  skipImport: boolean;
   skipExport: boolean;
+  skipDetails: boolean;
 }
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const int = (v: string) => Number.parseInt(v, 10);
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-// ------------------------------------------------------------------------------------------------
-// Servers
+/** Rows of the upsert table that exist before the load: every other request updates one of them. */
+const UPSERT_POOL = 10_000;
+const LIST_SCORE_GTE = 9;
+const PAGE_FILTER = 'score in [7,8,9,10]';
+const DEEP_PAGE = 5000;
+const PLANS = ['free', 'basic', 'pro', 'enterprise'];
 
-interface Served {
-  url: string;
-  /** The server's process id (its RSS is sampled during exports). */
-  pid: number;
-  stop(): Promise<void>;
+/** One line of the targets table. */
+interface TargetRow {
+  what: string;
+  app: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  verdict: string;
 }
 
-async function serve(mode: 'app' | 'bare', databaseUrl: string, logLevel = 'info'): Promise<Served> {
-  const child: ChildProcess = fork(path.join(__dirname, 'serve.js'), [mode], {
-    env: {
-      ...process.env,
-      BENCH_DATABASE_URL: databaseUrl,
-      BENCH_REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
-      BENCH_LOG: logLevel,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const msg = await new Promise<ServeMessage>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as ServeMessage));
-    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
-  });
-  if ('error' in msg) throw new Error(`${mode} server failed: ${msg.error}`);
-  return {
-    url: msg.url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => {
-          clearTimeout(t);
-          resolve();
-        });
-        child.send('close');
-      }),
-  };
+/** `met` / `not met`, or `invalid` when a load run behind the figure failed: `problem` says how. */
+function verdict(ok: boolean, problem?: string): string {
+  if (problem) return `**invalid** (${problem})`;
+  return ok ? 'met' : '**not met**';
 }
 
-// ------------------------------------------------------------------------------------------------
-// Latency
-
-interface Latency {
-  name: string;
-  path: string;
-  median: number;
-  p95: number;
-  min: number;
-  items: number;
-  samples: number;
+/**
+ * What failed in some load runs: answers outside 2xx and errors (timeouts included); with
+ * `needAnswers`, also a run that got no answer at all (a slow comparison run is just a low figure,
+ * but the peak-RSS load must really run both workloads).
+ */
+function problemOf(runs: LoadRun[], needAnswers = false): string | undefined {
+  const bad = runs.reduce((a, r) => a + r.non2xx + r.errors, 0);
+  const empty = needAnswers ? runs.filter((r) => r.requests === 0).map((r) => r.workload) : [];
+  const parts = [bad > 0 ? `${fmt(bad)} non-2xx or errors` : '', empty.length > 0 ? `no answer to ${empty.join(', ')}` : ''];
+  return parts.filter(Boolean).join('; ') || undefined;
 }
 
-function percentile(sorted: number[], p: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
+const runsOf = (...xs: Interleaved[]) => xs.flatMap((x) => x.runs);
+
+function loadRows(runs: Interleaved[]): string[] {
+  return runs.flatMap((c) =>
+    c.runs.map(
+      (r, i) =>
+        `| ${r.workload} | ${c.label} | ${i + 1} | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses)
+          .map(([s, n]) => `${s}: ${fmt(n)}`)
+          .join(', ')} | ${r.errors} |`,
+    ),
+  );
 }
 
-async function measure(base: string, key: string, name: string, pathAndQuery: string, samples: number): Promise<Latency> {
-  const get = async () => {
-    const res = await fetch(base + pathAndQuery, { headers: { 'X-API-Key': key } });
-    const body = await res.text();
-    if (res.status !== 200) throw new Error(`${name}: GET ${pathAndQuery} → ${res.status} ${body.slice(0, 500)}`);
-    return body;
-  };
-  for (let i = 0; i < Math.min(5, Math.ceil(samples / 5)); i++) await get();
-  const times: number[] = [];
-  let items = 0;
-  for (let i = 0; i < samples; i++) {
-    const t = performance.now();
-    const body = await get();
-    times.push(performance.now() - t);
-    if (i === 0) {
-      const parsed = JSON.parse(body) as { data?: unknown };
-      items = Array.isArray(parsed.data) ? parsed.data.length : 1;
-    }
-  }
-  times.sort((a, b) => a - b);
-  return { name, path: pathAndQuery, median: percentile(times, 50), p95: percentile(times, 95), min: times[0]!, items, samples };
-}
-
-// ------------------------------------------------------------------------------------------------
-// Export
-
-interface ExportRun {
-  name: string;
-  rows: number;
-  bytes: number;
-  seconds: number;
-  rssBeforeMb: number;
-  rssPeakMb: number;
-}
-
-/** Resident set size of a process in MiB (Linux /proc), NaN elsewhere. */
-function rssMb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
-
-/** Streams one export to the end, counting rows (lines; the CSV header excluded) and sampling the server's RSS. */
-async function measureExport(server: Served, key: string, name: string, pathAndQuery: string, style: 'A' | 'B', csv: boolean): Promise<ExportRun> {
-  const rssBeforeMb = rssMb(server.pid);
-  let rssPeakMb = rssBeforeMb;
-  const sampler = setInterval(() => {
-    rssPeakMb = Math.max(rssPeakMb, rssMb(server.pid));
-  }, 100);
-  const t = performance.now();
-  let rows = 0;
-  let bytes = 0;
-  try {
-    const res = await fetch(server.url + pathAndQuery, { headers: { 'X-API-Key': key, 'X-API-Style': style } });
-    if (res.status !== 200 || !res.body) throw new Error(`${name}: GET ${pathAndQuery} → ${res.status} ${await res.text()}`);
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.length;
-      // CSV rows hold no raw newline except inside quoted cells; the bench data has none.
-      for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) rows++;
-    }
-  } finally {
-    clearInterval(sampler);
-  }
-  rssPeakMb = Math.max(rssPeakMb, rssMb(server.pid));
-  return { name, rows: csv ? rows - 1 : rows, bytes, seconds: (performance.now() - t) / 1000, rssBeforeMb, rssPeakMb };
-}
-
-// ------------------------------------------------------------------------------------------------
-// Throughput
-
-interface Throughput {
-  name: string;
-  rps: number;
-  latencyP50: number;
-  latencyP99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function cannon(name: string, url: string, key: string, duration: number, connections: number): Promise<Throughput> {
-  const run = (d: number) =>
-    autocannon({ url, connections, duration: d, headers: { 'X-API-Key': key } }) as unknown as Promise<autocannon.Result>;
-  await run(Math.min(3, duration)); // warm-up: JIT, pools, plan cache
-  const r = await run(duration);
-  return {
-    name,
-    rps: r.requests.average,
-    latencyP50: r.latency.p50,
-    latencyP99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-  };
-}
-
-// ------------------------------------------------------------------------------------------------
-// Query plans
-
-interface Plan {
-  name: string;
-  sql: string;
-  text: string;
-  executionMs: number;
-  summary: string;
-}
-
-async function explain(db: Db, name: string, q: Knex.QueryBuilder | Knex.Raw): Promise<Plan> {
-  const s = q.toSQL();
-  const native = s.toNative();
-  const res = (await db.raw(`EXPLAIN (ANALYZE, BUFFERS) ${s.sql}`, s.bindings as readonly Knex.RawBinding[])) as {
-    rows: Array<{ 'QUERY PLAN': string }>;
-  };
-  const text = res.rows.map((r) => r['QUERY PLAN']).join('\n');
-  const executionMs = Number(/Execution Time: ([\d.]+) ms/.exec(text)?.[1] ?? NaN);
-  return { name, sql: native.sql, text, executionMs, summary: summarize(text) };
-}
-
-/** "Limit → Index Scan using x" with the first buffers line and whether a Sort appears. */
-function summarize(text: string): string {
-  const nodes = text
-    .split('\n')
-    .filter((l) => /^\s*(->\s*)?[A-Z][A-Za-z ]+(?:\s+using\s+\w+)?(?:\s+on\s+\w+)?\s+\(cost=/.test(l))
-    .map((l) =>
-      l
-        .replace(/\s*\(cost=.*$/, '')
-        .replace(/^\s*->\s*/, '')
-        .trim(),
-    );
-  const buffers = /Buffers: ([^\n]+)/.exec(text)?.[1] ?? '';
-  const sort = /Sort Method|(^|\s)Sort\s+\(cost/m.test(text) ? 'has a Sort node' : 'no Sort';
-  return `${nodes.join(' → ')}; ${sort}; buffers ${buffers.trim()}`;
-}
-
-// ------------------------------------------------------------------------------------------------
-
-function ms(v: number): string {
-  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
-}
-
-function isoDate(d: Date): string {
-  return d.toISOString().slice(0, 10);
+/** Fetches once and checks the status; returns the parsed body. */
+async function probe(url: string, init: RequestInit, expect: number[], what: string): Promise<{ data?: unknown; meta?: Record<string, unknown> }> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (!expect.includes(res.status)) throw new Error(`${what}: ${init.method ?? 'GET'} ${url} → ${res.status} (expected ${expect.join('/')}) ${text.slice(0, 500)}`);
+  return JSON.parse(text) as { data?: unknown; meta?: Record<string, unknown> };
 }
 
 async function main(): Promise<void> {
   const program = new Command()
     .name('bench')
-    .description('Seed a database with N responses and measure latency, throughput and query plans.')
-    .option('--responses <n>', 'responses to seed', (v) => Number.parseInt(v, 10), 1_000_000)
-    .option('--keep', 'keep the seeded database', false)
-    .option('--duration <s>', 'seconds per throughput run', (v) => Number.parseInt(v, 10), 10)
-    .option('--connections <n>', 'autocannon connections', (v) => Number.parseInt(v, 10), 20)
-    .option('--samples <n>', 'requests per latency figure', (v) => Number.parseInt(v, 10), 50)
-    .option('--offset-samples <n>', 'requests per latency figure for the page=5000 (OFFSET) cases', (v) => Number.parseInt(v, 10), 15)
+    .description('Measure every target of issue 11 in one run against a bare node:http + pg server.')
+    .option('--responses <n>', 'responses to seed (and to import)', int, 1_000_000)
+    .option('--duration <s>', 'seconds per measured load run', int, 10)
+    .option('--rounds <n>', 'interleaved rounds per comparison', int, 3)
+    .option('--warmup <s>', 'seconds of the warm-up run per contender', int, 3)
+    .option('--connections <n>', 'autocannon connections of the comparisons', int, 32)
+    .option('--rss-connections <n>', 'connections of the peak-RSS load (half list, half upsert)', int, 64)
+    .option('--page-limit <n>', 'explicit Style B `limit` of the page 1 / page 5000 row (default: none, the API default 50)', int)
+    .option('--samples <n>', 'requests per latency figure', int, 50)
+    .option('--offset-samples <n>', 'requests per latency figure of the page=5000 cases', int, 15)
     .option('--database-url <url>', 'reuse this already seeded bench database instead of seeding')
-    .option('--skip-export', 'skip the export measurements (they stream every response twice)', false)
+    .option('--keep', 'keep the seeded database', false)
+    .option('--skip-import', 'skip the import row', false)
+    .option('--skip-export', 'skip the export measurements', false)
+    .option('--skip-details', 'skip latency, analytics, exports and plans (targets only)', false)
     .parse();
   const o = program.opts<Options>();
   const serverUrl = process.env.DATABASE_URL || DEFAULT_SERVER_URL;
   const started = Date.now();
+  const loadBefore = os.loadavg();
 
-  // ---- data
   let databaseUrl: string;
   let databaseName: string | undefined;
   let seededIn: number | undefined;
@@ -282,277 +148,220 @@ async function main(): Promise<void> {
     databaseName = s.databaseName;
     seededIn = s.seconds;
     keyFromSeed = s.apiKey;
-    log(`seeded ${s.responses.toLocaleString('en-US')} responses in ${s.seconds.toFixed(1)} s`);
+    log(`seeded ${fmt(s.responses)} responses in ${s.seconds.toFixed(1)} s`);
   }
   const db = createDb({ databaseUrl, dataDir: '.data', poolMax: 2 });
   let report = '';
+  let failed = false;
   try {
     const ws = (await db('workspaces').where('id', 'like', 'ws_bench%').orderBy('created_at', 'desc').first('id')) as { id: string } | undefined;
     if (!ws) throw new Error('no ws_bench* workspace in this database: seed it with bench/seed.ts first');
     const workspaceId = ws.id;
+    // The limiter still counts every request in Redis; its budget is far above what 2 cores can send.
     const key = keyFromSeed ?? (await createApiKey(db, { name: 'bench', workspaceIds: [workspaceId], rateLimitPerMinute: 10_000_000 })).secret;
     const forms = (await db('response_counts')
       .where('workspace_id', workspaceId)
       .groupBy('form_id')
       .select('form_id', db.raw('sum(responses)::bigint AS n'))
-      .orderBy('n', 'desc')) as Array<{ form_id: string; n: number }>;
+      .orderBy('n', 'desc')) as Array<{ form_id: string; n: string }>;
     const total = forms.reduce((a, f) => a + Number(f.n), 0);
     const bigForm = forms[0]!.form_id;
-    const smallForm = forms[forms.length - 1]!.form_id;
-    log(`workspace ${workspaceId}: ${total.toLocaleString('en-US')} responses in ${forms.length} forms`);
+    log(`workspace ${workspaceId}: ${fmt(total)} responses in ${forms.length} forms`);
 
-    // Cursor deep in the default order: a real row ~500,000 rows in (or half-way on smaller data).
-    const depth = Math.min(500_000, Math.floor(total / 2));
-    const deepRow = (await db('responses')
-      .where('workspace_id', workspaceId)
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
-      .offset(depth - 1)
-      .first('id', 'created_at')) as { id: string; created_at: Date };
-    const keys = parseSort(undefined, {
-      fields: RESPONSE_SORT_FIELDS,
-      tieBreaker: RESPONSE_ID_FIELD,
-      defaultSort: [{ field: RESPONSE_SORT_FIELDS.get('created_at')!, dir: 'desc' }],
-      multi: false,
+    // The upsert table: UPSERT_POOL rows c-0 … c-9999 (a fresh table per run, also on a kept database).
+    const datatableId = `tbl_bench${Date.now().toString(36)}`;
+    await importFixture(db, {
+      datatables: [
+        {
+          id: datatableId,
+          workspace_id: workspaceId,
+          name: 'Bench customers',
+          fields: [
+            { name: 'id', type: 'string' },
+            { name: 'plan', type: 'string' },
+            { name: 'seats', type: 'number' },
+          ],
+          rows: Array.from({ length: UPSERT_POOL }, (_, i) => ({ data: { id: `c-${i}`, plan: PLANS[i % 4], seats: 1 + (i % 50) } })),
+        },
+      ],
     });
-    const signature = sortSignature(keys);
-    const deepCursor = encodeCursor({ l: `responses:${workspaceId}`, s: signature, k: [deepRow.created_at.toISOString(), deepRow.id], d: 'n' });
 
-    // A three-month window ending a month ago (about a quarter of the data).
-    const now = new Date();
-    const startDate = isoDate(new Date(now.getTime() - 120 * 86_400_000));
-    const endDate = isoDate(new Date(now.getTime() - 31 * 86_400_000));
-
-    // ---- a. latency
     const base = `/api/v1/workspaces/${workspaceId}`;
-    const filter = encodeURIComponent('score in [9,10]');
-    const cases: Array<[string, string]> = [
-      ['B page 1, no filter', `${base}/responses?page=1&limit=50`],
-      ['B page 1, form_id', `${base}/responses?page=1&limit=50&form_id=${bigForm}`],
-      ['B page 1, filter=score in [9,10]', `${base}/responses?page=1&limit=50&filter=${filter}`],
-      ['B page 1, start_date/end_date', `${base}/responses?page=1&limit=50&start_date=${startDate}&end_date=${endDate}`],
-      ['B page 5000, no filter', `${base}/responses?page=5000&limit=50`],
-      ['B page 5000, form_id', `${base}/responses?page=5000&limit=50&form_id=${bigForm}`],
-      ['B page 5000, filter=score in [9,10]', `${base}/responses?page=5000&limit=50&filter=${filter}`],
-      ['B page 5000, start_date/end_date', `${base}/responses?page=5000&limit=50&start_date=${startDate}&end_date=${endDate}`],
-      ['A first page, limit=20', `${base}/responses?limit=20`],
-      [`A deep page (cursor ${depth.toLocaleString('en-US')} rows in), limit=20`, `${base}/responses?limit=20&cursor=${deepCursor}`],
-      ['A first page, form_id + score_gte=9', `${base}/responses?limit=20&form_id=${bigForm}&score_gte=9`],
-      ['Form summary', `${base}/forms/${bigForm}/analytics/summary`],
-    ];
-    const analyticsCases: Array<[string, string]> = [
-      [`Per-question analytics, largest form (${Number(forms[0]!.n).toLocaleString('en-US')})`, `${base}/forms/${bigForm}/analytics/questions`],
-      [`Per-question analytics, smallest form (${Number(forms[forms.length - 1]!.n).toLocaleString('en-US')})`, `${base}/forms/${smallForm}/analytics/questions`],
-      ['Per-question analytics, largest form, start_date/end_date', `${base}/forms/${bigForm}/analytics/questions?start_date=${startDate}&end_date=${endDate}`],
-      ['Time series by week, largest form', `${base}/forms/${bigForm}/analytics/timeseries?interval=week`],
-    ];
-    log('latency…');
-    const app = await serve('app', databaseUrl, 'info');
-    const latencies: Latency[] = [];
-    const analytics: Latency[] = [];
-    const exports: ExportRun[] = [];
-    try {
-      for (const [name, p] of cases) {
-        // OFFSET pages cost ~1 s each at a million rows: fewer samples keep the run to minutes.
-        const n = p.includes('page=5000') ? Math.min(o.samples, o.offsetSamples) : o.samples;
-        const l = await measure(app.url, key, name, p, n);
-        latencies.push(l);
-        log(`  ${name}: median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
-      }
-      log('analytics…');
-      for (const [name, p] of analyticsCases) {
-        const l = await measure(app.url, key, name, p, o.samples);
-        analytics.push(l);
-        log(`  ${name}: median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
-      }
-      if (!o.skipExport) {
-        for (const [name, p, style, csv] of [
-          ['NDJSON, Style A, every response', `${base}/responses/export?format=ndjson`, 'A', false],
-          ['CSV, Style B, every response', `${base}/responses/export?format=csv`, 'B', true],
-        ] as const) {
-          log(`export: ${name}…`);
-          const e = await measureExport(app, key, name, p, style, csv);
-          exports.push(e);
-          log(`  ${e.rows.toLocaleString('en-US')} rows in ${e.seconds.toFixed(1)} s, RSS ${e.rssBeforeMb.toFixed(0)} → peak ${e.rssPeakMb.toFixed(0)} MiB`);
-        }
-      }
-    } finally {
+    const auth = { 'X-API-Key': key };
+    const pageQuery = (page: number) =>
+      `${base}/responses?page=${page}&form_id=${bigForm}&filter=${encodeURIComponent(PAGE_FILTER)}${o.pageLimit ? `&limit=${o.pageLimit}` : ''}`;
+    const listW: Workload = { name: 'Style A list', method: 'GET', path: `${base}/responses?form_id=${bigForm}&score_gte=${LIST_SCORE_GTE}&limit=20`, headers: auth };
+    const upsertW: Workload = {
+      name: 'Style A upsert',
+      method: 'POST',
+      path: `${base}/datatables/${datatableId}/rows`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      // Even requests update one of the existing ids, odd ones create a new id (unique per run).
+      body: (n, run) =>
+        JSON.stringify({ data: { id: n % 2 === 0 ? `c-${(n >> 1) % UPSERT_POOL}` : `n-${run}-${n}`, plan: PLANS[n % 4], seats: n % 97 } }),
+    };
+    const page1W: Workload = { name: 'Style B page 1', method: 'GET', path: pageQuery(1), headers: auth };
+    const pageDeepW: Workload = { name: `Style B page ${DEEP_PAGE}`, method: 'GET', path: pageQuery(DEEP_PAGE), headers: auth };
+    const lo = { rounds: o.rounds, duration: o.duration, warmup: o.warmup, connections: o.connections, log };
+
+    // ---- 1-3: app and bare side by side
+    log('starting the app and the bare server…');
+    // One after the other: the app's start (2 s database connect timeout) suffers from a concurrent start.
+    const app = await serve('app', databaseUrl);
+    const bare = await serve('bare', databaseUrl).catch(async (e: unknown) => {
       await app.stop();
+      throw e;
+    });
+    let list: Interleaved[];
+    let upsert: Interleaved[];
+    let pages: Interleaved[];
+    let pageItems: { first: number; deep: number; filteredTotal: number };
+    try {
+      // The same list from both servers, and both upsert paths answering 201 then 200.
+      const [a, b] = await Promise.all([app, bare].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')));
+      const ids = (x: { data?: unknown }) => (x.data as Array<{ id: string }>).map((r) => r.id).join(',');
+      if (ids(a!) !== ids(b!) || (a!.data as unknown[]).length !== 20) throw new Error(`the app and the bare server list different rows:\n${ids(a!)}\n${ids(b!)}`);
+      for (const s of [app, bare]) {
+        const init = { method: 'POST', headers: upsertW.headers, body: JSON.stringify({ data: { id: `probe-${s.pid}`, plan: 'pro' } }) };
+        await probe(s.url + upsertW.path, init, [201], 'upsert (create)');
+        await probe(s.url + upsertW.path, init, [200], 'upsert (update)');
+      }
+      const [p1, pDeep] = [await probe(app.url + page1W.path, { headers: auth }, [200], 'page 1'), await probe(app.url + pageDeepW.path, { headers: auth }, [200], 'deep page')];
+      pageItems = { first: (p1.data as unknown[]).length, deep: (pDeep.data as unknown[]).length, filteredTotal: Number(p1.meta?.filtered_total) };
+      if (pageItems.first === 0) throw new Error('Style B page 1 is empty: nothing to measure');
+
+      log(`list: app vs bare, ${o.rounds} rounds of ${o.duration} s, ${o.connections} connections…`);
+      list = await interleave([{ label: 'app', url: app.url, workload: listW }, { label: 'bare', url: bare.url, workload: listW }], lo);
+      log('upsert: app vs bare…');
+      upsert = await interleave([{ label: 'app', url: app.url, workload: upsertW }, { label: 'bare', url: bare.url, workload: upsertW }], lo);
+      log(`Style B: page 1 vs page ${DEEP_PAGE} on the app…`);
+      pages = await interleave([{ label: 'app (page 1)', url: app.url, workload: page1W }, { label: `app (page ${DEEP_PAGE})`, url: app.url, workload: pageDeepW }], lo);
+    } finally {
+      await Promise.all([app.stop(), bare.stop()]);
     }
 
-    // ---- b. throughput (one server at a time, each in its own process)
-    const listPath = `${base}/responses?limit=20`;
-    const runs: Throughput[] = [];
-    for (const [name, mode, level] of [
-      ['bare node:http + pg', 'bare', 'info'],
-      ['app (Style A, logging on)', 'app', 'info'],
-      ['app (Style A, logging off)', 'app', 'silent'],
-    ] as const) {
-      log(`throughput: ${name} (${o.duration} s, ${o.connections} connections)…`);
-      const s = await serve(mode, databaseUrl, level);
-      try {
-        const t = await cannon(name, s.url + listPath, key, o.duration, o.connections);
-        runs.push(t);
-        log(`  ${t.rps.toFixed(0)} req/s, non-2xx ${t.non2xx}, errors ${t.errors}`);
-      } finally {
-        await s.stop();
-      }
+    // ---- 4: peak RSS of a fresh app under rssConnections connections
+    log(`peak RSS: a fresh app under ${o.rssConnections} connections (list + upsert), ${o.duration} s…`);
+    const rssApp = await serve('app', databaseUrl);
+    let rssRuns: LoadRun[];
+    let rssPeakMb: number;
+    try {
+      const watch = watchMemory(rssApp.pid);
+      // One request of each first, as the comparisons had: the validator compiles a route's schemas on
+      // its first request, which on a busy machine can outlast a short run. VmHWM still covers it.
+      await probe(rssApp.url + listW.path, { headers: auth }, [200], 'list');
+      await probe(rssApp.url + upsertW.path, { method: 'POST', headers: upsertW.headers, body: upsertW.body!(0, 'rss-probe') }, [200, 201], 'upsert');
+      const half = Math.floor(o.rssConnections / 2);
+      rssRuns = await Promise.all([
+        runLoad('app', rssApp.url, listW, o.duration, o.rssConnections - half),
+        runLoad('app', rssApp.url, upsertW, o.duration, half),
+      ]);
+      rssPeakMb = watch.stop();
+      log(`  peak ${rssPeakMb.toFixed(0)} MB; ${rssRuns.map((r) => `${r.workload} ${fmt(r.rps)} req/s`).join(', ')}`);
+    } finally {
+      await rssApp.stop();
     }
-    const bare = runs[0]!;
-    const appRun = runs[1]!;
-    const ratio = appRun.rps / bare.rps;
 
-    // ---- c. plans (the service's own query builders)
-    log('query plans…');
-    const include = {};
-    const formScore: ResponseNarrowing = { formId: bigForm, created: [], scoreGte: 9 };
-    const keysetPage = (n: ResponseNarrowing, after?: unknown[]) => {
-      const q = responsesQuery(db, workspaceId, n, include);
-      keys.forEach((k, i) => q.select(db.raw(`${k.field.expr.sql} AS ??`, [...k.field.expr.bindings, `__k${i}`])));
-      if (after) {
-        const c = keysetCondition(keys, after, 'after');
-        q.whereRaw(c.sql, c.bindings);
-      }
-      const order = orderByClause(keys);
-      return q.orderByRaw(order.sql, order.bindings).limit(21);
-    };
-    const filteredCount = Number(
-      ((await applyNarrowing(db('responses'), workspaceId, formScore).count({ n: '*' }).first()) as { n: unknown }).n,
-    );
-    const midRow = (await keysetPage(formScore)
-      .clearSelect()
-      .select('id', 'created_at')
-      .offset(Math.floor(filteredCount / 2))
-      .first()) as { id: string; created_at: Date };
-    const order = orderByClause(keys);
-    const scoreFilter = compileFilter('score in [9,10]', { fields: RESPONSE_FILTER_FIELDS });
-    const dateRange: ResponseNarrowing = {
-      created: [fromBound(startDate, 'start_date'), endDateBound(endDate, 'end_date')],
-    };
-    const plans: Plan[] = [];
-    plans.push(await explain(db, 'A page of 20: form_id + score >= 9, created_at DESC, id DESC', keysetPage(formScore)));
-    plans.push(
-      await explain(
-        db,
-        `A page of 20: form_id + score >= 9, after a keyset position ${Math.floor(filteredCount / 2).toLocaleString('en-US')} matching rows in`,
-        keysetPage(formScore, [midRow.created_at.toISOString(), midRow.id]),
-      ),
-    );
-    plans.push(
-      await explain(
-        db,
-        `A page of 20, no filter, after a keyset position ${depth.toLocaleString('en-US')} rows in`,
-        keysetPage({ created: [] }, [deepRow.created_at.toISOString(), deepRow.id]),
-      ),
-    );
-    plans.push(
-      await explain(
-        db,
-        'B page 5000 (limit 50, OFFSET 249950), no filter',
-        responsesQuery(db, workspaceId, { created: [] }, { formName: true })
-          .orderByRaw(order.sql, order.bindings)
-          .offset(4999 * 50)
-          .limit(50),
-      ),
-    );
-    plans.push(
-      await explain(
-        db,
-        'B filtered_total from the counters: filter=score in [9,10]',
-        applyNarrowing(db('response_counts'), workspaceId, { created: [], filter: scoreFilter.where }, false).sum({ n: 'responses' }),
-      ),
-    );
-    plans.push(
-      await explain(
-        db,
-        'B total from the counters',
-        db('response_counts').where('workspace_id', workspaceId).sum({ n: 'responses' }),
-      ),
-    );
-    plans.push(
-      await explain(
-        db,
-        `B filtered_total with a date range: COUNT(*) ${startDate} .. ${endDate}`,
-        applyNarrowing(db('responses'), workspaceId, dateRange).count({ n: '*' }),
-      ),
-    );
-    for (const p of plans) log(`  ${p.name}: ${p.executionMs} ms`);
+    // ---- 5: import
+    let imported: ImportRun = { measured: false, reason: 'skipped (--skip-import)' };
+    if (!o.skipImport) {
+      imported = await measureImport({ serverUrl, responses: o.responses, log });
+      if (imported.measured) log(`  ${fmt(imported.rate)} responses/s, peak RSS ${imported.peakRssMb.toFixed(0)} MB`);
+      else log(`  import: ${imported.reason}`);
+    }
+
+    // ---- details
+    const details = o.skipDetails ? undefined : await measureDetails(db, databaseUrl, key, workspaceId, forms, o, { listW, page1W, pageDeepW });
+
+    // ---- verdicts
+    const [listApp, listBare] = list;
+    const [upApp, upBare] = upsert;
+    const [pageFirst, pageDeep] = pages;
+    const listRatio = listApp!.medianRps / listBare!.medianRps;
+    const upRatio = upApp!.medianRps / upBare!.medianRps;
+    const pageRatio = pageDeep!.medianRps / pageFirst!.medianRps;
+    const targets: TargetRow[] = [
+      {
+        what: `Style A list (\`form_id\` + \`score_gte=${LIST_SCORE_GTE}\`, limit 20), req/s`,
+        app: fmt(listApp!.medianRps),
+        baseline: `bare ${fmt(listBare!.medianRps)}`,
+        ratio: `${listRatio.toFixed(2)}x`,
+        target: '≥ 0.8x bare',
+        verdict: verdict(listRatio >= 0.8, problemOf(runsOf(listApp!, listBare!))),
+      },
+      {
+        what: 'Style A upsert of one row (POST rows, `data.id`), req/s',
+        app: fmt(upApp!.medianRps),
+        baseline: `bare ${fmt(upBare!.medianRps)}`,
+        ratio: `${upRatio.toFixed(2)}x`,
+        target: '≥ 0.7x bare',
+        verdict: verdict(upRatio >= 0.7, problemOf(runsOf(upApp!, upBare!))),
+      },
+      {
+        what: `Style B page ${fmt(DEEP_PAGE)} (\`form_id\` + \`filter=${PAGE_FILTER}\`${o.pageLimit ? `, limit ${o.pageLimit}` : ''}), req/s`,
+        app: `page ${fmt(DEEP_PAGE)}: ${fmt(pageDeep!.medianRps, 1)}${pageItems.deep === 0 ? ' (past the last page)' : ''}`,
+        baseline: `page 1: ${fmt(pageFirst!.medianRps, 1)}`,
+        ratio: `${pageRatio.toFixed(2)}x`,
+        target: '≥ 0.5x page 1',
+        verdict: verdict(pageRatio >= 0.5, problemOf(runsOf(pageFirst!, pageDeep!))),
+      },
+      ...importRows(imported, o.responses),
+      {
+        what: `Peak RSS of \`serve\` under ${o.rssConnections} connections`,
+        app: `${rssPeakMb.toFixed(0)} MB`,
+        baseline: '—',
+        ratio: '—',
+        target: '< 200 MB',
+        verdict: verdict(rssPeakMb < 200, problemOf(rssRuns, true)),
+      },
+    ];
+    failed = targets.some((t) => t.verdict.startsWith('**invalid'));
 
     // ---- report
     const [pgVersion] = ((await db.raw('SHOW server_version')) as { rows: Array<{ server_version: string }> }).rows;
+    const [sharedBuffers] = ((await db.raw('SHOW shared_buffers')) as { rows: Array<{ shared_buffers: string }> }).rows;
     const sizes = ((
-      await db.raw(
-        `SELECT pg_size_pretty(pg_table_size('responses')) AS heap, pg_size_pretty(pg_indexes_size('responses')) AS indexes`,
-      )
+      await db.raw(`SELECT pg_size_pretty(pg_table_size('responses')) AS heap, pg_size_pretty(pg_indexes_size('responses')) AS indexes`)
     ).rows[0] ?? {}) as { heap?: string; indexes?: string };
     const cpus = os.cpus();
+    const loadAfter = os.loadavg();
     const lines: string[] = [];
     const out = (s = '') => lines.push(s);
     out('# feedback-service benchmark');
     out();
-    out(`Generated by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
+    out(`Generated by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
     out();
-    out(`- Machine: ${cpus.length} CPU cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; PostgreSQL ${pgVersion?.server_version ?? '?'}; Redis local. Database, Redis, servers and load generator share the machine.`);
-    out(`- Data: ${total.toLocaleString('en-US')} responses in 1 workspace, ${forms.length} forms (largest ${Number(forms[0]!.n).toLocaleString('en-US')}); responses heap ${sizes.heap}, indexes ${sizes.indexes}.${seededIn !== undefined ? ` Seeded in ${seededIn.toFixed(0)} s.` : ''}`);
-    out(`- Latency: ${o.samples} sequential requests per row (${o.offsetSamples} for the page=5000 rows) after a few warm-up requests, through the full app (auth, rate limit in Redis, logging to /dev/null, validator).`);
-    out(`- Throughput: autocannon, ${o.connections} connections, ${o.duration} s after a warm-up run; each server in its own process.`);
+    out(`- Machine: ${cpus.length} CPU cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; PostgreSQL ${pgVersion?.server_version ?? '?'} (shared_buffers ${sharedBuffers?.shared_buffers ?? '?'}); Redis local. Database, Redis, servers and load generator share the machine.`);
+    out(`- Load average (1 min) before / after the run: ${loadBefore[0]!.toFixed(2)} / ${loadAfter[0]!.toFixed(2)} (a quiet run stays near the bench's own load).`);
+    out(`- Data: ${fmt(total)} responses in 1 workspace, ${forms.length} forms (largest ${fmt(Number(forms[0]!.n))}, the one every list uses); responses heap ${sizes.heap}, indexes ${sizes.indexes}.${seededIn !== undefined ? ` Seeded in ${seededIn.toFixed(0)} s.` : ''} Upsert table: ${fmt(UPSERT_POOL)} rows before the load.`);
+    out(`- Load: autocannon, ${o.connections} connections, ${o.rounds} interleaved rounds of ${o.duration} s after a ${o.warmup} s warm-up per contender; figures are medians over the rounds. App: \`feedback-service serve\` (src/server.ts \`startServer\`: auth, rate limit counted in Redis, validator, JSON logs at info to /dev/null, metrics, webhook worker). Bare: bench/bare-server.ts (node:http + pg, API key checked in PostgreSQL per request). Both with a pool of 10 PostgreSQL connections, each in its own process.`);
     out();
-    out('## Latency');
+    out('## Targets (issue 11)');
     out();
-    out('| Request | Items | Samples | Median (ms) | p95 (ms) | Min (ms) |');
-    out('|---|---:|---:|---:|---:|---:|');
-    for (const l of latencies) out(`| ${l.name} | ${l.items} | ${l.samples} | ${ms(l.median)} | ${ms(l.p95)} | ${ms(l.min)} |`);
+    out('| What | App | Baseline | Ratio | Target | Verdict |');
+    out('|---|---:|---:|---:|---|---|');
+    for (const t of targets) out(`| ${t.what} | ${t.app} | ${t.baseline} | ${t.ratio} | ${t.target} | ${t.verdict} |`);
     out();
-    out(`Date range: \`start_date=${startDate}&end_date=${endDate}\`. Form: the largest one. Deep cursor: built from the row ${depth.toLocaleString('en-US')} rows in, in the default order.`);
+    out(`Style B rows: page 1 holds ${pageItems.first} responses, page ${fmt(DEEP_PAGE)} holds ${pageItems.deep}, of ${fmt(pageItems.filteredTotal)} matching (\`filtered_total\`).${pageItems.deep === 0 ? ` Page ${fmt(DEEP_PAGE)} is past the last page: the figure is the cost of walking every match to find that out (\`--page-limit\` sets a smaller page).` : ''}`);
     out();
-    out('## Per-question analytics (rollups kept with the writes)');
+    out('## Load runs');
     out();
-    out('| Request | Items | Samples | Median (ms) | p95 (ms) | Min (ms) |');
-    out('|---|---:|---:|---:|---:|---:|');
-    for (const l of analytics) out(`| ${l.name} | ${l.items} | ${l.samples} | ${ms(l.median)} | ${ms(l.p95)} | ${ms(l.min)} |`);
+    out('| Workload | Server | Round | Req/s | p50 (ms) | p99 (ms) | Requests | Statuses | Errors |');
+    out('|---|---|---:|---:|---:|---:|---:|---|---:|');
+    for (const l of loadRows([...list, ...upsert, ...pages])) out(l);
+    for (const r of rssRuns) {
+      out(`| ${r.workload} (RSS load) | app | — | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses).map(([s, n]) => `${s}: ${fmt(n)}`).join(', ')} | ${r.errors} |`);
+    }
     out();
-    out(`**Flatness: median smallest / median largest form = ${(analytics[1]!.median / analytics[0]!.median).toFixed(2)}** (target ≥ 0.8: the largest form answers as fast as the smallest).`);
+    out(`Upserts: even requests update one of the ${fmt(UPSERT_POOL)} existing ids (200), odd ones create a new id (201). Peak RSS: a fresh app process, ${o.rssConnections - Math.floor(o.rssConnections / 2)} connections listing and ${Math.floor(o.rssConnections / 2)} upserting at once; VmRSS and VmHWM of /proc/<pid>/status read every 100 ms (MB = 10^6 bytes).`);
     out();
-    if (exports.length > 0) {
-      out('## Export of every response (`GET {ws}/responses/export`)');
+    if (imported.measured) {
+      out('## Import');
       out();
-      out('| Export | Rows | MB sent | Seconds | Rows/s | Server RSS before (MiB) | Peak RSS (MiB) | Growth (MiB) |');
-      out('|---|---:|---:|---:|---:|---:|---:|---:|');
-      for (const e of exports) {
-        out(
-          `| ${e.name} | ${e.rows.toLocaleString('en-US')} | ${(e.bytes / 1e6).toFixed(0)} | ${e.seconds.toFixed(1)} | ${(e.rows / e.seconds).toFixed(0)} | ${e.rssBeforeMb.toFixed(0)} | ${e.rssPeakMb.toFixed(0)} | ${(e.rssPeakMb - e.rssBeforeMb).toFixed(0)} |`,
-        );
-      }
-      out();
-      out('Target: memory flat in the number of rows (1,000,000 rows under 100 MB RSS growth). RSS sampled every 100 ms from /proc.');
+      out(`\`node dist/src/cli.js import\` of a bench/make-fixture.ts document of ${fmt(imported.responses)} responses (${fmt(imported.fixtureBytes / 1e6)} MB, written in ${imported.fixtureSeconds.toFixed(1)} s) into a fresh migrated database: ${imported.seconds.toFixed(1)} s from spawn to exit, ${fmt(imported.rate)} responses/s, peak RSS ${imported.peakRssMb.toFixed(0)} MB.`);
       out();
     }
-    out('## Throughput: Style A `GET {ws}/responses?limit=20`');
-    out();
-    out('| Server | Requests/s | p50 (ms) | p99 (ms) | non-2xx | errors |');
-    out('|---|---:|---:|---:|---:|---:|');
-    for (const t of runs) out(`| ${t.name} | ${t.rps.toFixed(0)} | ${t.latencyP50} | ${t.latencyP99} | ${t.non2xx} | ${t.errors} |`);
-    out();
-    out(`**Ratio app / bare: ${ratio.toFixed(2)}x** (target ≥ 0.8x); with logging off: ${(runs[2]!.rps / bare.rps).toFixed(2)}x.`);
-    out();
-    out('## Query plans');
-    out();
-    out('| Query | Execution (ms) | Plan |');
-    out('|---|---:|---|');
-    for (const p of plans) out(`| ${p.name} | ${p.executionMs} | ${p.summary.replace(/\|/g, '\\|')} |`);
-    out();
-    for (const p of plans) {
-      out(`### ${p.name}`);
-      out();
-      out('```sql');
-      out(p.sql);
-      out('```');
-      out();
-      out('```');
-      out(p.text);
-      out('```');
-      out();
-    }
-    out(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+    if (details) lines.push(...detailsReport(details, o));
     report = lines.join('\n') + '\n';
   } finally {
     await db.destroy();
@@ -568,6 +377,180 @@ async function main(): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'latest.md'), report);
   log(`wrote ${path.join(dir, 'latest.md')}`);
+  if (failed) {
+    log('FAILED: a load run got answers outside 2xx or errors, or the peak-RSS load got no answer (see the Load runs table)');
+    process.exitCode = 1;
+  }
+}
+
+function importRows(imported: ImportRun, responses: number): TargetRow[] {
+  const what = `Import of ${fmt(responses)} responses`;
+  if (!imported.measured) {
+    return [{ what, app: imported.reason, baseline: '—', ratio: '—', target: '≥ 25,000 responses/s, < 300 MB peak RSS', verdict: 'not measured' }];
+  }
+  return [
+    { what: `${what}, rate`, app: `${fmt(imported.rate)} responses/s`, baseline: '—', ratio: '—', target: '≥ 25,000 responses/s', verdict: verdict(imported.rate >= 25_000) },
+    { what: `${what}, peak RSS`, app: `${imported.peakRssMb.toFixed(0)} MB`, baseline: '—', ratio: '—', target: '< 300 MB', verdict: verdict(imported.peakRssMb < 300) },
+  ];
+}
+
+// ------------------------------------------------------------------------------------------------
+// Details: latency of single requests, analytics flatness, exports, plans (one app process).
+
+interface Details {
+  latencies: Latency[];
+  analytics: Latency[];
+  exports: ExportRun[];
+  plans: Plan[];
+  deepDepth: number;
+}
+
+async function measureDetails(
+  db: Db,
+  databaseUrl: string,
+  key: string,
+  workspaceId: string,
+  forms: Array<{ form_id: string; n: string }>,
+  o: Options,
+  w: { listW: Workload; page1W: Workload; pageDeepW: Workload },
+): Promise<Details> {
+  const total = forms.reduce((a, f) => a + Number(f.n), 0);
+  const bigForm = forms[0]!.form_id;
+  const smallForm = forms[forms.length - 1]!.form_id;
+  // A cursor deep in the default order: a real row ~500,000 rows in (or half-way on smaller data).
+  const deepDepth = Math.max(1, Math.min(500_000, Math.floor(total / 2)));
+  const deepRow = (await db('responses')
+    .where('workspace_id', workspaceId)
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .offset(deepDepth - 1)
+    .first('id', 'created_at')) as { id: string; created_at: Date };
+  const signature = sortSignature(
+    parseSort(undefined, {
+      fields: RESPONSE_SORT_FIELDS,
+      tieBreaker: RESPONSE_ID_FIELD,
+      defaultSort: [{ field: RESPONSE_SORT_FIELDS.get('created_at')!, dir: 'desc' }],
+      multi: false,
+    }),
+  );
+  const deepCursor = encodeCursor({ l: `responses:${workspaceId}`, s: signature, k: [deepRow.created_at.toISOString(), deepRow.id], d: 'n' });
+  const base = `/api/v1/workspaces/${workspaceId}`;
+  const cases: Array<[string, string]> = [
+    ['A first page, limit=20', `${base}/responses?limit=20`],
+    [`A deep page (cursor ${fmt(deepDepth)} rows in), limit=20`, `${base}/responses?limit=20&cursor=${deepCursor}`],
+    [`A first page, form_id + score_gte=${LIST_SCORE_GTE} (the list target)`, w.listW.path],
+    [`B page 1, form_id + filter=${PAGE_FILTER}`, w.page1W.path],
+    [`B page ${DEEP_PAGE}, form_id + filter=${PAGE_FILTER}`, w.pageDeepW.path],
+    ['Form summary', `${base}/forms/${bigForm}/analytics/summary`],
+  ];
+  const analyticsCases: Array<[string, string]> = [
+    [`Per-question analytics, largest form (${fmt(Number(forms[0]!.n))})`, `${base}/forms/${bigForm}/analytics/questions`],
+    [`Per-question analytics, smallest form (${fmt(Number(forms[forms.length - 1]!.n))})`, `${base}/forms/${smallForm}/analytics/questions`],
+    ['Time series by week, largest form', `${base}/forms/${bigForm}/analytics/timeseries?interval=week`],
+  ];
+  const app = await serve('app', databaseUrl);
+  const latencies: Latency[] = [];
+  const analytics: Latency[] = [];
+  const exports: ExportRun[] = [];
+  try {
+    log('latency…');
+    for (const [name, p] of cases) {
+      const l = await measureLatency(app.url, key, name, p, p.includes(`page=${DEEP_PAGE}`) ? Math.min(o.samples, o.offsetSamples) : o.samples);
+      latencies.push(l);
+      log(`  ${name}: median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
+    }
+    log('analytics…');
+    for (const [name, p] of analyticsCases) analytics.push(await measureLatency(app.url, key, name, p, o.samples));
+    if (!o.skipExport) {
+      for (const [name, p, style, csv] of [
+        ['NDJSON, Style A, every response', `${base}/responses/export?format=ndjson`, 'A', false],
+        ['CSV, Style B, every response', `${base}/responses/export?format=csv`, 'B', true],
+      ] as const) {
+        log(`export: ${name}…`);
+        const e = await measureExport(app, key, name, p, style, csv);
+        exports.push(e);
+        log(`  ${fmt(e.rows)} rows in ${e.seconds.toFixed(1)} s, RSS ${e.rssBeforeMb.toFixed(0)} → peak ${e.rssPeakMb.toFixed(0)} MiB`);
+      }
+    }
+  } finally {
+    await app.stop();
+  }
+
+  log('query plans (the SQL the core sends, captured)…');
+  const limit = o.pageLimit ?? 50;
+  const plans = [
+    ...(await explainWhat(db, `Style A list: form_id + score >= ${LIST_SCORE_GTE}, limit 20`, () =>
+      listResponses(db, workspaceId, { formId: bigForm, scoreGte: LIST_SCORE_GTE, pagination: { kind: 'keyset', limit: 20 } }),
+    )),
+    ...(await explainWhat(db, `Style A list: cursor ${fmt(deepDepth)} rows in, limit 20`, () =>
+      listResponses(db, workspaceId, { pagination: { kind: 'keyset', limit: 20, cursor: deepCursor } }),
+    )),
+    ...(await explainWhat(db, `Style B page 1: form_id + filter=${PAGE_FILTER}`, () =>
+      listResponses(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: 1, limit } }),
+    )),
+    ...(await explainWhat(db, `Style B page ${DEEP_PAGE}: form_id + filter=${PAGE_FILTER}`, () =>
+      listResponses(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: DEEP_PAGE, limit } }),
+    )),
+  ];
+  for (const p of plans) log(`  ${p.name}: ${p.executionMs} ms`);
+  return { latencies, analytics, exports, plans, deepDepth };
+}
+
+function ms(v: number): string {
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+function detailsReport(d: Details, o: Options): string[] {
+  const lines: string[] = [];
+  const out = (s = '') => lines.push(s);
+  const latencyTable = (rows: Latency[]) => {
+    out('| Request | Items | Samples | Median (ms) | p95 (ms) | Min (ms) |');
+    out('|---|---:|---:|---:|---:|---:|');
+    for (const l of rows) out(`| ${l.name} | ${l.items} | ${l.samples} | ${ms(l.median)} | ${ms(l.p95)} | ${ms(l.min)} |`);
+    out();
+  };
+  out('## Latency of single requests');
+  out();
+  out(`${o.samples} sequential requests per row (${Math.min(o.samples, o.offsetSamples)} for page ${DEEP_PAGE}) after a few warm-up requests, through a fresh app process.`);
+  out();
+  latencyTable(d.latencies);
+  out('## Per-question analytics (rollups kept with the writes)');
+  out();
+  latencyTable(d.analytics);
+  out(`**Flatness: median smallest / median largest form = ${(d.analytics[1]!.median / d.analytics[0]!.median).toFixed(2)}** (target ≥ 0.8: the largest form answers as fast as the smallest).`);
+  out();
+  if (d.exports.length > 0) {
+    out('## Export of every response (`GET {ws}/responses/export`)');
+    out();
+    out('| Export | Rows | MB sent | Seconds | Rows/s | Server RSS before (MiB) | Peak RSS (MiB) | Growth (MiB) |');
+    out('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const e of d.exports) {
+      out(`| ${e.name} | ${fmt(e.rows)} | ${(e.bytes / 1e6).toFixed(0)} | ${e.seconds.toFixed(1)} | ${fmt(e.rows / e.seconds)} | ${e.rssBeforeMb.toFixed(0)} | ${e.rssPeakMb.toFixed(0)} | ${(e.rssPeakMb - e.rssBeforeMb).toFixed(0)} |`);
+    }
+    out();
+    out('Target: memory flat in the number of rows (1,000,000 rows under 100 MB RSS growth). RSS sampled every 100 ms from /proc.');
+    out();
+  }
+  out('## Query plans');
+  out();
+  out('EXPLAIN (ANALYZE, BUFFERS) of every SELECT the core (`listResponses`) sends for the list, captured from knex; a Style B page also sends its two counts.');
+  out();
+  out('| Query | Execution (ms) | Plan |');
+  out('|---|---:|---|');
+  for (const p of d.plans) out(`| ${p.name} | ${p.executionMs} | ${p.summary.replace(/\|/g, '\\|')} |`);
+  out();
+  for (const p of d.plans) {
+    out(`### ${p.name}`);
+    out();
+    out('```sql');
+    out(p.sql);
+    out('```');
+    out();
+    out('```');
+    out(p.text);
+    out('```');
+    out();
+  }
+  return lines;
 }
 
 main().catch((e: unknown) => {

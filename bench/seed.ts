@@ -73,20 +73,11 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
   const log = opts.log ?? defaultLog;
   const started = Date.now();
   const serverUrl = opts.serverUrl ?? DEFAULT_SERVER_URL;
-  const databaseName = `fs_bench_${randomBytes(5).toString('hex')}`;
-  const admin = knex({ client: 'pg', connection: { connectionString: serverUrl }, pool: { min: 0, max: 1 } });
-  try {
-    await admin.raw('CREATE DATABASE ??', [databaseName]);
-  } finally {
-    await admin.destroy();
-  }
-  const databaseUrl = withDatabase(serverUrl, databaseName);
-  log(`created database ${databaseName}`);
+  const { databaseName, databaseUrl } = await createBenchDatabase(serverUrl);
+  log(`created and migrated database ${databaseName}`);
 
   const db = createDb({ databaseUrl, dataDir: '.data', poolMax: 4 });
   try {
-    await migrateLatest(db);
-    log('migrated');
     const { workspaceId, formIds } = await seedForms(db);
     const apiKey = await createApiKey(db, {
       name: 'bench',
@@ -106,6 +97,34 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * Creates an empty database `fs_bench_<10 hex>` on the server of `serverUrl` and applies every
+ * migration. Drop it with dropBenchDatabase.
+ * @returns its name and its URL (serverUrl with the database swapped)
+ * @throws the PostgreSQL error (e.g. no CREATEDB privilege) or a migration's error; a database whose
+ * migration failed is dropped before the error is rethrown
+ */
+export async function createBenchDatabase(serverUrl: string): Promise<{ databaseName: string; databaseUrl: string }> {
+  const databaseName = `fs_bench_${randomBytes(5).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: { connectionString: serverUrl }, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw('CREATE DATABASE ??', [databaseName]);
+  } finally {
+    await admin.destroy();
+  }
+  const databaseUrl = withDatabase(serverUrl, databaseName);
+  const db = createDb({ databaseUrl, dataDir: '.data', poolMax: 1 });
+  try {
+    await migrateLatest(db);
+  } catch (e) {
+    await db.destroy();
+    await dropBenchDatabase(serverUrl, databaseName);
+    throw e;
+  }
+  await db.destroy();
+  return { databaseName, databaseUrl };
 }
 
 /** Drops a benchmark database (only `fs_bench_*` names). */

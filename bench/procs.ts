@@ -1,0 +1,103 @@
+/**
+ * Processes of the bench: the servers under test, each in a child process (bench/serve.ts), and
+ * their memory read from Linux's /proc/<pid>/status (VmRSS: resident now; VmHWM: the peak of
+ * VmRSS since the process started). Sizes are in MB (10^6 bytes), as the targets state them.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ServeMessage } from './serve';
+
+export interface Served {
+  url: string;
+  pid: number;
+  /** Asks the child to close (drain, pools) and waits for it to exit; SIGKILL after 15 s. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `app` (the service as `feedback-service serve` runs it) or `bare` (bench/bare-server.ts) on
+ * `databaseUrl` in a child process; its stdout (the app's log) goes to /dev/null. A start that fails
+ * is tried up to 4 more times, 3 s apart: on a busy machine the app's 2 s database connect timeout
+ * can expire while it starts.
+ * @throws the fifth failure to start (the child's error, or its exit before reporting its URL)
+ */
+export async function serve(mode: 'app' | 'bare', databaseUrl: string, logLevel = 'info'): Promise<Served> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await serveOnce(mode, databaseUrl, logLevel);
+    } catch (e) {
+      if (attempt === 5) throw e;
+      process.stderr.write(`[bench] ${mode} server did not start (${(e as Error).message.split('\n')[0]}); trying again in 3 s\n`);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+  }
+}
+
+async function serveOnce(mode: 'app' | 'bare', databaseUrl: string, logLevel: string): Promise<Served> {
+  const child: ChildProcess = fork(path.join(__dirname, 'serve.js'), [mode], {
+    env: {
+      ...process.env,
+      BENCH_DATABASE_URL: databaseUrl,
+      BENCH_REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+      BENCH_LOG: logLevel,
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const msg = await new Promise<ServeMessage>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as ServeMessage));
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+  if ('error' in msg) throw new Error(`${mode} server failed: ${msg.error}`);
+  return {
+    url: msg.url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        child.send('close');
+      }),
+  };
+}
+
+/** A field of /proc/<pid>/status in MB (`VmRSS`, `VmHWM`), or NaN when unreadable (process gone, not Linux). */
+export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? (Number(m[1]) * 1024) / 1e6 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export interface MemoryWatch {
+  /** Stops sampling; the peak in MB of every VmRSS and VmHWM read (NaN when none could be read). */
+  stop(): number;
+}
+
+/**
+ * Samples a process's VmRSS and VmHWM every `everyMs` (default 100 ms). VmHWM already holds the
+ * peak between samples, so the result misses at most the growth of the last interval before the
+ * process exits.
+ */
+export function watchMemory(pid: number, everyMs = 100): MemoryWatch {
+  let peak = NaN;
+  const sample = () => {
+    // `!(v <= peak)` also holds while peak is still NaN.
+    for (const v of [procMemoryMb(pid, 'VmRSS'), procMemoryMb(pid, 'VmHWM')]) if (Number.isFinite(v) && !(v <= peak)) peak = v;
+  };
+  sample();
+  const t = setInterval(sample, everyMs);
+  return {
+    stop: () => {
+      clearInterval(t);
+      sample();
+      return peak;
+    },
+  };
+}
