@@ -46,6 +46,8 @@ export interface RowInfo {
   path: string;
 }
 
+const UTC_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 export class ImportContext {
   readonly problems = new ProblemList();
   readonly nowIso: string;
@@ -71,9 +73,11 @@ export class ImportContext {
     this.nowIso = now.toISOString();
   }
 
-  /** An ISO timestamp, or `fallback` (default: the import's now) when absent. */
+  /** A (schema-checked) timestamp as UTC ISO text, or `fallback` (default: the import's now) when absent. */
   iso(v: string | undefined, fallback = this.nowIso): string {
-    return v === undefined ? fallback : new Date(v).toISOString();
+    if (v === undefined) return fallback;
+    // Already in the form toISOString gives (the usual case): no Date round trip.
+    return UTC_ISO.test(v) ? v : new Date(v).toISOString();
   }
 
   /**

@@ -37,6 +37,7 @@ interface ValueScan {
   kind: 'scalar' | 'string' | 'container' | undefined;
   depth: number;
   inString: boolean;
+  /** The input ended right after a backslash inside a string. */
   escaped: boolean;
 }
 
@@ -61,26 +62,48 @@ function valueEnd(buf: Buffer, at: number, scan: ValueScan): number {
     }
     return -1;
   }
-  let { depth, inString, escaped } = scan;
   for (; i < buf.length; i++) {
+    if (scan.inString) {
+      // Strings are most of a fixture's bytes: find their end with indexOf (native) instead of a byte loop.
+      i = stringEnd(buf, i, scan);
+      if (i === -1) return -1;
+      scan.inString = false;
+      if (scan.depth === 0) return i + 1;
+      continue;
+    }
     const c = buf[i]!;
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (c === BACKSLASH) escaped = true;
-      else if (c === QUOTE) {
-        inString = false;
-        if (depth === 0) return i + 1;
-      }
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+    if (c === QUOTE) scan.inString = true;
+    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) scan.depth++;
     else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      if (--depth === 0) return i + 1;
+      if (--scan.depth === 0) return i + 1;
     }
   }
-  scan.depth = depth;
-  scan.inString = inString;
-  scan.escaped = escaped;
   return -1;
+}
+
+/**
+ * The index of the quote that ends the string whose content continues at `buf[at]`, or -1 when `buf`
+ * ends first (`scan.escaped`: it ended inside an escape).
+ */
+function stringEnd(buf: Buffer, at: number, scan: ValueScan): number {
+  let i = at;
+  if (scan.escaped) {
+    if (i >= buf.length) return -1;
+    scan.escaped = false;
+    i++;
+  }
+  for (;;) {
+    const q = buf.indexOf(QUOTE, i);
+    const stop = q === -1 ? buf.length : q;
+    let backslashes = 0;
+    for (let k = stop - 1; k >= i && buf[k] === BACKSLASH; k--) backslashes++;
+    if (q === -1) {
+      scan.escaped = backslashes % 2 === 1;
+      return -1;
+    }
+    if (backslashes % 2 === 0) return q;
+    i = q + 1;
+  }
 }
 
 /** The bytes of the document, a window at a time; `offset` is the window's place in the whole text. */
