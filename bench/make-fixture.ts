@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import { Command } from 'commander';
 import type { FixtureDocument, FixtureResponse } from '../src/core/import/fixture-schema';
+import { prng } from '../src/core/seed/demo';
 import { benchForms, COMMENTS, FORM_NAMES, FORM_SHARES, PLAN_OPTIONS } from './seed';
 
 export interface FixtureOptions {
@@ -23,18 +24,6 @@ export interface FixtureOptions {
 /** Responses serialized per write. */
 const CHUNK = 2_000;
 const DAY_MS = 86_400_000;
-
-/** mulberry32: a small, fast, seedable PRNG giving floats in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Response `i` (0-based) as the fixture gives it: form by FORM_SHARES, NPS-like score skewed high. */
 function response(i: number, formIds: string[], rand: () => number, suffix: string, nowMs: number): FixtureResponse {
