@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
 import knex from 'knex';
 import { createApiKey } from '../src/core/api-keys/create-api-key';
+import type { FixtureForm } from '../src/core/import/fixture-schema';
 import { importFixture } from '../src/core/import/importer';
 import { createDb, migrateLatest, type Db } from '../src/platform/db/connection';
 
@@ -37,18 +38,18 @@ export interface SeedResult {
 }
 
 /** Share of responses per form (sums to 1): a realistic skew, one big form and a long tail. */
-const FORM_SHARES = [0.4, 0.25, 0.15, 0.12, 0.08];
-const FORM_NAMES = ['Relationship NPS', 'Onboarding NPS', 'Support CSAT', 'Checkout NPS', 'Churn survey'];
-const PLAN_OPTIONS = [
+export const FORM_SHARES = [0.4, 0.25, 0.15, 0.12, 0.08];
+export const FORM_NAMES = ['Relationship NPS', 'Onboarding NPS', 'Support CSAT', 'Checkout NPS', 'Churn survey'];
+export const PLAN_OPTIONS = [
   { id: 'opt_free', value: 'Free' },
   { id: 'opt_basic', value: 'Basic' },
   { id: 'opt_pro', value: 'Pro' },
   { id: 'opt_enterprise', value: 'Enterprise' },
 ];
-const Q_SCORE_TITLE = 'How likely are you to recommend us to a friend or colleague?';
-const Q_PLAN_TITLE = 'Which plan are you on?';
-const Q_COMMENT_TITLE = 'What is the main reason for your score?';
-const COMMENTS = [
+export const Q_SCORE_TITLE = 'How likely are you to recommend us to a friend or colleague?';
+export const Q_PLAN_TITLE = 'Which plan are you on?';
+export const Q_COMMENT_TITLE = 'What is the main reason for your score?';
+export const COMMENTS = [
   'Great product, the reporting saves me hours every week.',
   'Support answered quickly and solved my problem.',
   'Too expensive for what we use.',
@@ -138,24 +139,33 @@ export async function dropBenchDatabase(serverUrl: string, databaseName: string)
   }
 }
 
+/**
+ * The benchmark's forms as fixture documents (CONTRACT section 9): FORM_NAMES, each with an NPS score
+ * question `q_score`, a single_choice `q_plan` over PLAN_OPTIONS and a text `q_comment`; created a
+ * day apart, starting 400 days ago.
+ */
+export function benchForms(workspaceId: string, formIds: string[]): FixtureForm[] {
+  return formIds.map((id, i) => ({
+    id,
+    workspace_id: workspaceId,
+    name: FORM_NAMES[i % FORM_NAMES.length]!,
+    default_language: 'en',
+    created_at: new Date(Date.now() - 400 * 86_400_000 + i * 86_400_000).toISOString(),
+    questions: [
+      { id: 'q_score', type: 'nps', title: Q_SCORE_TITLE, required: true },
+      { id: 'q_plan', type: 'single_choice', title: Q_PLAN_TITLE, options: PLAN_OPTIONS },
+      { id: 'q_comment', type: 'text', title: Q_COMMENT_TITLE },
+    ],
+  }));
+}
+
 async function seedForms(db: Db): Promise<{ workspaceId: string; formIds: string[] }> {
   const suffix = randomBytes(4).toString('hex');
   const workspaceId = `ws_bench${suffix}`;
   const formIds = FORM_NAMES.map((_, i) => `frm_bench${i}${suffix}`);
   await importFixture(db, {
     workspaces: [{ id: workspaceId, name: 'Benchmark workspace', link: `bench-${suffix}` }],
-    forms: formIds.map((id, i) => ({
-      id,
-      workspace_id: workspaceId,
-      name: FORM_NAMES[i]!,
-      default_language: 'en',
-      created_at: new Date(Date.now() - 400 * 86_400_000 + i * 86_400_000).toISOString(),
-      questions: [
-        { id: 'q_score', type: 'nps', title: Q_SCORE_TITLE, required: true },
-        { id: 'q_plan', type: 'single_choice', title: Q_PLAN_TITLE, options: PLAN_OPTIONS },
-        { id: 'q_comment', type: 'text', title: Q_COMMENT_TITLE },
-      ],
-    })),
+    forms: benchForms(workspaceId, formIds),
   });
   return { workspaceId, formIds };
 }

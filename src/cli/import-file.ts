@@ -1,89 +1,93 @@
 /**
- * `import FILE` (CONTRACT section 1): the CLI side of an import. Opens the file (or stdin for `-`),
- * reads it with the core's streaming reader (src/core/import/read-json.ts) and hands the document to
- * importFixture. A progress bar (bytes read, then records written) goes to stderr on request.
+ * `import FILE` (CONTRACT section 1): the CLI side of an import. Opens the file (stdin for `-`, first
+ * spooled to a temporary file, since the importer reads the document more than once) as a JSON source
+ * for the core's importer, and draws the progress bar (records written and rows per second) on stderr
+ * on request.
  */
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import cliProgress from 'cli-progress';
 import type { Db } from '../db';
-import { importFixture, type ImportSummary } from '../core/import/importer';
-import { readJsonDocument } from '../core/import/read-json';
+import { importFixtureSource, type ImportSummary } from '../core/import/importer';
+import { jsonSource } from '../core/import/json-scanner';
 
 export interface ImportFileOptions {
-  /** Show progress bars on stderr (the CLI passes `process.stderr.isTTY`). */
+  /** Show a progress bar on stderr (the CLI passes `process.stderr.isTTY`). */
   progress: boolean;
   /** The instant used for absent `created_at` values; default now. */
   now?: Date;
 }
 
-function megabytes(bytes: number): string {
-  return (bytes / 1_048_576).toFixed(1);
+/** Bytes per read: large chunks keep the scanner's per-chunk work small. */
+const READ_CHUNK = 1 << 20;
+
+/** Copies stdin to a new temporary file. @returns its path and a function that removes it. */
+async function spoolStdin(): Promise<{ file: string; remove: () => void }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'feedback-import-'));
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+  const file = path.join(dir, 'stdin.json');
+  try {
+    await pipeline(process.stdin, fs.createWriteStream(file));
+  } catch (e) {
+    remove();
+    throw e;
+  }
+  return { file, remove };
+}
+
+/** A progress callback drawing `Importing [bar] n/total records | rows/s` on stderr. */
+function progressBar(): { onProgress: (done: number, total: number) => void; stop: () => void } {
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'Importing [{bar}] {percentage}% | {value}/{total} records | {rate} rows/s | {duration_formatted}',
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: false,
+      fps: 10,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started: number | undefined;
+  return {
+    onProgress: (done, total) => {
+      if (started === undefined) {
+        started = Date.now();
+        bar.start(total, done, { rate: 0 });
+      }
+      const seconds = (Date.now() - started) / 1000;
+      bar.update(done, { rate: seconds > 0 ? Math.round(done / seconds) : 0 });
+    },
+    stop: () => {
+      if (started !== undefined) bar.stop();
+    },
+  };
 }
 
 /**
  * Imports a fixture file (`-` for stdin) in one transaction (CONTRACT sections 1 and 9).
- * With `progress`, shows on stderr a bar of bytes read (of the file size; a counter for stdin),
- * then a bar of records written.
  * @returns the import summary.
- * @throws ImportError for malformed JSON (path `$`, the parser's message) or any problem of the
- * document (nothing written); Error (with the file name) when the file cannot be read.
+ * @throws ImportError for malformed JSON (path `$`) or any problem of the document (nothing written);
+ * Error (with the file name) when the file cannot be read.
  */
 export async function importFixtureFile(db: Db, file: string, opts: ImportFileOptions): Promise<ImportSummary> {
-  let source: Readable;
-  let size: number | undefined;
+  let spooled: { file: string; remove: () => void } | undefined;
   if (file === '-') {
-    source = process.stdin;
+    spooled = await spoolStdin();
   } else {
     try {
-      size = fs.statSync(file).size;
+      fs.accessSync(file, fs.constants.R_OK);
     } catch (e) {
       throw new Error(`cannot read "${file}": ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
     }
-    source = fs.createReadStream(file);
   }
-
-  let bar: cliProgress.SingleBar | undefined;
-  const startBar = (format: string, total: number) => {
-    bar = new cliProgress.SingleBar(
-      { format, stream: process.stderr, hideCursor: true, clearOnComplete: false, etaBuffer: 50, fps: 10 },
-      cliProgress.Presets.shades_classic,
-    );
-    bar.start(total, 0, { mb: '0.0', totalMb: size === undefined ? '?' : megabytes(size) });
-  };
-  const stopBar = () => {
-    bar?.stop();
-    bar = undefined;
-  };
-
+  const source = jsonSource(() => fs.createReadStream(spooled?.file ?? file, { highWaterMark: READ_CHUNK }));
+  const bar = opts.progress ? progressBar() : undefined;
   try {
-    if (opts.progress) {
-      startBar(
-        size === undefined
-          ? 'Reading  {mb} MB'
-          : 'Reading  [{bar}] {percentage}% | {mb}/{totalMb} MB',
-        size ?? 0,
-      );
-    }
-    const doc = await readJsonDocument(
-      source,
-      opts.progress ? (bytes) => bar?.update(size === undefined ? 0 : Math.min(bytes, size), { mb: megabytes(bytes) }) : undefined,
-    );
-    stopBar();
-    let started = false;
-    return await importFixture(db, doc, {
-      now: opts.now,
-      onProgress: opts.progress
-        ? (done, total) => {
-            if (!started) {
-              startBar('Writing  [{bar}] {percentage}% | {value}/{total} records | {duration_formatted}', total);
-              started = true;
-            }
-            bar?.update(done);
-          }
-        : undefined,
-    });
+    return await importFixtureSource(db, source, { now: opts.now, onProgress: bar?.onProgress });
   } finally {
-    stopBar();
+    bar?.stop();
+    spooled?.remove();
   }
 }

@@ -10,6 +10,11 @@ export type Db = Knex;
 /** A knex instance or a transaction: what core functions take to run inside the caller's transaction. */
 export type DbHandle = Knex | Knex.Transaction;
 
+/** True when this knex instance runs on embedded PGlite (no COPY, one connection). */
+export function isEmbedded(db: Db): boolean {
+  return db.client.config.client !== 'pg';
+}
+
 /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
 export function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   return db.transaction(fn);

@@ -27,8 +27,8 @@ export const DEMO_RESPONSE_COUNT = 10_000;
 const DAY_MS = 86_400_000;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** mulberry32: small, fast, good enough for demo data; deterministic per seed. */
-function prng(seed: number): () => number {
+/** mulberry32: small, fast, good enough for demo and benchmark data; deterministic per seed, floats in [0, 1). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

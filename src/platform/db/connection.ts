@@ -13,8 +13,8 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 
 import type { Db } from '../../db';
 
-// Db and withTransaction live in src/db (below the core); re-exported for existing imports.
-export { type Db, withTransaction } from '../../db';
+// Db, withTransaction and isEmbedded live in src/db (below the core); re-exported for existing imports.
+export { type Db, withTransaction, isEmbedded } from '../../db';
 
 export interface DbOptions {
   databaseUrl: string | undefined;
@@ -106,10 +106,6 @@ export function poolStats(db: Db): { used: number; idle: number; waiting: number
   return { used: pool.numUsed(), idle: pool.numFree(), waiting: pool.numPendingAcquires() };
 }
 
-/** True when this knex instance runs on embedded PGlite. */
-export function isEmbedded(db: Db): boolean {
-  return db.client.config.client !== 'pg';
-}
 
 const migrationSource: Knex.MigrationSource<(typeof migrations)[number]> = {
   getMigrations: async () => [...migrations],

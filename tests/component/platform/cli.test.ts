@@ -2,18 +2,17 @@
  * Smoke tests of the `feedback-service` executable itself: the CLI runs as a child process
  * (`npx tsx src/cli.ts …`) against the run's test database.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { nanoid } from 'nanoid';
 import type { Db } from '../../../src/platform/db/connection';
-import { openTestDb, testDbUrl } from '../../support/db';
+import { openTestDb } from '../../support/db';
+import { cli } from '../../support/cli';
 
 jest.setTimeout(60_000);
 
-const root = path.resolve(__dirname, '../../..');
 let db: Db;
 let dir: string;
 
@@ -25,29 +24,6 @@ afterAll(async () => {
   await db.destroy();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'src/cli.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: testDbUrl(), LOG_LEVEL: 'silent' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
-}
 
 const unique = () => nanoid(10).replace(/[-_]/g, 'x').toLowerCase();
 

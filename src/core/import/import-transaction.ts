@@ -1,0 +1,24 @@
+/**
+ * The import's one transaction (CONTRACT section 1) with the writer that fits the database.
+ */
+import type { Knex } from 'knex';
+import type { ClientBase } from 'pg';
+import { isEmbedded, type Db } from '../../db';
+import { copyWriter } from './copy-writer';
+import { insertWriter } from './insert-writer';
+import type { ImportWriter } from './writer';
+
+/**
+ * Runs `fn` in one transaction with the writer that fits the database: COPY on PostgreSQL, INSERT on
+ * PGlite. Committed when `fn` resolves, rolled back when it throws.
+ */
+export async function withImportWriter<T>(db: Db, fn: (trx: Knex.Transaction, writer: ImportWriter) => Promise<T>): Promise<T> {
+  if (isEmbedded(db)) return db.transaction((trx) => fn(trx, insertWriter(trx)));
+  // The transaction runs on a connection taken here, so COPY can use the same pg client knex uses.
+  const connection = (await db.client.acquireConnection()) as ClientBase;
+  try {
+    return await db.transaction((trx) => fn(trx, copyWriter(connection)), { connection });
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
