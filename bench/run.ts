@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     .option('--warmup <s>', 'seconds of the warm-up run per contender', int, 3)
     .option('--connections <n>', 'autocannon connections of the comparisons', int, 32)
     .option('--rss-connections <n>', 'connections of the peak-RSS load (half list, half upsert)', int, 64)
-    .option('--page-limit <n>', 'explicit Style B `limit` of the page 1 / page 5000 row (default: none, the API default 50)', int)
+    .option('--page-limit <n>', 'Style B `limit` of the page 1 / page 5000 row (default 20, as the Style A list: at 1M, page 5000 is then a real page, rows 99,981-100,000 of ~224,000 matches; the API default 50 would be past the last page)', int, 20)
     .option('--samples <n>', 'requests per latency figure', int, 50)
     .option('--offset-samples <n>', 'requests per latency figure of the page=5000 cases', int, 15)
     .option('--database-url <url>', 'reuse this already seeded bench database instead of seeding')
