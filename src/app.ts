@@ -104,8 +104,10 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   });
   app.get('/docs/migrating', publicLimit, migrationGuidePage());
   app.use('/docs', publicLimit, docsPage());
+  const keys = createApiKeyCache({ db, logger });
   const core = {
     db,
+    keysChanged: keys.clear,
     publicUrl: config.publicUrl,
     webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
   };
@@ -124,7 +126,6 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   // Hosted form pages and the open-tracking GIF (CONTRACT sections 11, 12): no key, HTML answers.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
 
-  const keys = createApiKeyCache({ db, logger });
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
   // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.

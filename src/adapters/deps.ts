@@ -8,5 +8,10 @@ export interface CoreDeps {
   publicUrl?: string;
   /** How webhook URLs are checked at creation and PATCH (CONTRACT section 13). */
   webhookUrls: UrlGuard;
+  /**
+   * Tells this instance's key cache that a key changed (after a revoke commits), so the very next
+   * request here sees it; other instances learn it from the database's change notice.
+   */
+  keysChanged?: () => void;
 }
 

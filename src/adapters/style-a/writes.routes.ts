@@ -17,7 +17,7 @@ type Body = Record<string, unknown>;
 const bodyOf = (req: Request): Body => (req.body ?? {}) as Body;
 
 /** Write routes mounted at `/api/v1/workspaces`. */
-export function styleAWritesRouter({ db }: CoreDeps): Router {
+export function styleAWritesRouter({ db, keysChanged }: CoreDeps): Router {
   const r = Router();
 
   r.post('/:workspace_id/datatables/:datatable_id/rows', async (req, res) => {
@@ -55,6 +55,7 @@ export function styleAWritesRouter({ db }: CoreDeps): Router {
   r.delete('/:workspace_id/api-keys/:key_id', async (req, res) => {
     if (!req.auth) throw errors.invalidApiKey();
     await revokeApiKey(db, req.auth, workspaceOf(req), param(req, 'key_id'));
+    keysChanged?.();
     res.status(204).end();
   });
   return r;

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createApiKeyCache } from '../../../src/platform/auth/key-cache';
+import { createLogger } from '../../../src/platform/logger';
 import { keyFor, workspaceWithKey } from '../../support/given';
 import { useTestApp } from '../../support/app';
 
@@ -89,6 +91,31 @@ describe('API key revoke', () => {
     expect(listed.revoked_at).toMatch(/Z$/);
   });
 
+  it('refuses a key within 1 s of any change to it, also one made outside the API (an operator\'s SQL)', async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const created = await create(ws, key, { name: 'revoked by SQL' });
+    const secret = created.body.data.secret;
+    // Used once, so the key is in this instance's cache.
+    expect((await t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', secret)).status).toBe(200);
+    await t.db('api_keys').where('id', created.body.data.id).update({ revoked_at: t.db.fn.now() });
+    const revokedAt = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - revokedAt < 1_000) {
+      status = (await t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', secret)).status;
+    }
+    expect(status).toBe(401);
+    // Losing the workspace: the same.
+    const other = await create(ws, key, { name: 'loses its workspace' });
+    expect((await t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', other.body.data.secret)).status).toBe(200);
+    await t.db('api_key_workspaces').where('api_key_id', other.body.data.id).delete();
+    const removedAt = Date.now();
+    status = 200;
+    while (status === 200 && Date.now() - removedAt < 1_000) {
+      status = (await t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', other.body.data.secret)).status;
+    }
+    expect(status).toBe(403);
+  });
+
   it('answers 404 for a key of another workspace', async () => {
     const { ws, key } = await workspaceWithKey(t.db);
     const other = await workspaceWithKey(t.db);
@@ -151,5 +178,32 @@ describe('API key revoke: the revocation rule (CONTRACT section 3)', () => {
     expect(res.body.error.code).toBe('resource_not_found');
     expect((await revoke(ws, caller, 'key_unknown')).status).toBe(404);
     expect((await revoke(other.ws, caller, await keyId(target))).status).toBe(204);
+  });
+});
+
+describe('API key cache (issue 11): change notices, not only the 1 s TTL', () => {
+  it('drops a cached key when the database notifies a change, long before its TTL', async () => {
+    const cache = createApiKeyCache({ db: t.db, logger: createLogger('silent'), ttlMs: 60_000 });
+    try {
+      const { ws, key } = await workspaceWithKey(t.db);
+      const created = await create(ws, key, { name: 'cached' });
+      const secret = created.body.data.secret;
+      expect((await cache.find(secret))?.revokedAt).toBeNull();
+      // Give the LISTEN connection a moment to be up (it starts with the cache).
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await cache.find(secret))?.revokedAt).toBeNull();
+      await t.db('api_keys').where('id', created.body.data.id).update({ revoked_at: t.db.fn.now() });
+      const deadline = Date.now() + 500;
+      let revokedAt: Date | null | undefined = null;
+      while (revokedAt === null && Date.now() < deadline) {
+        revokedAt = (await cache.find(secret))?.revokedAt;
+        if (revokedAt === null) await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(revokedAt).toBeInstanceOf(Date);
+      // Recording use does not notify (it would empty every instance's cache once a minute per key).
+      await t.db('api_keys').where('id', created.body.data.id).update({ last_used_at: t.db.fn.now() });
+    } finally {
+      await cache.stop();
+    }
   });
 });

@@ -1,0 +1,83 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.runLoad = runLoad;
+exports.median = median;
+exports.interleave = interleave;
+/**
+ * Load generation for bench/run.ts: autocannon runs of one workload against one server, and
+ * interleaved rounds of several contenders (app, bare, page 1, page 5000…) so that drift on a shared
+ * machine (other processes, autovacuum, page cache) spreads over all of them instead of favouring
+ * whichever ran last. Figures are requests per second (autocannon's mean of per-second counts) and
+ * latencies in milliseconds.
+ */
+const node_crypto_1 = require("node:crypto");
+const autocannon_1 = __importDefault(require("autocannon"));
+/**
+ * Runs `workload` against `url` for `duration` seconds with `connections` connections; `server` is
+ * the label the result carries (e.g. `app`, `bare`).
+ * @throws when autocannon itself fails (e.g. the server refuses connections)
+ */
+async function runLoad(server, url, w, duration, connections) {
+    const run = (0, node_crypto_1.randomBytes)(4).toString('hex');
+    let n = 0;
+    const request = { method: w.method, path: w.path, headers: w.headers };
+    if (w.body) {
+        const body = w.body;
+        request.setupRequest = (req) => ({ ...req, body: body(n++, run) });
+    }
+    // A 30 s request timeout (autocannon's default is 10 s): a deep page under 32 connections on 2 cores
+    // may queue for seconds; slow is a figure, only a lost answer is a failure.
+    const r = (await (0, autocannon_1.default)({ url, connections, duration, timeout: 30, requests: [request] }));
+    const statuses = {};
+    for (const [code, s] of Object.entries(r.statusCodeStats ?? {}))
+        statuses[code] = s.count ?? 0;
+    return {
+        workload: w.name,
+        server,
+        rps: r.requests.average,
+        requests: r.requests.total,
+        latencyP50: r.latency.p50,
+        latencyP99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors + r.timeouts,
+        statuses,
+    };
+}
+function median(xs) {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = s.length >> 1;
+    return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+/**
+ * A warm-up run per contender (`warmup` seconds, not counted), then `rounds` rounds in which every
+ * contender runs once; the order rotates by one each round (A B, B A, A B…) so neither always goes
+ * first. A warm-up with a non-2xx answer or an error throws at once: the workload is wrong, not slow
+ * (before any load, bench/run.ts also checks one answer of each workload by hand).
+ * @throws Error naming the contender and its statuses when a warm-up answer is not 2xx
+ */
+async function interleave(contenders, opts) {
+    for (const c of contenders) {
+        const w = await runLoad(c.label, c.url, c.workload, opts.warmup, opts.connections);
+        // No answer at all is allowed: a deep page under 32 connections may take longer than the warm-up.
+        if (w.non2xx > 0 || w.errors > 0) {
+            throw new Error(`${c.workload.name} on ${c.label}: warm-up got ${w.non2xx} non-2xx and ${w.errors} errors of ${w.requests} (statuses ${JSON.stringify(w.statuses)})`);
+        }
+    }
+    const runs = new Map(contenders.map((c) => [c.label, []]));
+    for (let round = 0; round < opts.rounds; round++) {
+        for (let i = 0; i < contenders.length; i++) {
+            const c = contenders[(i + round) % contenders.length];
+            const r = await runLoad(c.label, c.url, c.workload, opts.duration, opts.connections);
+            runs.get(c.label).push(r);
+            opts.log(`  round ${round + 1}/${opts.rounds} ${c.workload.name} on ${c.label}: ${r.rps.toFixed(0)} req/s, p99 ${r.latencyP99} ms, statuses ${JSON.stringify(r.statuses)}${r.errors ? `, ${r.errors} errors` : ''}`);
+        }
+    }
+    return contenders.map((c) => {
+        const rs = runs.get(c.label);
+        return { label: c.label, runs: rs, medianRps: median(rs.map((r) => r.rps)) };
+    });
+}
+//# sourceMappingURL=load.js.map

@@ -1,0 +1,496 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+/**
+ * `npm run bench`: measures every target of issue 11 in ONE run, on one seeded database, side by
+ * side with the baseline of bench/bare-server.ts, and prints a Markdown table with a verdict per
+ * target (also written to bench/results/latest.md). See docs/performance.md.
+ *
+ * On a fresh database `fs_bench_*` (bench/seed.ts, `--responses`, default 1,000,000) or a kept one
+ * (`--database-url`):
+ *   1. Style A list (`form_id` + `score_gte`, limit 20): app vs bare, interleaved rounds, median req/s, ratio;
+ *   2. Style A upsert of one row (POST rows with `data.id`; half updates of 10,000 existing ids,
+ *      half new ids): app vs bare, interleaved, ratio;
+ *   3. Style B page 5,000 vs page 1 with `form_id` + `filter=score in [7,8,9,10]`, interleaved, ratio;
+ *   4. peak RSS of a fresh app process under 64 connections (list and upsert at once);
+ *   5. import of N responses (bench/import-run.ts; `--skip-import`);
+ * then the details: latency of single requests, per-question analytics flatness, exports
+ * (`--skip-export`) and the query plans of the measured lists. The database is dropped unless `--keep`.
+ *
+ * Every answer of every load run must be 2xx: a warm-up that is not fails the run at once, a
+ * measured run that is not makes its row "invalid" and the process exit 1 after the report.
+ * Servers run in child processes (bench/serve.ts); autocannon runs here. Never part of the jest suite.
+ */
+const node_fs_1 = __importDefault(require("node:fs"));
+const node_os_1 = __importDefault(require("node:os"));
+const node_path_1 = __importDefault(require("node:path"));
+const commander_1 = require("commander");
+const create_api_key_1 = require("../src/core/api-keys/create-api-key");
+const importer_1 = require("../src/core/import/importer");
+const keyset_1 = require("../src/core/query/keyset");
+const sort_1 = require("../src/core/query/sort");
+const responses_repository_1 = require("../src/core/responses/responses.repository");
+const responses_service_1 = require("../src/core/responses/responses.service");
+const connection_1 = require("../src/platform/db/connection");
+const details_1 = require("./details");
+const import_run_1 = require("./import-run");
+const load_1 = require("./load");
+const procs_1 = require("./procs");
+const seed_1 = require("./seed");
+const log = (line) => process.stderr.write(`[bench] ${line}\n`);
+const int = (v) => Number.parseInt(v, 10);
+const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+/** Rows of the upsert table that exist before the load: every other request updates one of them. */
+const UPSERT_POOL = 10_000;
+const LIST_SCORE_GTE = 9;
+const PAGE_FILTER = 'score in [7,8,9,10]';
+const DEEP_PAGE = 5000;
+const PLANS = ['free', 'basic', 'pro', 'enterprise'];
+/** `met` / `not met`, or `invalid` when a load run behind the figure failed: `problem` says how. */
+function verdict(ok, problem) {
+    if (problem)
+        return `**invalid** (${problem})`;
+    return ok ? 'met' : '**not met**';
+}
+/**
+ * What failed in some load runs: answers outside 2xx and errors (timeouts included); with
+ * `needAnswers`, also a run that got no answer at all (a slow comparison run is just a low figure,
+ * but the peak-RSS load must really run both workloads).
+ */
+function problemOf(runs, needAnswers = false) {
+    const bad = runs.reduce((a, r) => a + r.non2xx + r.errors, 0);
+    const empty = needAnswers ? runs.filter((r) => r.requests === 0).map((r) => r.workload) : [];
+    const parts = [bad > 0 ? `${fmt(bad)} non-2xx or errors` : '', empty.length > 0 ? `no answer to ${empty.join(', ')}` : ''];
+    return parts.filter(Boolean).join('; ') || undefined;
+}
+const runsOf = (...xs) => xs.flatMap((x) => x.runs);
+function loadRows(runs) {
+    return runs.flatMap((c) => c.runs.map((r, i) => `| ${r.workload} | ${c.label} | ${i + 1} | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses)
+        .map(([s, n]) => `${s}: ${fmt(n)}`)
+        .join(', ')} | ${r.errors} |`));
+}
+/** Fetches once and checks the status; returns the parsed body. */
+async function probe(url, init, expect, what) {
+    const res = await fetch(url, init);
+    const text = await res.text();
+    if (!expect.includes(res.status))
+        throw new Error(`${what}: ${init.method ?? 'GET'} ${url} → ${res.status} (expected ${expect.join('/')}) ${text.slice(0, 500)}`);
+    return JSON.parse(text);
+}
+async function main() {
+    const program = new commander_1.Command()
+        .name('bench')
+        .description('Measure every target of issue 11 in one run against a bare node:http + pg server.')
+        .option('--responses <n>', 'responses to seed (and to import)', int, 1_000_000)
+        .option('--duration <s>', 'seconds per measured load run', int, 10)
+        .option('--rounds <n>', 'interleaved rounds per comparison', int, 3)
+        .option('--warmup <s>', 'seconds of the warm-up run per contender', int, 3)
+        .option('--connections <n>', 'autocannon connections of the comparisons', int, 32)
+        .option('--rss-connections <n>', 'connections of the peak-RSS load (half list, half upsert)', int, 64)
+        .option('--page-limit <n>', 'Style B `limit` of the page 1 / page 5000 row (default 20, as the Style A list: at 1M, page 5000 is then a real page, rows 99,981-100,000 of ~224,000 matches; the API default 50 would be past the last page)', int, 20)
+        .option('--samples <n>', 'requests per latency figure', int, 50)
+        .option('--offset-samples <n>', 'requests per latency figure of the page=5000 cases', int, 15)
+        .option('--database-url <url>', 'reuse this already seeded bench database instead of seeding')
+        .option('--keep', 'keep the seeded database', false)
+        .option('--skip-import', 'skip the import row', false)
+        .option('--skip-export', 'skip the export measurements', false)
+        .option('--skip-details', 'skip latency, analytics, exports and plans (targets only)', false)
+        .parse();
+    const o = program.opts();
+    const serverUrl = process.env.DATABASE_URL || seed_1.DEFAULT_SERVER_URL;
+    const started = Date.now();
+    const loadBefore = node_os_1.default.loadavg();
+    let databaseUrl;
+    let databaseName;
+    let seededIn;
+    let keyFromSeed;
+    if (o.databaseUrl) {
+        databaseUrl = o.databaseUrl;
+    }
+    else {
+        const s = await (0, seed_1.seed)({ responses: o.responses, serverUrl });
+        databaseUrl = s.databaseUrl;
+        databaseName = s.databaseName;
+        seededIn = s.seconds;
+        keyFromSeed = s.apiKey;
+        log(`seeded ${fmt(s.responses)} responses in ${s.seconds.toFixed(1)} s`);
+    }
+    const db = (0, connection_1.createDb)({ databaseUrl, dataDir: '.data', poolMax: 2 });
+    let report = '';
+    let failed = false;
+    try {
+        const ws = (await db('workspaces').where('id', 'like', 'ws_bench%').orderBy('created_at', 'desc').first('id'));
+        if (!ws)
+            throw new Error('no ws_bench* workspace in this database: seed it with bench/seed.ts first');
+        const workspaceId = ws.id;
+        // The limiter still counts every request in Redis; its budget is far above what 2 cores can send.
+        const key = keyFromSeed ?? (await (0, create_api_key_1.createApiKey)(db, { name: 'bench', workspaceIds: [workspaceId], rateLimitPerMinute: 10_000_000 })).secret;
+        const forms = (await db('response_counts')
+            .where('workspace_id', workspaceId)
+            .groupBy('form_id')
+            .select('form_id', db.raw('sum(responses)::bigint AS n'))
+            .orderBy('n', 'desc'));
+        const total = forms.reduce((a, f) => a + Number(f.n), 0);
+        const bigForm = forms[0].form_id;
+        log(`workspace ${workspaceId}: ${fmt(total)} responses in ${forms.length} forms`);
+        // The upsert table: UPSERT_POOL rows c-0 … c-9999 (a fresh table per run, also on a kept database).
+        const datatableId = `tbl_bench${Date.now().toString(36)}`;
+        await (0, importer_1.importFixture)(db, {
+            datatables: [
+                {
+                    id: datatableId,
+                    workspace_id: workspaceId,
+                    name: 'Bench customers',
+                    fields: [
+                        { name: 'id', type: 'string' },
+                        { name: 'plan', type: 'string' },
+                        { name: 'seats', type: 'number' },
+                    ],
+                    rows: Array.from({ length: UPSERT_POOL }, (_, i) => ({ data: { id: `c-${i}`, plan: PLANS[i % 4], seats: 1 + (i % 50) } })),
+                },
+            ],
+        });
+        const base = `/api/v1/workspaces/${workspaceId}`;
+        const auth = { 'X-API-Key': key };
+        const pageQuery = (page) => `${base}/responses?page=${page}&form_id=${bigForm}&filter=${encodeURIComponent(PAGE_FILTER)}${o.pageLimit ? `&limit=${o.pageLimit}` : ''}`;
+        const listW = { name: 'Style A list', method: 'GET', path: `${base}/responses?form_id=${bigForm}&score_gte=${LIST_SCORE_GTE}&limit=20`, headers: auth };
+        const upsertW = {
+            name: 'Style A upsert',
+            method: 'POST',
+            path: `${base}/datatables/${datatableId}/rows`,
+            headers: { ...auth, 'content-type': 'application/json' },
+            // Even requests update one of the existing ids, odd ones create a new id (unique per run).
+            body: (n, run) => JSON.stringify({ data: { id: n % 2 === 0 ? `c-${(n >> 1) % UPSERT_POOL}` : `n-${run}-${n}`, plan: PLANS[n % 4], seats: n % 97 } }),
+        };
+        const page1W = { name: 'Style B page 1', method: 'GET', path: pageQuery(1), headers: auth };
+        const pageDeepW = { name: `Style B page ${DEEP_PAGE}`, method: 'GET', path: pageQuery(DEEP_PAGE), headers: auth };
+        const lo = { rounds: o.rounds, duration: o.duration, warmup: o.warmup, connections: o.connections, log };
+        // ---- 1-3: app and bare side by side
+        log('starting the app and the bare server…');
+        // One after the other: the app's start (2 s database connect timeout) suffers from a concurrent start.
+        const app = await (0, procs_1.serve)('app', databaseUrl);
+        const bare = await (0, procs_1.serve)('bare', databaseUrl).catch(async (e) => {
+            await app.stop();
+            throw e;
+        });
+        let list;
+        let upsert;
+        let pages;
+        let pageItems;
+        try {
+            // The same list from both servers, and both upsert paths answering 201 then 200.
+            const [a, b] = await Promise.all([app, bare].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')));
+            const ids = (x) => x.data.map((r) => r.id).join(',');
+            if (ids(a) !== ids(b) || a.data.length !== 20)
+                throw new Error(`the app and the bare server list different rows:\n${ids(a)}\n${ids(b)}`);
+            for (const s of [app, bare]) {
+                const init = { method: 'POST', headers: upsertW.headers, body: JSON.stringify({ data: { id: `probe-${s.pid}`, plan: 'pro' } }) };
+                await probe(s.url + upsertW.path, init, [201], 'upsert (create)');
+                await probe(s.url + upsertW.path, init, [200], 'upsert (update)');
+            }
+            const [p1, pDeep] = [await probe(app.url + page1W.path, { headers: auth }, [200], 'page 1'), await probe(app.url + pageDeepW.path, { headers: auth }, [200], 'deep page')];
+            pageItems = { first: p1.data.length, deep: pDeep.data.length, filteredTotal: Number(p1.meta?.filtered_total) };
+            if (pageItems.first === 0)
+                throw new Error('Style B page 1 is empty: nothing to measure');
+            log(`list: app vs bare, ${o.rounds} rounds of ${o.duration} s, ${o.connections} connections…`);
+            list = await (0, load_1.interleave)([{ label: 'app', url: app.url, workload: listW }, { label: 'bare', url: bare.url, workload: listW }], lo);
+            log('upsert: app vs bare…');
+            upsert = await (0, load_1.interleave)([{ label: 'app', url: app.url, workload: upsertW }, { label: 'bare', url: bare.url, workload: upsertW }], lo);
+            log(`Style B: page 1 vs page ${DEEP_PAGE} on the app…`);
+            pages = await (0, load_1.interleave)([{ label: 'app (page 1)', url: app.url, workload: page1W }, { label: `app (page ${DEEP_PAGE})`, url: app.url, workload: pageDeepW }], lo);
+        }
+        finally {
+            await Promise.all([app.stop(), bare.stop()]);
+        }
+        // ---- 4: peak RSS of a fresh app under rssConnections connections
+        log(`peak RSS: a fresh app under ${o.rssConnections} connections (list + upsert), ${o.duration} s…`);
+        const rssApp = await (0, procs_1.serve)('app', databaseUrl);
+        let rssRuns;
+        let rssPeakMb;
+        try {
+            const watch = (0, procs_1.watchMemory)(rssApp.pid);
+            // One request of each first, as the comparisons had: the validator compiles a route's schemas on
+            // its first request, which on a busy machine can outlast a short run. VmHWM still covers it.
+            await probe(rssApp.url + listW.path, { headers: auth }, [200], 'list');
+            await probe(rssApp.url + upsertW.path, { method: 'POST', headers: upsertW.headers, body: upsertW.body(0, 'rss-probe') }, [200, 201], 'upsert');
+            const half = Math.floor(o.rssConnections / 2);
+            rssRuns = await Promise.all([
+                (0, load_1.runLoad)('app', rssApp.url, listW, o.duration, o.rssConnections - half),
+                (0, load_1.runLoad)('app', rssApp.url, upsertW, o.duration, half),
+            ]);
+            rssPeakMb = watch.stop();
+            log(`  peak ${rssPeakMb.toFixed(0)} MB; ${rssRuns.map((r) => `${r.workload} ${fmt(r.rps)} req/s`).join(', ')}`);
+        }
+        finally {
+            await rssApp.stop();
+        }
+        // ---- 5: import
+        let imported = { measured: false, reason: 'skipped (--skip-import)' };
+        if (!o.skipImport) {
+            imported = await (0, import_run_1.measureImport)({ serverUrl, responses: o.responses, log });
+            if (imported.measured)
+                log(`  ${fmt(imported.rate)} responses/s, peak RSS ${imported.peakRssMb.toFixed(0)} MB`);
+            else
+                log(`  import: ${imported.reason}`);
+        }
+        // ---- details
+        const details = o.skipDetails ? undefined : await measureDetails(db, databaseUrl, key, workspaceId, forms, o, { listW, page1W, pageDeepW });
+        // ---- verdicts
+        const [listApp, listBare] = list;
+        const [upApp, upBare] = upsert;
+        const [pageFirst, pageDeep] = pages;
+        const listRatio = listApp.medianRps / listBare.medianRps;
+        const upRatio = upApp.medianRps / upBare.medianRps;
+        const pageRatio = pageDeep.medianRps / pageFirst.medianRps;
+        const targets = [
+            {
+                what: `Style A list (\`form_id\` + \`score_gte=${LIST_SCORE_GTE}\`, limit 20), req/s`,
+                app: fmt(listApp.medianRps),
+                baseline: `bare ${fmt(listBare.medianRps)}`,
+                ratio: `${listRatio.toFixed(2)}x`,
+                target: '≥ 0.8x bare',
+                verdict: verdict(listRatio >= 0.8, problemOf(runsOf(listApp, listBare))),
+            },
+            {
+                what: 'Style A upsert of one row (POST rows, `data.id`), req/s',
+                app: fmt(upApp.medianRps),
+                baseline: `bare ${fmt(upBare.medianRps)}`,
+                ratio: `${upRatio.toFixed(2)}x`,
+                target: '≥ 0.7x bare',
+                verdict: verdict(upRatio >= 0.7, problemOf(runsOf(upApp, upBare))),
+            },
+            {
+                what: `Style B page ${fmt(DEEP_PAGE)} (\`form_id\` + \`filter=${PAGE_FILTER}\`${o.pageLimit ? `, limit ${o.pageLimit}` : ''}), req/s`,
+                app: `page ${fmt(DEEP_PAGE)}: ${fmt(pageDeep.medianRps, 1)}${pageItems.deep === 0 ? ' (past the last page)' : ''}`,
+                baseline: `page 1: ${fmt(pageFirst.medianRps, 1)}`,
+                ratio: `${pageRatio.toFixed(2)}x`,
+                target: '≥ 0.5x page 1',
+                verdict: verdict(pageRatio >= 0.5, problemOf(runsOf(pageFirst, pageDeep))),
+            },
+            ...importRows(imported, o.responses),
+            {
+                what: `Peak RSS of \`serve\` under ${o.rssConnections} connections`,
+                app: `${rssPeakMb.toFixed(0)} MB`,
+                baseline: '—',
+                ratio: '—',
+                target: '< 200 MB',
+                verdict: verdict(rssPeakMb < 200, problemOf(rssRuns, true)),
+            },
+        ];
+        failed = targets.some((t) => t.verdict.startsWith('**invalid'));
+        // ---- report
+        const [pgVersion] = (await db.raw('SHOW server_version')).rows;
+        const [sharedBuffers] = (await db.raw('SHOW shared_buffers')).rows;
+        const sizes = ((await db.raw(`SELECT pg_size_pretty(pg_table_size('responses')) AS heap, pg_size_pretty(pg_indexes_size('responses')) AS indexes`)).rows[0] ?? {});
+        const cpus = node_os_1.default.cpus();
+        const loadAfter = node_os_1.default.loadavg();
+        const lines = [];
+        const out = (s = '') => lines.push(s);
+        out('# feedback-service benchmark');
+        out();
+        out(`Generated by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+        out();
+        out(`- Machine: ${cpus.length} CPU cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${(node_os_1.default.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; PostgreSQL ${pgVersion?.server_version ?? '?'} (shared_buffers ${sharedBuffers?.shared_buffers ?? '?'}); Redis local. Database, Redis, servers and load generator share the machine.`);
+        out(`- Load average (1 min) before / after the run: ${loadBefore[0].toFixed(2)} / ${loadAfter[0].toFixed(2)} (a quiet run stays near the bench's own load).`);
+        out(`- Data: ${fmt(total)} responses in 1 workspace, ${forms.length} forms (largest ${fmt(Number(forms[0].n))}, the one every list uses); responses heap ${sizes.heap}, indexes ${sizes.indexes}.${seededIn !== undefined ? ` Seeded in ${seededIn.toFixed(0)} s.` : ''} Upsert table: ${fmt(UPSERT_POOL)} rows before the load.`);
+        out(`- Load: autocannon, ${o.connections} connections, ${o.rounds} interleaved rounds of ${o.duration} s after a ${o.warmup} s warm-up per contender; figures are medians over the rounds. App: \`feedback-service serve\` (src/server.ts \`startServer\`: auth, rate limit counted in Redis, validator, JSON logs at info to /dev/null, metrics, webhook worker). Bare: bench/bare-server.ts (node:http + pg, API key checked in PostgreSQL per request). Both with a pool of 10 PostgreSQL connections, each in its own process.`);
+        out();
+        out('## Targets (issue 11)');
+        out();
+        out('| What | App | Baseline | Ratio | Target | Verdict |');
+        out('|---|---:|---:|---:|---|---|');
+        for (const t of targets)
+            out(`| ${t.what} | ${t.app} | ${t.baseline} | ${t.ratio} | ${t.target} | ${t.verdict} |`);
+        out();
+        out(`Style B rows: page 1 holds ${pageItems.first} responses, page ${fmt(DEEP_PAGE)} holds ${pageItems.deep}, of ${fmt(pageItems.filteredTotal)} matching (\`filtered_total\`).${pageItems.deep === 0 ? ` Page ${fmt(DEEP_PAGE)} is past the last page: the figure is the cost of walking every match to find that out (\`--page-limit\` sets a smaller page).` : ''}`);
+        out();
+        out('## Load runs');
+        out();
+        out('| Workload | Server | Round | Req/s | p50 (ms) | p99 (ms) | Requests | Statuses | Errors |');
+        out('|---|---|---:|---:|---:|---:|---:|---|---:|');
+        for (const l of loadRows([...list, ...upsert, ...pages]))
+            out(l);
+        for (const r of rssRuns) {
+            out(`| ${r.workload} (RSS load) | app | — | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses).map(([s, n]) => `${s}: ${fmt(n)}`).join(', ')} | ${r.errors} |`);
+        }
+        out();
+        out(`Upserts: even requests update one of the ${fmt(UPSERT_POOL)} existing ids (200), odd ones create a new id (201). Peak RSS: a fresh app process, ${o.rssConnections - Math.floor(o.rssConnections / 2)} connections listing and ${Math.floor(o.rssConnections / 2)} upserting at once; VmRSS and VmHWM of /proc/<pid>/status read every 100 ms (MB = 10^6 bytes).`);
+        out();
+        if (imported.measured) {
+            out('## Import');
+            out();
+            out(`\`node dist/src/cli.js import\` of a bench/make-fixture.ts document of ${fmt(imported.responses)} responses (${fmt(imported.fixtureBytes / 1e6)} MB, written in ${imported.fixtureSeconds.toFixed(1)} s) into a fresh migrated database: ${imported.seconds.toFixed(1)} s from spawn to exit, ${fmt(imported.rate)} responses/s, peak RSS ${imported.peakRssMb.toFixed(0)} MB.`);
+            out();
+        }
+        if (details)
+            lines.push(...detailsReport(details, o));
+        report = lines.join('\n') + '\n';
+    }
+    finally {
+        await db.destroy();
+        if (databaseName && !o.keep) {
+            await (0, seed_1.dropBenchDatabase)(serverUrl, databaseName);
+            log(`dropped ${databaseName}`);
+        }
+        else if (databaseName) {
+            log(`kept: --database-url ${(0, seed_1.withDatabase)(serverUrl, databaseName)}`);
+        }
+    }
+    process.stdout.write(report);
+    const dir = node_path_1.default.resolve(__dirname, '../../bench/results');
+    node_fs_1.default.mkdirSync(dir, { recursive: true });
+    node_fs_1.default.writeFileSync(node_path_1.default.join(dir, 'latest.md'), report);
+    log(`wrote ${node_path_1.default.join(dir, 'latest.md')}`);
+    if (failed) {
+        log('FAILED: a load run got answers outside 2xx or errors, or the peak-RSS load got no answer (see the Load runs table)');
+        process.exitCode = 1;
+    }
+}
+function importRows(imported, responses) {
+    const what = `Import of ${fmt(responses)} responses`;
+    if (!imported.measured) {
+        return [{ what, app: imported.reason, baseline: '—', ratio: '—', target: '≥ 25,000 responses/s, < 300 MB peak RSS', verdict: 'not measured' }];
+    }
+    return [
+        { what: `${what}, rate`, app: `${fmt(imported.rate)} responses/s`, baseline: '—', ratio: '—', target: '≥ 25,000 responses/s', verdict: verdict(imported.rate >= 25_000) },
+        { what: `${what}, peak RSS`, app: `${imported.peakRssMb.toFixed(0)} MB`, baseline: '—', ratio: '—', target: '< 300 MB', verdict: verdict(imported.peakRssMb < 300) },
+    ];
+}
+async function measureDetails(db, databaseUrl, key, workspaceId, forms, o, w) {
+    const total = forms.reduce((a, f) => a + Number(f.n), 0);
+    const bigForm = forms[0].form_id;
+    const smallForm = forms[forms.length - 1].form_id;
+    // A cursor deep in the default order: a real row ~500,000 rows in (or half-way on smaller data).
+    const deepDepth = Math.max(1, Math.min(500_000, Math.floor(total / 2)));
+    const deepRow = (await db('responses')
+        .where('workspace_id', workspaceId)
+        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .offset(deepDepth - 1)
+        .first('id', 'created_at'));
+    const signature = (0, sort_1.sortSignature)((0, sort_1.parseSort)(undefined, {
+        fields: responses_repository_1.RESPONSE_SORT_FIELDS,
+        tieBreaker: responses_repository_1.RESPONSE_ID_FIELD,
+        defaultSort: [{ field: responses_repository_1.RESPONSE_SORT_FIELDS.get('created_at'), dir: 'desc' }],
+        multi: false,
+    }));
+    const deepCursor = (0, keyset_1.encodeCursor)({ l: `responses:${workspaceId}`, s: signature, k: [deepRow.created_at.toISOString(), deepRow.id], d: 'n' });
+    const base = `/api/v1/workspaces/${workspaceId}`;
+    const cases = [
+        ['A first page, limit=20', `${base}/responses?limit=20`],
+        [`A deep page (cursor ${fmt(deepDepth)} rows in), limit=20`, `${base}/responses?limit=20&cursor=${deepCursor}`],
+        [`A first page, form_id + score_gte=${LIST_SCORE_GTE} (the list target)`, w.listW.path],
+        [`B page 1, form_id + filter=${PAGE_FILTER}`, w.page1W.path],
+        [`B page ${DEEP_PAGE}, form_id + filter=${PAGE_FILTER}`, w.pageDeepW.path],
+        ['Form summary', `${base}/forms/${bigForm}/analytics/summary`],
+    ];
+    const analyticsCases = [
+        [`Per-question analytics, largest form (${fmt(Number(forms[0].n))})`, `${base}/forms/${bigForm}/analytics/questions`],
+        [`Per-question analytics, smallest form (${fmt(Number(forms[forms.length - 1].n))})`, `${base}/forms/${smallForm}/analytics/questions`],
+        ['Time series by week, largest form', `${base}/forms/${bigForm}/analytics/timeseries?interval=week`],
+    ];
+    const app = await (0, procs_1.serve)('app', databaseUrl);
+    const latencies = [];
+    const analytics = [];
+    const exports = [];
+    try {
+        log('latency…');
+        for (const [name, p] of cases) {
+            const l = await (0, details_1.measureLatency)(app.url, key, name, p, p.includes(`page=${DEEP_PAGE}`) ? Math.min(o.samples, o.offsetSamples) : o.samples);
+            latencies.push(l);
+            log(`  ${name}: median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
+        }
+        log('analytics…');
+        for (const [name, p] of analyticsCases)
+            analytics.push(await (0, details_1.measureLatency)(app.url, key, name, p, o.samples));
+        if (!o.skipExport) {
+            for (const [name, p, style, csv] of [
+                ['NDJSON, Style A, every response', `${base}/responses/export?format=ndjson`, 'A', false],
+                ['CSV, Style B, every response', `${base}/responses/export?format=csv`, 'B', true],
+            ]) {
+                log(`export: ${name}…`);
+                const e = await (0, details_1.measureExport)(app, key, name, p, style, csv);
+                exports.push(e);
+                log(`  ${fmt(e.rows)} rows in ${e.seconds.toFixed(1)} s, RSS ${e.rssBeforeMb.toFixed(0)} → peak ${e.rssPeakMb.toFixed(0)} MiB`);
+            }
+        }
+    }
+    finally {
+        await app.stop();
+    }
+    log('query plans (the SQL the core sends, captured)…');
+    const limit = o.pageLimit ?? 50;
+    const plans = [
+        ...(await (0, details_1.explainWhat)(db, `Style A list: form_id + score >= ${LIST_SCORE_GTE}, limit 20`, () => (0, responses_service_1.listResponses)(db, workspaceId, { formId: bigForm, scoreGte: LIST_SCORE_GTE, pagination: { kind: 'keyset', limit: 20 } }))),
+        ...(await (0, details_1.explainWhat)(db, `Style A list: cursor ${fmt(deepDepth)} rows in, limit 20`, () => (0, responses_service_1.listResponses)(db, workspaceId, { pagination: { kind: 'keyset', limit: 20, cursor: deepCursor } }))),
+        ...(await (0, details_1.explainWhat)(db, `Style B page 1: form_id + filter=${PAGE_FILTER}`, () => (0, responses_service_1.listResponses)(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: 1, limit } }))),
+        ...(await (0, details_1.explainWhat)(db, `Style B page ${DEEP_PAGE}: form_id + filter=${PAGE_FILTER}`, () => (0, responses_service_1.listResponses)(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: DEEP_PAGE, limit } }))),
+    ];
+    for (const p of plans)
+        log(`  ${p.name}: ${p.executionMs} ms`);
+    return { latencies, analytics, exports, plans, deepDepth };
+}
+function ms(v) {
+    return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+function detailsReport(d, o) {
+    const lines = [];
+    const out = (s = '') => lines.push(s);
+    const latencyTable = (rows) => {
+        out('| Request | Items | Samples | Median (ms) | p95 (ms) | Min (ms) |');
+        out('|---|---:|---:|---:|---:|---:|');
+        for (const l of rows)
+            out(`| ${l.name} | ${l.items} | ${l.samples} | ${ms(l.median)} | ${ms(l.p95)} | ${ms(l.min)} |`);
+        out();
+    };
+    out('## Latency of single requests');
+    out();
+    out(`${o.samples} sequential requests per row (${Math.min(o.samples, o.offsetSamples)} for page ${DEEP_PAGE}) after a few warm-up requests, through a fresh app process.`);
+    out();
+    latencyTable(d.latencies);
+    out('## Per-question analytics (rollups kept with the writes)');
+    out();
+    latencyTable(d.analytics);
+    out(`**Flatness: median smallest / median largest form = ${(d.analytics[1].median / d.analytics[0].median).toFixed(2)}** (target ≥ 0.8: the largest form answers as fast as the smallest).`);
+    out();
+    if (d.exports.length > 0) {
+        out('## Export of every response (`GET {ws}/responses/export`)');
+        out();
+        out('| Export | Rows | MB sent | Seconds | Rows/s | Server RSS before (MiB) | Peak RSS (MiB) | Growth (MiB) |');
+        out('|---|---:|---:|---:|---:|---:|---:|---:|');
+        for (const e of d.exports) {
+            out(`| ${e.name} | ${fmt(e.rows)} | ${(e.bytes / 1e6).toFixed(0)} | ${e.seconds.toFixed(1)} | ${fmt(e.rows / e.seconds)} | ${e.rssBeforeMb.toFixed(0)} | ${e.rssPeakMb.toFixed(0)} | ${(e.rssPeakMb - e.rssBeforeMb).toFixed(0)} |`);
+        }
+        out();
+        out('Target: memory flat in the number of rows (1,000,000 rows under 100 MB RSS growth). RSS sampled every 100 ms from /proc.');
+        out();
+    }
+    out('## Query plans');
+    out();
+    out('EXPLAIN (ANALYZE, BUFFERS) of every SELECT the core (`listResponses`) sends for the list, captured from knex; a Style B page also sends its two counts.');
+    out();
+    out('| Query | Execution (ms) | Plan |');
+    out('|---|---:|---|');
+    for (const p of d.plans)
+        out(`| ${p.name} | ${p.executionMs} | ${p.summary.replace(/\|/g, '\\|')} |`);
+    out();
+    for (const p of d.plans) {
+        out(`### ${p.name}`);
+        out();
+        out('```sql');
+        out(p.sql);
+        out('```');
+        out();
+        out('```');
+        out(p.text);
+        out('```');
+        out();
+    }
+    return lines;
+}
+main().catch((e) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+});
+//# sourceMappingURL=run.js.map

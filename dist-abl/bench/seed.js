@@ -1,0 +1,254 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.COMMENTS = exports.Q_COMMENT_TITLE = exports.Q_PLAN_TITLE = exports.Q_SCORE_TITLE = exports.PLAN_OPTIONS = exports.FORM_NAMES = exports.FORM_SHARES = exports.DEFAULT_SERVER_URL = void 0;
+exports.withDatabase = withDatabase;
+exports.seed = seed;
+exports.createBenchDatabase = createBenchDatabase;
+exports.dropBenchDatabase = dropBenchDatabase;
+exports.benchForms = benchForms;
+/**
+ * Benchmark data: a fresh database `fs_bench_<random>` on DATABASE_URL's server, migrated, with one
+ * workspace, 5 forms (imported through the real importer) and N responses written by a few
+ * `INSERT … SELECT … FROM generate_series` statements (the statement-level triggers keep
+ * response_counts right), then ANALYZE. Prints progress to stderr.
+ *
+ *   node dist/bench/seed.js [--responses N] [--database-url URL]
+ *
+ * Secondary indexes of `responses` are dropped before the bulk insert and rebuilt from their own
+ * definitions (pg_indexes) afterwards: building an index once is several times faster than
+ * maintaining six of them row by row.
+ */
+const node_crypto_1 = require("node:crypto");
+const commander_1 = require("commander");
+const knex_1 = __importDefault(require("knex"));
+const create_api_key_1 = require("../src/core/api-keys/create-api-key");
+const importer_1 = require("../src/core/import/importer");
+const connection_1 = require("../src/platform/db/connection");
+exports.DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Share of responses per form (sums to 1): a realistic skew, one big form and a long tail. */
+exports.FORM_SHARES = [0.4, 0.25, 0.15, 0.12, 0.08];
+exports.FORM_NAMES = ['Relationship NPS', 'Onboarding NPS', 'Support CSAT', 'Checkout NPS', 'Churn survey'];
+exports.PLAN_OPTIONS = [
+    { id: 'opt_free', value: 'Free' },
+    { id: 'opt_basic', value: 'Basic' },
+    { id: 'opt_pro', value: 'Pro' },
+    { id: 'opt_enterprise', value: 'Enterprise' },
+];
+exports.Q_SCORE_TITLE = 'How likely are you to recommend us to a friend or colleague?';
+exports.Q_PLAN_TITLE = 'Which plan are you on?';
+exports.Q_COMMENT_TITLE = 'What is the main reason for your score?';
+exports.COMMENTS = [
+    'Great product, the reporting saves me hours every week.',
+    'Support answered quickly and solved my problem.',
+    'Too expensive for what we use.',
+    'The mobile app is slow.',
+    'Easy to set up, the integrations work well.',
+    'Missing an export to our BI tool.',
+    'Billing was confusing this month.',
+    'Love the new dashboard.',
+];
+/** A database URL for `database` on the same server as `serverUrl`. */
+function withDatabase(serverUrl, database) {
+    const u = new URL(serverUrl);
+    u.pathname = `/${database}`;
+    return u.toString();
+}
+const defaultLog = (line) => process.stderr.write(`[seed] ${line}\n`);
+/** Creates, migrates and fills a fresh benchmark database. */
+async function seed(opts) {
+    const log = opts.log ?? defaultLog;
+    const started = Date.now();
+    const serverUrl = opts.serverUrl ?? exports.DEFAULT_SERVER_URL;
+    const { databaseName, databaseUrl } = await createBenchDatabase(serverUrl);
+    log(`created and migrated database ${databaseName}`);
+    const db = (0, connection_1.createDb)({ databaseUrl, dataDir: '.data', poolMax: 4 });
+    try {
+        const { workspaceId, formIds } = await seedForms(db);
+        const apiKey = await (0, create_api_key_1.createApiKey)(db, {
+            name: 'bench',
+            workspaceIds: [workspaceId],
+            rateLimitPerMinute: 10_000_000,
+        });
+        await insertResponses(db, workspaceId, formIds, opts.responses, log);
+        return {
+            databaseUrl,
+            databaseName,
+            workspaceId,
+            formIds,
+            apiKey: apiKey.secret,
+            responses: opts.responses,
+            seconds: (Date.now() - started) / 1000,
+        };
+    }
+    finally {
+        await db.destroy();
+    }
+}
+/**
+ * Creates an empty database `fs_bench_<10 hex>` on the server of `serverUrl` and applies every
+ * migration. Drop it with dropBenchDatabase.
+ * @returns its name and its URL (serverUrl with the database swapped)
+ * @throws the PostgreSQL error (e.g. no CREATEDB privilege) or a migration's error; a database whose
+ * migration failed is dropped before the error is rethrown
+ */
+async function createBenchDatabase(serverUrl) {
+    const databaseName = `fs_bench_${(0, node_crypto_1.randomBytes)(5).toString('hex')}`;
+    const admin = (0, knex_1.default)({ client: 'pg', connection: { connectionString: serverUrl }, pool: { min: 0, max: 1 } });
+    try {
+        await admin.raw('CREATE DATABASE ??', [databaseName]);
+    }
+    finally {
+        await admin.destroy();
+    }
+    const databaseUrl = withDatabase(serverUrl, databaseName);
+    const db = (0, connection_1.createDb)({ databaseUrl, dataDir: '.data', poolMax: 1 });
+    try {
+        await (0, connection_1.migrateLatest)(db);
+    }
+    catch (e) {
+        await db.destroy();
+        await dropBenchDatabase(serverUrl, databaseName);
+        throw e;
+    }
+    await db.destroy();
+    return { databaseName, databaseUrl };
+}
+/** Drops a benchmark database (only `fs_bench_*` names). */
+async function dropBenchDatabase(serverUrl, databaseName) {
+    if (!/^fs_bench_[0-9a-f]+$/.test(databaseName))
+        throw new Error(`refusing to drop ${databaseName}`);
+    const admin = (0, knex_1.default)({ client: 'pg', connection: { connectionString: serverUrl }, pool: { min: 0, max: 1 } });
+    try {
+        await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [databaseName]);
+    }
+    finally {
+        await admin.destroy();
+    }
+}
+/**
+ * The benchmark's forms as fixture documents (CONTRACT section 9): FORM_NAMES, each with an NPS score
+ * question `q_score`, a single_choice `q_plan` over PLAN_OPTIONS and a text `q_comment`; created a
+ * day apart, starting 400 days ago.
+ */
+function benchForms(workspaceId, formIds) {
+    return formIds.map((id, i) => ({
+        id,
+        workspace_id: workspaceId,
+        name: exports.FORM_NAMES[i % exports.FORM_NAMES.length],
+        default_language: 'en',
+        created_at: new Date(Date.now() - 400 * 86_400_000 + i * 86_400_000).toISOString(),
+        questions: [
+            { id: 'q_score', type: 'nps', title: exports.Q_SCORE_TITLE, required: true },
+            { id: 'q_plan', type: 'single_choice', title: exports.Q_PLAN_TITLE, options: exports.PLAN_OPTIONS },
+            { id: 'q_comment', type: 'text', title: exports.Q_COMMENT_TITLE },
+        ],
+    }));
+}
+async function seedForms(db) {
+    const suffix = (0, node_crypto_1.randomBytes)(4).toString('hex');
+    const workspaceId = `ws_bench${suffix}`;
+    const formIds = exports.FORM_NAMES.map((_, i) => `frm_bench${i}${suffix}`);
+    await (0, importer_1.importFixture)(db, {
+        workspaces: [{ id: workspaceId, name: 'Benchmark workspace', link: `bench-${suffix}` }],
+        forms: benchForms(workspaceId, formIds),
+    });
+    return { workspaceId, formIds };
+}
+/**
+ * The bulk insert. Each row: a form picked by FORM_SHARES, an NPS-like score 0..10 (skewed high),
+ * created_at spread over the last 365 days with millisecond precision, answers rendered as the
+ * importer stores them ([{question_id, type, title, value}]), an e-mail link on about 1 in 5.
+ */
+const INSERT_SQL = String.raw `
+INSERT INTO responses (workspace_id, id, form_id, score, version, language, answers, respondent_email, email_id, created_at)
+SELECT :ws, r.id, r.form_id, r.score, 1, 'en',
+       jsonb_build_array(
+         jsonb_build_object('question_id', 'q_score', 'type', 'nps', 'title', :qScore::text, 'value', r.score),
+         jsonb_build_object('question_id', 'q_plan', 'type', 'single_choice', 'title', :qPlan::text,
+                            'value', (:plans::jsonb) -> r.plan)
+       ) || CASE WHEN r.u3 < 0.35
+                 THEN jsonb_build_array(jsonb_build_object('question_id', 'q_comment', 'type', 'text',
+                                        'title', :qComment::text, 'value', (:comments::text[])[1 + floor(r.u4 * :commentCount)::int]))
+                 ELSE '[]'::jsonb END,
+       CASE WHEN r.email THEN 'person' || r.i || '@example.com' END,
+       CASE WHEN r.email THEN 'em_' || substr(md5('em' || r.i || :salt::text), 1, 16) END,
+       r.created_at
+  FROM (
+    SELECT g AS i,
+           'rsp_' || substr(md5(g || :salt::text), 1, 16) AS id,
+           (:forms::text[])[CASE WHEN u1 < :c1 THEN 1 WHEN u1 < :c2 THEN 2 WHEN u1 < :c3 THEN 3 WHEN u1 < :c4 THEN 4 ELSE 5 END] AS form_id,
+           least(10, floor(11 * power(u2, 0.55)))::double precision AS score,
+           floor(u6 * 4)::int AS plan,
+           u3, u4,
+           u5 < 0.2 AS email,
+           date_trunc('milliseconds', now() - random() * interval '365 days') AS created_at
+      FROM (SELECT g, random() AS u1, random() AS u2, random() AS u3, random() AS u4, random() AS u5, random() AS u6
+              FROM generate_series(:from::int, :to::int) AS g) s
+  ) r`;
+async function insertResponses(db, ws, formIds, n, log) {
+    const cumulative = exports.FORM_SHARES.map((_, i) => exports.FORM_SHARES.slice(0, i + 1).reduce((a, b) => a + b, 0));
+    const salt = (0, node_crypto_1.randomBytes)(4).toString('hex');
+    const params = {
+        ws,
+        qScore: exports.Q_SCORE_TITLE,
+        qPlan: exports.Q_PLAN_TITLE,
+        qComment: exports.Q_COMMENT_TITLE,
+        plans: JSON.stringify(exports.PLAN_OPTIONS),
+        comments: exports.COMMENTS,
+        commentCount: exports.COMMENTS.length,
+        forms: formIds,
+        c1: cumulative[0],
+        c2: cumulative[1],
+        c3: cumulative[2],
+        c4: cumulative[3],
+        salt,
+    };
+    // One connection for the whole load, so the session settings apply.
+    await db.transaction(async (trx) => {
+        await trx.raw('SET LOCAL synchronous_commit = off');
+        await trx.raw("SET LOCAL maintenance_work_mem = '256MB'");
+        await trx.raw('SET LOCAL max_parallel_maintenance_workers = 2');
+        const indexes = (await trx.raw(`SELECT i.indexname, i.indexdef FROM pg_indexes i
+          WHERE i.schemaname = current_schema() AND i.tablename = 'responses'
+            AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`)).rows;
+        for (const ix of indexes)
+            await trx.raw('DROP INDEX ??', [ix.indexname]);
+        log(`dropped ${indexes.length} secondary indexes for the load`);
+        const chunk = 200_000;
+        let t = Date.now();
+        for (let from = 1; from <= n; from += chunk) {
+            const to = Math.min(n, from + chunk - 1);
+            await trx.raw(INSERT_SQL, { ...params, from, to });
+            log(`inserted ${to.toLocaleString('en-US')} / ${n.toLocaleString('en-US')} responses (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+        }
+        t = Date.now();
+        for (const ix of indexes) {
+            await trx.raw(ix.indexdef);
+            log(`rebuilt ${ix.indexname} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+        }
+    });
+    await db.raw('VACUUM (ANALYZE) responses');
+    await db.raw('ANALYZE');
+    log('analyzed');
+}
+async function main() {
+    const program = new commander_1.Command()
+        .name('bench-seed')
+        .option('--responses <n>', 'responses to insert', (v) => Number.parseInt(v, 10), 1_000_000)
+        .option('--database-url <url>', 'server URL (a new database is created on it)', process.env.DATABASE_URL || exports.DEFAULT_SERVER_URL)
+        .parse();
+    const o = program.opts();
+    const r = await seed({ responses: o.responses, serverUrl: o.databaseUrl });
+    process.stdout.write(`DATABASE_URL=${r.databaseUrl}\nWORKSPACE_ID=${r.workspaceId}\nFORM_IDS=${r.formIds.join(',')}\nAPI_KEY=${r.apiKey}\n`);
+    process.stderr.write(`[seed] done in ${r.seconds.toFixed(1)} s\n`);
+}
+if (require.main === module) {
+    main().catch((e) => {
+        process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+        process.exit(1);
+    });
+}
+//# sourceMappingURL=seed.js.map

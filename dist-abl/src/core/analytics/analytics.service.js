@@ -1,0 +1,283 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.roundTo = roundTo;
+exports.splitRange = splitRange;
+exports.questionAnalytics = questionAnalytics;
+exports.periodStart = periodStart;
+exports.timeSeries = timeSeries;
+const forms_service_1 = require("../forms/forms.service");
+const DAY_MS = 86_400_000;
+/** Rounds half away from zero to `decimals` places (never −0). */
+function roundTo(x, decimals) {
+    const f = 10 ** decimals;
+    const r = (Math.sign(x) * Math.round(Math.abs(x) * f)) / f;
+    return r === 0 ? 0 : r;
+}
+const isoDay = (dayNumber) => new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
+/** Whether a bound's instant is exactly a UTC midnight (sub-millisecond digits count). */
+function boundDay(b) {
+    const ms = Date.parse(b.value);
+    const subMs = /\.\d{3}\d*[1-9]/.test(b.value);
+    return { day: Math.floor(ms / DAY_MS), midnight: ms % DAY_MS === 0 && !subMs };
+}
+/**
+ * Splits date bounds (at most one lower `>=` and one upper `<`/`<=`, as the section 7 rules make them)
+ * into whole days and the partial days at either end.
+ */
+function splitRange(bounds) {
+    const lower = bounds.find((b) => b.op === '>=');
+    const upper = bounds.find((b) => b.op !== '>=');
+    if (!lower && !upper)
+        return { days: {}, partial: [] };
+    const lo = lower && boundDay(lower);
+    const hi = upper && boundDay(upper);
+    const fromDay = lo === undefined ? undefined : lo.midnight ? lo.day : lo.day + 1;
+    const toDay = hi?.day;
+    if (fromDay !== undefined && toDay !== undefined && fromDay >= toDay) {
+        // No whole day inside: read the whole range from responses (at most two days of them).
+        return { days: null, partial: [[lower, upper]] };
+    }
+    const partial = [];
+    if (lower && !lo.midnight)
+        partial.push([lower, { op: '<', value: `${isoDay(fromDay)}T00:00:00Z` }]);
+    if (upper && !(upper.op === '<' && hi.midnight))
+        partial.push([{ op: '>=', value: `${isoDay(toDay)}T00:00:00Z` }, upper]);
+    return {
+        days: { fromDay: fromDay === undefined ? undefined : isoDay(fromDay), toDay: toDay === undefined ? undefined : isoDay(toDay) },
+        partial,
+    };
+}
+function dayRange(q, days) {
+    if (days.fromDay !== undefined)
+        q.where('day', '>=', days.fromDay);
+    if (days.toDay !== undefined)
+        q.where('day', '<', days.toDay);
+    return q;
+}
+function partialResponses(db, workspaceId, formId, range) {
+    const q = db('responses as r').where({ 'r.workspace_id': workspaceId, 'r.form_id': formId });
+    for (const b of range)
+        q.where('r.created_at', b.op, b.value);
+    return q;
+}
+/** Per (question, value key) answer counts and the number of responses in range. */
+async function keyCounts(db, workspaceId, formId, range) {
+    const counts = new Map();
+    const add = (questionId, key, n) => {
+        let m = counts.get(questionId);
+        if (!m)
+            counts.set(questionId, (m = new Map()));
+        m.set(key, (m.get(key) ?? 0) + n);
+    };
+    let responses = 0;
+    if (range.days) {
+        const rows = (await dayRange(db('answer_rollups').where({ workspace_id: workspaceId, form_id: formId }), range.days)
+            .select('question_id', 'value_key')
+            .sum({ n: 'answers' })
+            .groupBy('question_id', 'value_key'));
+        for (const r of rows)
+            add(r.question_id, r.value_key, Number(r.n));
+        const total = (await dayRange(db('response_daily').where({ workspace_id: workspaceId, form_id: formId }), range.days)
+            .sum({ n: 'responses' })
+            .first());
+        responses += Number(total?.n ?? 0);
+    }
+    for (const part of range.partial) {
+        const rows = (await partialResponses(db, workspaceId, formId, part)
+            .joinRaw('CROSS JOIN LATERAL response_answer_keys(r.answers) AS k')
+            .select('k.question_id', 'k.value_key')
+            .count({ n: '*' })
+            .groupBy('k.question_id', 'k.value_key'));
+        for (const r of rows)
+            add(r.question_id, r.value_key, Number(r.n));
+        const total = (await partialResponses(db, workspaceId, formId, part).count({ n: '*' }).first());
+        responses += Number(total?.n ?? 0);
+    }
+    return { counts, responses };
+}
+/** Numeric value keys with a positive count, as [value, count] in ascending value order. */
+function numericEntries(keys) {
+    return [...keys.entries()]
+        .filter(([k, n]) => k !== '' && n > 0 && Number.isFinite(Number(k)))
+        .map(([k, n]) => [Number(k), n])
+        .sort((a, b) => a[0] - b[0]);
+}
+function npsScore(b) {
+    return b.answered > 0 ? roundTo(((b.promoters - b.detractors) * 100) / b.answered, 1) : null;
+}
+function bucketsOf(entries) {
+    const b = { promoters: 0, passives: 0, detractors: 0, answered: 0 };
+    for (const [v, n] of entries) {
+        if (v >= 9)
+            b.promoters += n;
+        else if (v >= 7)
+            b.passives += n;
+        else
+            b.detractors += n;
+        b.answered += n;
+    }
+    return b;
+}
+function analyseQuestion(q, keys, responses) {
+    const answered = Math.max(0, keys.get('') ?? 0);
+    const out = { questionId: q.id, type: q.type, title: q.title, answered, skipped: Math.max(0, responses - answered) };
+    if (q.type === 'single_choice' || q.type === 'multiple_choice') {
+        out.options = q.options.map((o) => {
+            const count = Math.max(0, keys.get(o.id) ?? 0);
+            return { id: o.id, value: o.value, count, share: answered > 0 ? roundTo(count / answered, 4) : 0 };
+        });
+    }
+    else if (q.type === 'nps') {
+        const entries = numericEntries(keys);
+        const b = bucketsOf(entries);
+        const distribution = {};
+        for (let i = 0; i <= 10; i++)
+            distribution[String(i)] = 0;
+        for (const [v, n] of entries)
+            if (Number.isInteger(v) && v >= 0 && v <= 10)
+                distribution[String(v)] += n;
+        Object.assign(out, { nps: npsScore(b), promoters: b.promoters, passives: b.passives, detractors: b.detractors, distribution });
+    }
+    else if (q.type === 'rating' || q.type === 'number') {
+        const entries = numericEntries(keys);
+        const n = entries.reduce((s, [, c]) => s + c, 0);
+        const sum = entries.reduce((s, [v, c]) => s + v * c, 0);
+        const distribution = {};
+        for (const [v, c] of entries)
+            if (Number.isInteger(v))
+                distribution[String(v)] = (distribution[String(v)] ?? 0) + c;
+        Object.assign(out, {
+            mean: n > 0 ? roundTo(sum / n, 2) : null,
+            min: n > 0 ? entries[0][0] : null,
+            max: n > 0 ? entries[entries.length - 1][0] : null,
+            distribution,
+        });
+    }
+    return out;
+}
+/**
+ * Per-question analytics of a form over a created_at range (CONTRACT section 15).
+ * @param created date bounds by the section 7 rules (at most one lower and one upper), [] for all time.
+ * @returns one item per question in form order; `answered + skipped` = the responses in range.
+ * @throws AppError resource_not_found when the form is not in the workspace.
+ */
+async function questionAnalytics(db, workspaceId, formId, created) {
+    const questions = await (0, forms_service_1.listQuestions)(db, workspaceId, formId);
+    const { counts, responses } = await keyCounts(db, workspaceId, formId, splitRange(created));
+    return questions.map((q) => analyseQuestion(q, counts.get(q.id) ?? new Map(), responses));
+}
+/** The first day of the period holding `day` (`YYYY-MM-DD`, UTC); weeks start Monday. */
+function periodStart(day, interval) {
+    if (interval === 'day')
+        return day;
+    if (interval === 'month')
+        return `${day.slice(0, 7)}-01`;
+    const t = Date.parse(`${day}T00:00:00Z`);
+    const weekday = (new Date(t).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+    return isoDay(Math.floor(t / DAY_MS) - weekday);
+}
+function nextPeriod(start, interval) {
+    const t = new Date(`${start}T00:00:00Z`);
+    if (interval === 'day')
+        t.setUTCDate(t.getUTCDate() + 1);
+    else if (interval === 'week')
+        t.setUTCDate(t.getUTCDate() + 7);
+    else
+        t.setUTCMonth(t.getUTCMonth() + 1);
+    return t.toISOString().slice(0, 10);
+}
+/**
+ * The time series of a form (CONTRACT section 15): responses, average score and NPS per period,
+ * ascending, from the period of the first response in range to that of the last, empty periods
+ * included. NPS is that of the form's first nps question (null without one).
+ * @throws AppError resource_not_found when the form is not in the workspace.
+ */
+async function timeSeries(db, workspaceId, formId, created, interval) {
+    const questions = await (0, forms_service_1.listQuestions)(db, workspaceId, formId);
+    const npsQuestion = questions.find((q) => q.type === 'nps')?.id;
+    const range = splitRange(created);
+    const days = new Map();
+    const dayOf = (day) => {
+        let d = days.get(day);
+        if (!d)
+            days.set(day, (d = { responses: 0, scoreSum: 0, nps: new Map() }));
+        return d;
+    };
+    const addNps = (day, key, n) => {
+        const v = Number(key);
+        if (!Number.isFinite(v))
+            return;
+        const m = dayOf(day).nps;
+        m.set(v, (m.get(v) ?? 0) + n);
+    };
+    if (range.days) {
+        const rows = (await dayRange(db('response_daily').where({ workspace_id: workspaceId, form_id: formId }), range.days)
+            .where('responses', '<>', 0)
+            .select(db.raw('day::text AS day'), 'responses', 'score_sum'));
+        for (const r of rows) {
+            const d = dayOf(r.day);
+            d.responses += Number(r.responses);
+            d.scoreSum += Number(r.score_sum);
+        }
+        if (npsQuestion !== undefined) {
+            const keys = (await dayRange(db('answer_rollups').where({ workspace_id: workspaceId, form_id: formId, question_id: npsQuestion }), range.days)
+                .where('value_key', '<>', '')
+                .where('answers', '<>', 0)
+                .select(db.raw('day::text AS day'), 'value_key', 'answers'));
+            for (const k of keys)
+                addNps(k.day, k.value_key, Number(k.answers));
+        }
+    }
+    const dayExpr = "(r.created_at AT TIME ZONE 'UTC')::date::text";
+    for (const part of range.partial) {
+        const rows = (await partialResponses(db, workspaceId, formId, part)
+            .select(db.raw(`${dayExpr} AS day`))
+            .count({ n: '*' })
+            .sum({ s: 'r.score' })
+            .groupByRaw(dayExpr));
+        for (const r of rows) {
+            const d = dayOf(r.day);
+            d.responses += Number(r.n);
+            d.scoreSum += Number(r.s);
+        }
+        if (npsQuestion !== undefined) {
+            const keys = (await partialResponses(db, workspaceId, formId, part)
+                .joinRaw('CROSS JOIN LATERAL response_answer_keys(r.answers) AS k')
+                .where('k.question_id', npsQuestion)
+                .where('k.value_key', '<>', '')
+                .select(db.raw(`${dayExpr} AS day`), 'k.value_key')
+                .count({ n: '*' })
+                .groupByRaw(`${dayExpr}, k.value_key`));
+            for (const k of keys)
+                addNps(k.day, k.value_key, Number(k.n));
+        }
+    }
+    const periods = new Map();
+    for (const [day, d] of days) {
+        if (d.responses <= 0)
+            continue;
+        const start = periodStart(day, interval);
+        let p = periods.get(start);
+        if (!p)
+            periods.set(start, (p = { responses: 0, scoreSum: 0, nps: new Map() }));
+        p.responses += d.responses;
+        p.scoreSum += d.scoreSum;
+        for (const [v, n] of d.nps)
+            p.nps.set(v, (p.nps.get(v) ?? 0) + n);
+    }
+    if (periods.size === 0)
+        return [];
+    const starts = [...periods.keys()].sort();
+    const out = [];
+    for (let s = starts[0]; s <= starts[starts.length - 1]; s = nextPeriod(s, interval)) {
+        const p = periods.get(s);
+        if (!p) {
+            out.push({ periodStart: s, responses: 0, averageScore: null, nps: null });
+            continue;
+        }
+        const nps = npsQuestion === undefined ? null : npsScore(bucketsOf([...p.nps.entries()].filter(([, n]) => n > 0)));
+        out.push({ periodStart: s, responses: p.responses, averageScore: roundTo(p.scoreSum / p.responses, 2), nps });
+    }
+    return out;
+}
+//# sourceMappingURL=analytics.service.js.map

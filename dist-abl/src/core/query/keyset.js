@@ -1,0 +1,115 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.encodeCursor = encodeCursor;
+exports.decodeCursor = decodeCursor;
+exports.keysetCondition = keysetCondition;
+exports.orderByClause = orderByClause;
+/**
+ * Keyset (cursor) pagination, Style A (API document "Common query parameters"; CONTRACT section 7).
+ * A cursor is opaque base64url JSON: the list it belongs to, the order, the sort key of the row it
+ * points at (exact values as stored: timestamps are millisecond-precise) and a direction.
+ * `n` continues after that row; `p` goes back to the rows before it.
+ */
+const errors_1 = require("../errors");
+const sql_1 = require("./sql");
+function encodeCursor(p) {
+    return Buffer.from(JSON.stringify(p), 'utf8').toString('base64url');
+}
+/**
+ * Decodes a cursor and checks it belongs to this list and order.
+ * @throws AppError validation_error (query `cursor`) when malformed or from another list or sort.
+ */
+function decodeCursor(raw, list, signature, keys) {
+    let p;
+    try {
+        if (!/^[A-Za-z0-9_-]+$/.test(raw))
+            throw new Error('not base64url');
+        p = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    }
+    catch {
+        throw errors_1.errors.invalid('query', 'cursor', '`cursor` is malformed; pass the value from links.next or links.prev unchanged.');
+    }
+    const shapeOk = p !== null &&
+        typeof p === 'object' &&
+        typeof p.l === 'string' &&
+        typeof p.s === 'string' &&
+        Array.isArray(p.k) &&
+        p.k.length === keys.length &&
+        (p.d === 'n' || p.d === 'p');
+    if (!shapeOk) {
+        throw errors_1.errors.invalid('query', 'cursor', '`cursor` is malformed; pass the value from links.next or links.prev unchanged.');
+    }
+    if (p.l !== list)
+        throw errors_1.errors.invalid('query', 'cursor', '`cursor` belongs to another list.');
+    if (p.s !== signature) {
+        throw errors_1.errors.invalid('query', 'cursor', `\`cursor\` was made for sort "${p.s}"; this request sorts by "${signature}".`);
+    }
+    // A cursor that decodes but holds a value of the wrong type must not reach SQL (it would be a 500).
+    if (!p.k.every((v, i) => valueFits(keys[i], v))) {
+        throw errors_1.errors.invalid('query', 'cursor', '`cursor` is malformed; pass the value from links.next or links.prev unchanged.');
+    }
+    return p;
+}
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+/** Whether a cursor value can stand for this sort key (cursors carry values as the database returned them). */
+function valueFits(key, v) {
+    if (v === null)
+        return key.field.nullable;
+    switch (key.field.type) {
+        case 'timestamp':
+            return typeof v === 'string' && ISO_TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v));
+        case 'number':
+            // pg returns numeric (cast JSON columns) as strings, double precision as numbers.
+            return (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)));
+        case 'boolean':
+            return typeof v === 'boolean';
+        default:
+            return typeof v === 'string';
+    }
+}
+function strictly(key, value, towards) {
+    const { expr, nullable } = key.field;
+    // NULLs sort after every value in both directions (ORDER BY … NULLS LAST).
+    const forward = (key.dir === 'asc') === (towards === 'after');
+    const op = forward ? '>' : '<';
+    if (!nullable)
+        return (0, sql_1.sql)(`(${expr.sql}) ${op} ?`, ...expr.bindings, value);
+    if (value === null)
+        return towards === 'after' ? (0, sql_1.sql)('false') : (0, sql_1.sql)(`(${expr.sql}) IS NOT NULL`, ...expr.bindings);
+    return towards === 'after'
+        ? (0, sql_1.sql)(`((${expr.sql}) ${op} ? OR (${expr.sql}) IS NULL)`, ...expr.bindings, value, ...expr.bindings)
+        : (0, sql_1.sql)(`(${expr.sql}) ${op} ?`, ...expr.bindings, value);
+}
+function equal(key, value) {
+    const { expr } = key.field;
+    return value === null ? (0, sql_1.sql)(`(${expr.sql}) IS NULL`, ...expr.bindings) : (0, sql_1.sql)(`(${expr.sql}) = ?`, ...expr.bindings, value);
+}
+/**
+ * The WHERE condition selecting rows strictly after (or before) the row whose sort key is `values`.
+ * When every key has one direction and no NULLs it is a row comparison `(a, b) < (?, ?)`, which
+ * PostgreSQL answers with a single index range scan.
+ */
+function keysetCondition(keys, values, towards) {
+    const sameDir = keys.every((k) => k.dir === keys[0].dir);
+    const noNulls = keys.every((k, i) => !k.field.nullable && values[i] !== null);
+    if (sameDir && noNulls) {
+        const forward = (keys[0].dir === 'asc') === (towards === 'after');
+        const lhs = (0, sql_1.joinSql)(keys.map((k) => k.field.expr), ', ');
+        return (0, sql_1.sql)(`(${lhs.sql}) ${forward ? '>' : '<'} (${keys.map(() => '?').join(', ')})`, ...lhs.bindings, ...values);
+    }
+    const ors = keys.map((key, i) => {
+        const eqs = keys.slice(0, i).map((k, j) => equal(k, values[j]));
+        return (0, sql_1.joinSql)([...eqs, strictly(key, values[i], towards)], ' AND ');
+    });
+    const joined = (0, sql_1.joinSql)(ors.map((o) => (0, sql_1.sql)(`(${o.sql})`, ...o.bindings)), ' OR ');
+    return (0, sql_1.sql)(`(${joined.sql})`, ...joined.bindings);
+}
+/** ORDER BY for the keys (reversed for backward pages); NULLs after values, whatever the direction. */
+function orderByClause(keys, reverse = false) {
+    return (0, sql_1.joinSql)(keys.map((k) => {
+        const asc = (k.dir === 'asc') !== reverse;
+        const nulls = k.field.nullable ? (reverse ? ' NULLS FIRST' : ' NULLS LAST') : '';
+        return (0, sql_1.sql)(`${k.field.expr.sql} ${asc ? 'ASC' : 'DESC'}${nulls}`, ...k.field.expr.bindings);
+    }), ', ');
+}
+//# sourceMappingURL=keyset.js.map
