@@ -26,10 +26,12 @@ export function workspaceAccess(): RequestHandler {
  * `x-required-scope` is refused with 403 insufficient_scope.
  */
 export function scopeCheck(ops: OperationIndex): RequestHandler {
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const path = ops.match(req.path);
     if (!path) throw errors.routeNotFound(req.method, req.path);
-    const op = ops.find(req.method, req.path);
+    // The metrics' route label reuses this match (one scan of the templates per request).
+    res.locals.pathMatch = path;
+    const op = ops.operationOf(path, req.method);
     if (!op) throw errors.methodNotAllowed(req.method, path.methods);
     if (op.scope === undefined) throw errors.scopeUndeclared(`${op.method} ${op.template}`);
     if (op.scope !== 'none' && op.scope !== 'key' && !req.auth?.scopes.includes(op.scope)) throw errors.insufficientScope(op.scope);

@@ -16,7 +16,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { errors } from '../core/errors';
 import { poolStats, type Db } from './db/connection';
 import type { Logger } from './logger';
-import type { OperationIndex } from './operations';
+import type { OperationIndex, PathMatch } from './operations';
 import type { RateLimiter } from './rate-limit';
 
 export type RefusalKind = 'key' | 'address' | 'submission';
@@ -60,7 +60,7 @@ export interface Metrics {
 export function createMetrics(opts: { operations: OperationIndex; db?: Db; logger?: Logger }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const routeOf = (path: string): string => opts.operations.match(path)?.template.replace(/\{([^}]+)\}/g, ':$1') ?? UNMATCHED_ROUTE;
+  const routeOf = (path: string): string => opts.operations.match(path)?.route ?? UNMATCHED_ROUTE;
 
   const labelNames = ['method', 'route', 'status', 'style'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered.', labelNames, registers: [registry] });
@@ -133,7 +133,7 @@ export function createMetrics(opts: { operations: OperationIndex; db?: Db; logge
       res.once('finish', () => {
         const labels = {
           method: req.method,
-          route: routeOf(req.originalUrl.split('?')[0] ?? ''),
+          route: (res.locals.pathMatch as PathMatch | undefined)?.route ?? routeOf(req.originalUrl.split('?')[0] ?? ''),
           status: String(res.statusCode),
           style: String(res.getHeader('X-API-Style') ?? 'none'),
         };

@@ -34,6 +34,8 @@ export interface Operation {
 
 export interface PathMatch {
   template: string;
+  /** The template as Express writes routes (`/api/v1/workspaces/:workspace_id/forms`): the metrics' route label. */
+  route: string;
   /** Upper-case methods the path has (HEAD is implied by GET, as Express answers it). */
   methods: string[];
   operations: Map<string, Operation>;
@@ -52,6 +54,8 @@ export interface OperationIndex {
   match(path: string): PathMatch | undefined;
   /** The operation for a method and path (HEAD falls back to GET). */
   find(method: string, path: string): Operation | undefined;
+  /** The operation of a method on an already matched path (HEAD falls back to GET). */
+  operationOf(match: PathMatch, method: string): Operation | undefined;
 }
 
 function compile(template: string): RegExp {
@@ -98,6 +102,7 @@ function buildIndex(doc: OpenApiDocument): OperationIndex {
     methods.sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
     compiled.push({
       template,
+      route: template.replace(/\{([^}]+)\}/g, ':$1'),
       methods,
       operations: ops,
       regex: compile(template),
@@ -106,14 +111,17 @@ function buildIndex(doc: OpenApiDocument): OperationIndex {
   }
   compiled.sort((a, b) => b.literals - a.literals);
   const match = (path: string) => compiled.find((c) => c.regex.test(path));
+  const operationOf = (m: PathMatch, method: string) => {
+    const upper = method.toUpperCase();
+    return m.operations.get(upper) ?? (upper === 'HEAD' ? m.operations.get('GET') : undefined);
+  };
   return {
     operations,
     match,
     find(method, path) {
       const m = match(path);
-      if (!m) return undefined;
-      const upper = method.toUpperCase();
-      return m.operations.get(upper) ?? (upper === 'HEAD' ? m.operations.get('GET') : undefined);
+      return m && operationOf(m, method);
     },
+    operationOf,
   };
 }
