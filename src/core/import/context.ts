@@ -9,6 +9,7 @@ import { newId, type IdKind } from '../ids';
 import { formDefinitionsFromDb, type FormDefinition } from '../responses/answers';
 import type { DatatableFieldType } from './fixture-schema';
 import type { Collection } from './fixture-source';
+import { IdTable } from './id-table';
 import { idx } from './paths';
 import { ProblemList } from './problems';
 
@@ -61,7 +62,8 @@ export class ImportContext {
   /** Datatables by their index in `datatables`. */
   readonly tables = new Map<number, TableInfo>();
   readonly rows = new Map<string, RowInfo>();
-  private readonly firstIds = new Map<Collection, Map<string, number>>();
+  /** Per collection, the index of the first item with each given id (compact: a million response ids). */
+  private readonly firstIds = new Map<Collection, IdTable>();
   private readonly dbWorkspaces = new Map<string, boolean>();
   private readonly dbForms = new Map<string, { workspaceId: string; def: FormDefinition }[]>();
 
@@ -87,12 +89,10 @@ export class ImportContext {
   claimId(collection: Collection, kind: IdKind, label: string, index: number, given: unknown): string {
     if (typeof given !== 'string') return newId(kind);
     let first = this.firstIds.get(collection);
-    if (!first) this.firstIds.set(collection, (first = new Map()));
-    const prev = first.get(given);
+    if (!first) this.firstIds.set(collection, (first = new IdTable()));
+    const prev = first.add(given, index);
     if (prev !== undefined) {
       this.problems.add(`${idx(collection, index)}.id`, `duplicate ${label} id "${given}" (first at ${idx(collection, prev)})`);
-    } else {
-      first.set(given, index);
     }
     return given;
   }

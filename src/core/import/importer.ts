@@ -205,6 +205,7 @@ class ImportRun {
   async finish(trx: Knex.Transaction, keys: CreateApiKeyInput[]): Promise<ImportSummary> {
     const { ctx } = this;
     if (ctx.problems.count > 0) throw new ImportError(ctx.problems.inDocumentOrder(ctx.keys));
+    if (!this.opts.dryRun) await this.writer.finish();
     const apiKeys: ImportSummary['api_keys'] = [];
     for (const k of this.opts.dryRun ? [] : keys) {
       const created = await createApiKey(trx, k);

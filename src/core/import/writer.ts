@@ -58,4 +58,9 @@ export interface ImportWriter {
    * database has them; rejects with the database's error (e.g. `23505` when an id was taken meanwhile).
    */
   write(table: ImportTable, records: readonly Rec[]): Promise<void>;
+  /**
+   * Completes the writes once every batch is written (a writer may hold batches back, e.g. in a
+   * staging table); rejects like `write`.
+   */
+  finish(): Promise<void>;
 }

@@ -63,6 +63,33 @@ async function totals(u: string, key: string, forms: string[]): Promise<{ total:
   return { total: list.body.meta.total, perForm };
 }
 
+/** Rows of `sql` (one query with `?` for the workspace id), sorted, for comparing a counter table with a recount. */
+async function rows(sql: string, ws: string): Promise<string[]> {
+  const { rows: found } = await t.db.raw<{ rows: Record<string, unknown>[] }>(sql, [ws]);
+  return found.map((r) => JSON.stringify(Object.values(r).map(String))).sort();
+}
+
+/** Each counter table the triggers keep, and the same numbers counted from `responses`. */
+const COUNTERS: [string, string][] = [
+  [
+    'select form_id, score, responses from response_counts where workspace_id = ? and responses <> 0',
+    'select form_id, score, count(*) from responses where workspace_id = ? group by 1, 2',
+  ],
+  [
+    'select form_id, day, responses, score_sum from response_daily where workspace_id = ? and responses <> 0',
+    "select form_id, (created_at at time zone 'UTC')::date, count(*), sum(score::numeric) from responses where workspace_id = ? group by 1, 2",
+  ],
+  [
+    'select form_id, day, score, responses from response_day_counts where workspace_id = ? and responses <> 0',
+    "select form_id, (created_at at time zone 'UTC')::date, score, count(*) from responses where workspace_id = ? group by 1, 2, 3",
+  ],
+  [
+    'select form_id, day, question_id, value_key, answers from answer_rollups where workspace_id = ? and answers <> 0',
+    `select r.form_id, (r.created_at at time zone 'UTC')::date, k.question_id, k.value_key, count(*)
+       from responses r cross join lateral response_answer_keys(r.answers) k where r.workspace_id = ? group by 1, 2, 3, 4`,
+  ],
+];
+
 describe('import of a file read in passes', () => {
   it('imports a document whose responses come before their forms, rows and workspace', async () => {
     const u = unique();
@@ -92,6 +119,7 @@ describe('import of a file read in passes', () => {
     expect(Number(counts[0]!.n)).toBe(12_001);
     const daily = await t.db('response_daily').where('workspace_id', `ws_${u}`).sum<{ n: string }[]>({ n: 'responses' });
     expect(Number(daily[0]!.n)).toBe(12_001);
+    for (const [kept, recount] of COUNTERS) expect(await rows(kept, `ws_${u}`)).toEqual(await rows(recount, `ws_${u}`));
   });
 
   it('reports a bad response deep in a big file with its path and writes nothing', async () => {
