@@ -37,11 +37,14 @@ async function spoolStdin(): Promise<{ file: string; remove: () => void }> {
   return { file, remove };
 }
 
-/** A progress callback drawing `Importing [bar] n/total records | rows/s` on stderr. */
-function progressBar(): { onProgress: (done: number, total: number) => void; stop: () => void } {
+/**
+ * A progress callback drawing `Importing [bar] n/total records | rows/s` on stderr, then, while the
+ * staged rows are moved into their tables (one long statement), a line saying so.
+ */
+function progressBar(): { onProgress: (done: number, total: number, phase?: 'staging' | 'moving') => void; stop: () => void } {
   const bar = new cliProgress.SingleBar(
     {
-      format: 'Importing [{bar}] {percentage}% | {value}/{total} records | {rate} rows/s | {duration_formatted}',
+      format: '{phase} [{bar}] {percentage}% | {value}/{total} records | {rate} rows/s | {duration_formatted}',
       stream: process.stderr,
       hideCursor: true,
       clearOnComplete: false,
@@ -51,13 +54,15 @@ function progressBar(): { onProgress: (done: number, total: number) => void; sto
   );
   let started: number | undefined;
   return {
-    onProgress: (done, total) => {
+    onProgress: (done, total, phase) => {
       if (started === undefined) {
         started = Date.now();
-        bar.start(total, done, { rate: 0 });
+        bar.start(total, done, { rate: 0, phase: 'Importing' });
       }
       const seconds = (Date.now() - started) / 1000;
-      bar.update(done, { rate: seconds > 0 ? Math.round(done / seconds) : 0 });
+      const rate = seconds > 0 ? Math.round(done / seconds) : 0;
+      // The last step is one statement with no progress of its own: say what it is waiting for.
+      bar.update(done, phase === 'moving' ? { rate, phase: 'Indexing and counting staged rows (one statement) …' } : { rate });
     },
     stop: () => {
       if (started !== undefined) bar.stop();
