@@ -35,9 +35,12 @@ function memoizePathToRegexp(): void {
   if (p2r.__memoized) return;
   const compile = p2r.pathToRegexp;
   const memo = new Map<string, unknown>();
+  const FLAGS = new Set(['sensitive', 'strict', 'end']);
   p2r.pathToRegexp = (path: unknown, opts?: unknown) => {
-    if (typeof path !== 'string') return compile(path, opts);
-    const key = `${path}\n${JSON.stringify(opts ?? null)}`;
+    const flags = opts as { sensitive?: boolean; strict?: boolean; end?: boolean } | undefined;
+    // Only the call shape the validator uses is memoized (a string and these boolean flags).
+    if (typeof path !== 'string' || (flags !== undefined && !Object.keys(flags).every((k) => FLAGS.has(k)))) return compile(path, opts);
+    const key = `${path}\n${flags?.sensitive === true}${flags?.strict === true}${flags?.end !== false}`;
     let compiled = memo.get(key);
     if (compiled === undefined) {
       compiled = compile(path, opts);

@@ -78,9 +78,11 @@ export async function fetchKeysetPage<TRow extends Record<string, unknown>>(
   const last = page[page.length - 1];
   const nextCursor = backward ? make(last, 'n') : more ? make(last, 'n') : null;
   const prevCursor = backward ? (more ? make(first, 'p') : null) : decoded ? make(first, 'p') : null;
+  // Every row has the same columns: drop the helper key columns by a list computed once per page.
+  const columns = page[0] === undefined ? [] : Object.keys(page[0]).filter((k) => !k.startsWith(KEY_ALIAS));
   const rows = page.map((row) => {
     const clean: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(row)) if (!k.startsWith(KEY_ALIAS)) clean[k] = v;
+    for (const k of columns) clean[k] = row[k];
     return clean as TRow;
   });
   return { rows, nextCursor, prevCursor };
