@@ -151,7 +151,7 @@ describe('scope check fails closed', () => {
   const check = scopeCheck(operationIndex(doc as never));
   const run = (method: string, path: string, scopes: string[]) => {
     try {
-      check({ method, path, auth: { scopes } } as never, {} as never, () => undefined);
+      check({ method, path, auth: { scopes } } as never, { locals: {} } as never, () => undefined);
       return 'next';
     } catch (e) {
       return `${(e as AppError).status} ${(e as AppError).code}`;
