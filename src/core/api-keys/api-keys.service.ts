@@ -4,7 +4,6 @@
  */
 import type { Knex } from 'knex';
 import type { Scope } from '../scopes';
-import { hashApiKeySecret } from './secrets';
 
 type Db = Knex | Knex.Transaction;
 
@@ -66,12 +65,7 @@ function keyQuery(db: Db): Knex.QueryBuilder {
   );
 }
 
-/** The key whose secret this is, or undefined (one indexed lookup on the hash). */
-export async function findApiKeyBySecret(db: Db, secret: string): Promise<ApiKeyMeta | undefined> {
-  return findApiKeyByHash(db, hashApiKeySecret(secret));
-}
-
-/** The key whose secret has this SHA-256 (hex, as hashApiKeySecret gives), or undefined. */
+/** The key whose secret has this SHA-256 (hex, as hashApiKeySecret gives), or undefined (one indexed lookup). */
 export async function findApiKeyByHash(db: Db, hash: string): Promise<ApiKeyMeta | undefined> {
   const row = (await keyQuery(db).where('k.key_hash', hash).first()) as KeyRow | undefined;
   return row && toMeta(row);

@@ -10,6 +10,24 @@ import { EMAIL_EVENT_TYPES, toEvent, type EmailEvent, type EventRow } from './em
 
 export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
+/**
+ * The `email_events` table row of one event: the one mapping for the API's writes and the importer.
+ * @param createdAt a Date, or an ISO 8601 string already in UTC (the importer's).
+ */
+export function emailEventRecord(workspaceId: string, id: string, e: Omit<EmailEventInput, 'id' | 'createdAt'>, createdAt: Date | string) {
+  return {
+    workspace_id: workspaceId,
+    id,
+    email_id: e.emailId,
+    email: e.email,
+    type: e.type,
+    row_id: e.rowId ?? null,
+    form_id: e.formId ?? null,
+    flow_id: e.flowId ?? null,
+    created_at: createdAt,
+  };
+}
+
 export interface EmailEventInput {
   /** The provider's id; absent: generated (`ev_…`). An id already stored is not stored again. */
   id?: string | undefined;
@@ -59,20 +77,7 @@ export async function recordEmailEvents(
   // The first item with an id is the one stored; later ones with the same id answer as stored.
   const firstIndex = new Map<string, number>();
   ids.forEach((id, i) => firstIndex.has(id) || firstIndex.set(id, i));
-  const rows = [...firstIndex.entries()].map(([id, i]) => {
-    const it = items[i]!;
-    return {
-      workspace_id: workspaceId,
-      id,
-      email_id: it.emailId,
-      email: it.email,
-      type: it.type,
-      row_id: it.rowId ?? null,
-      form_id: it.formId ?? null,
-      flow_id: it.flowId ?? null,
-      created_at: it.createdAt ?? now,
-    };
-  });
+  const rows = [...firstIndex.entries()].map(([id, i]) => emailEventRecord(workspaceId, id, items[i]!, items[i]!.createdAt ?? now));
   const columns = ['id', 'email_id', 'email', 'type', 'row_id', 'form_id', 'flow_id', 'created_at'];
 
   return db.transaction(async (trx) => {

@@ -2,6 +2,7 @@
  * Email events of a fixture document (CONTRACT sections 9 and 12), a batch at a time: a known
  * workspace, an id new to it.
  */
+import { emailEventRecord } from '../email-events/email-events.write';
 import type { FixtureEmailEvent } from './fixture-schema';
 import type { ImportContext, Rec } from './context';
 import { checkItemSchema } from './item-schema';
@@ -29,16 +30,7 @@ export async function checkEmailEventBatch(ctx: ImportContext, batch: EmailEvent
   return sound.map(({ index, id, v }) => {
     if (exists.has(`${v.workspace_id}\u0000${id}`)) ctx.problems.add(`email_events[${index}].id`, `email event "${id}" already exists`);
     ctx.checkWorkspace(`email_events[${index}].workspace_id`, v.workspace_id);
-    return {
-      workspace_id: v.workspace_id,
-      id,
-      email_id: v.email_id,
-      email: v.email,
-      type: v.type,
-      row_id: v.row_id ?? null,
-      form_id: v.form_id ?? null,
-      flow_id: v.flow_id ?? null,
-      created_at: ctx.iso(v.created_at),
-    };
+    const { email_id: emailId, email, type, row_id: rowId, form_id: formId, flow_id: flowId } = v;
+    return emailEventRecord(v.workspace_id, id, { emailId, email, type, rowId, formId, flowId }, ctx.iso(v.created_at));
   });
 }
