@@ -1,16 +1,32 @@
 /**
- * Layer direction (STYLE section 3; `npm run lint`): src/db ← src/core ← src/adapters ← src/platform,
- * src/app.ts, src/server.ts, src/cli. The core is style-neutral and framework-free; the `process`
- * global, which dependency-cruiser cannot see, is checked by tools/lint-core-globals.js.
+ * Layer direction (README.md, "Development"; `npm run lint:layers` cruises src and migrations): migrations ← src/db ←
+ * src/core ← src/adapters ← src/platform, src/pages, src/delivery, src/app.ts, src/server.ts, src/cli. The rules:
+ * - core-imports-no-outer-layer: src/core imports no adapters, platform, pages, delivery, CLI or app code.
+ * - core-imports-no-framework: src/core imports no HTTP framework, logger, Redis, terminal UI or process module
+ *   (the `process` global, which dependency-cruiser cannot see, is checked by tools/lint-core-globals.js).
+ * - db-is-the-bottom: src/db imports no project layer.
+ * - styles-are-independent: a style folder imports neither the other style nor a module that names both.
+ * - adapters-use-no-platform-internals: adapters never reach into auth, stores, logging or the server.
+ * - shared-adapters-name-no-style: only the selector (shared-responses.ts) and the presenters table
+ *   (presenters.ts) of src/adapters/*.ts import a style folder.
+ * - presenters-below-routers: a presenter imports no router, handler or other adapter code but presenters.
+ * - delivery-imports-no-router: from src/adapters the delivery worker takes presenters only.
+ * - platform-imports-no-adapters: src/platform never imports src/adapters (src/app.ts wires them).
+ * - migrations-import-no-src: a migration keeps its meaning when src/ changes.
+ * tests/unit/layer-lint.test.ts plants a violation of each rule and expects this lint to name it.
  */
+
+/** Modules that only shape records into a style's JSON (they sit below the routers). */
+const PRESENTERS = '^src/adapters/(presenters|table-data)\\.ts$|^src/adapters/style-[ab]/(present|[^/]+\\.present)\\.ts$';
+
 module.exports = {
   forbidden: [
     {
       name: 'core-imports-no-outer-layer',
-      comment: 'src/core imports no adapters, platform, CLI or app code (the database types are in src/db).',
+      comment: 'src/core imports no adapters, platform, pages, delivery, CLI or app code (the database types are in src/db).',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: '^src/(adapters|platform|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$' },
+      to: { path: '^src/(adapters|platform|pages|delivery|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$' },
     },
     {
       name: 'core-imports-no-framework',
@@ -26,14 +42,15 @@ module.exports = {
       comment: 'src/db is below the core: it imports no project layer.',
       severity: 'error',
       from: { path: '^src/db/' },
-      to: { path: '^src/(core|adapters|platform|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$' },
+      to: { path: '^src/(core|adapters|platform|pages|delivery|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$' },
     },
     {
       name: 'styles-are-independent',
-      comment: 'One style never imports the other; a presenter both need lives in src/adapters/.',
+      comment:
+        'One style never imports the other, nor the modules that name both (the selector, the presenters table); a presenter both need lives in src/adapters/.',
       severity: 'error',
       from: { path: '^src/adapters/style-([ab])/' },
-      to: { path: '^src/adapters/style-', pathNot: '^src/adapters/style-$1/' },
+      to: { path: '^src/adapters/style-|^src/adapters/(shared-responses|presenters)\\.ts$', pathNot: '^src/adapters/style-$1/' },
     },
     {
       name: 'adapters-use-no-platform-internals',
@@ -43,6 +60,42 @@ module.exports = {
       to: {
         path: '^src/platform/(db|auth)/|^src/platform/(redis|idempotency|rate-limit|error-handler|http-log|http-server|request-id)\\.ts$|^src/(app|server|cli)\\.ts$|^src/cli/',
       },
+    },
+    {
+      name: 'shared-adapters-name-no-style',
+      comment:
+        'Only the selector knows styles: a shared adapter takes what differs from its caller; the selector (shared-responses.ts) picks a style folder\'s handler and presenters.ts lists the presenters by style for code that is not HTTP.',
+      severity: 'error',
+      from: { path: '^src/adapters/[^/]+\\.ts$', pathNot: '^src/adapters/(shared-responses|presenters)\\.ts$' },
+      to: { path: '^src/adapters/style-' },
+    },
+    {
+      name: 'presenters-below-routers',
+      comment: 'A presenter shapes records only: from src/adapters it imports other presenters, never a router or handler.',
+      severity: 'error',
+      from: { path: PRESENTERS },
+      to: { path: '^src/adapters/', pathNot: PRESENTERS },
+    },
+    {
+      name: 'delivery-imports-no-router',
+      comment: 'The delivery worker is not HTTP: from src/adapters it takes presenters (presenters.ts), never a router or handler.',
+      severity: 'error',
+      from: { path: '^src/delivery/' },
+      to: { path: '^src/adapters/', pathNot: PRESENTERS },
+    },
+    {
+      name: 'platform-imports-no-adapters',
+      comment: 'src/platform serves every adapter and imports none; src/app.ts, the composition root, wires them together.',
+      severity: 'error',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'migrations-import-no-src',
+      comment: 'A migration records what it did once: it imports nothing from src/, whose code changes later.',
+      severity: 'error',
+      from: { path: '^migrations/' },
+      to: { path: '^src/' },
     },
   ],
   options: {

@@ -1,6 +1,6 @@
 /**
  * Jest: TypeScript through ts-jest (transpile only, tsconfig has isolatedModules; `npm run typecheck` checks types).
- * Two projects, both run by `npm test` (CONTRACT section 7: the embedded database and PostgreSQL answer alike):
+ * Two projects, both run by `npm test` (docs/api-rules.md, "Both databases answer alike"):
  * - `postgres`: every test, on the PostgreSQL database global-setup creates;
  * - `pglite`: the component tests again, each file on its own in-memory embedded database (PGlite).
  *   Left out there, because they do not use the project's database: cli.test.ts, import-file.test.ts, scale-out.test.ts and
