@@ -1,0 +1,193 @@
+/**
+ * @feedback-service/client: a typed client of feedback-service in either style (docs/typescript-client.md).
+ *
+ * `createClient({ baseUrl, apiKey, style })` returns the generated fetch client (`client`, to pass to any
+ * function of `sdk`) with `X-API-Key` and `X-API-Style` set on every request and 429s retried after
+ * `Retry-After`, plus the lists and writes that differ between the styles: Style A iterates items across
+ * cursor pages, Style B yields numbered pages with totals; writes take an `idempotencyKey`. Every type
+ * comes from the code generated from openapi/openapi.yaml (src/generated, `npm run generate`).
+ */
+import { createClient as createFetchClient, type Client } from './generated/client';
+import * as sdk from './generated/sdk.gen';
+import type {
+  EntryUpsertRequestB,
+  ListDatatableRowsData,
+  ListResponsesData,
+  ListTableEntriesBData,
+  ResponseA,
+  ResponseB,
+  ResponseEnvelopeA,
+  ResponseEnvelopeB,
+  ResponseListEnvelopeA,
+  ResponseListEnvelopeB,
+  RowA,
+  RowB,
+  RowBUpsertResult,
+  RowsUpsertRequestA,
+  RowsWriteEnvelopeA,
+} from './generated/types.gen';
+import { eachItem, eachPage, type PageB } from './paging';
+import { retryingFetch, type RetryOptions } from './retry';
+
+export * from './generated/types.gen';
+export { sdk };
+export type { Client };
+export { eachItem, eachPage, nextCursor, type CursorPage, type NumberedPage, type PageB } from './paging';
+export { retryAfterSeconds, type RetryInfo, type RetryOptions, type Sleep } from './retry';
+
+export type Style = 'A' | 'B';
+
+export interface CreateClientOptions extends RetryOptions {
+  /** The service's origin, e.g. `https://feedback.example.com` (paths start with `/api/v1`). */
+  baseUrl: string;
+  apiKey: string;
+  style: Style;
+  /** Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** An answer other than 2xx from a helper of this module (the generated functions return it as `error`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    /** The error body: `{ error: { code, message, status, details? }, request_id }`. */
+    readonly body: unknown,
+    readonly response: Response,
+  ) {
+    const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+    super(`${status} ${error?.code ?? 'error'}: ${error?.message ?? response.statusText}`);
+    this.name = 'ApiError';
+  }
+
+  /** The service's error code (`rate_limit_exceeded`, `validation_error`, …), when the body has one. */
+  get code(): string | undefined {
+    return (this.body as { error?: { code?: string } } | undefined)?.error?.code;
+  }
+}
+
+/** Options of a write. */
+export interface WriteOptions {
+  /** Sent as `Idempotency-Key`: the same key, method, path and body within 24 hours replays the first answer. */
+  idempotencyKey?: string;
+}
+
+/** The answer of a write. */
+export interface WriteResult<T> {
+  data: T;
+  status: number;
+  /** True when the service replayed a stored answer (`Idempotent-Replayed: true`). */
+  replayed: boolean;
+  response: Response;
+}
+
+type Query<D extends { query?: unknown }> = NonNullable<D['query']>;
+/** Style A query of the shared responses list: no cursor (the iterator follows it) and no Style B parameter. */
+export type ResponsesQueryA = Omit<Query<ListResponsesData>, 'cursor' | 'page' | 'filter' | 'start_date' | 'end_date' | 'include_actionlist_data'>;
+/** Style B query of the shared responses list: no Style A parameter; `page` is the first page yielded. */
+export type ResponsesQueryB = Omit<Query<ListResponsesData>, 'cursor' | 'created_after' | 'created_before' | 'score_gte' | 'score_lte'>;
+
+export interface StyleAClient {
+  readonly style: 'A';
+  /** The generated client: `sdk.listForms({ client, path: { workspace_id } })`. */
+  readonly client: Client;
+  responses: {
+    /** Every response of the workspace, newest first unless `sort` says otherwise, across cursor pages. */
+    list(workspaceId: string, query?: ResponsesQueryA): AsyncGenerator<ResponseA, void, undefined>;
+    get(workspaceId: string, responseId: string): Promise<ResponseA>;
+  };
+  rows: {
+    /** Every row of a datatable, across cursor pages. */
+    list(workspaceId: string, datatableId: string, query?: Omit<Query<ListDatatableRowsData>, 'cursor'>): AsyncGenerator<RowA, void, undefined>;
+    /** Adds or updates rows (upsert on `data.id`); status 201 when every row was new, 200 otherwise. */
+    upsert(workspaceId: string, datatableId: string, body: RowsUpsertRequestA, options?: WriteOptions): Promise<WriteResult<RowsWriteEnvelopeA>>;
+  };
+}
+
+export interface StyleBClient {
+  readonly style: 'B';
+  /** The generated client: `sdk.listTablesB({ client, path: { workspace_id } })`. */
+  readonly client: Client;
+  responses: {
+    /** The pages of the workspace's responses with totals (`filter`, `sort`, dates narrow them). */
+    pages(workspaceId: string, query?: ResponsesQueryB): AsyncGenerator<PageB<ResponseB>, void, undefined>;
+    get(workspaceId: string, responseId: string): Promise<ResponseB>;
+  };
+  entries: {
+    /** The pages of a table's entries with totals. */
+    pages(workspaceId: string, tableId: string, query?: Query<ListTableEntriesBData>): AsyncGenerator<PageB<RowB>, void, undefined>;
+    /** Creates or updates the entry whose `data.id` is given (answers 201 either way). */
+    upsert(workspaceId: string, tableId: string, body: EntryUpsertRequestB, options?: WriteOptions): Promise<WriteResult<RowBUpsertResult>>;
+  };
+}
+
+type Fields<T> = { data?: T; error?: unknown; response?: Response };
+
+/** The body of a 2xx answer; an ApiError otherwise (a network failure is thrown as fetch threw it). */
+async function ok<T>(call: Promise<Fields<T>>): Promise<{ data: T; response: Response }> {
+  const { data, error, response } = await call;
+  if (response === undefined) throw error;
+  if (!response.ok) throw new ApiError(response.status, error, response);
+  return { data: data as T, response };
+}
+
+function written<T>({ data, response }: { data: T; response: Response }): WriteResult<T> {
+  return { data, status: response.status, replayed: response.headers.get('Idempotent-Replayed') === 'true', response };
+}
+
+const idempotency = (options: WriteOptions | undefined) =>
+  options?.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': options.idempotencyKey };
+
+function styleA(client: Client): StyleAClient {
+  return {
+    style: 'A',
+    client,
+    responses: {
+      list: (workspace_id, query = {}) =>
+        eachItem(async (cursor) => (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...query, cursor } }))).data as ResponseListEnvelopeA),
+      get: async (workspace_id, response_id) =>
+        ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeA).data,
+    },
+    rows: {
+      list: (workspace_id, datatable_id, query = {}) =>
+        eachItem(async (cursor) => (await ok(sdk.listDatatableRows({ client, path: { workspace_id, datatable_id }, query: { ...query, cursor } }))).data),
+      upsert: async (workspace_id, datatable_id, body, options) =>
+        written(await ok(sdk.upsertDatatableRows({ client, path: { workspace_id, datatable_id }, body, headers: idempotency(options) }))),
+    },
+  };
+}
+
+function styleB(client: Client): StyleBClient {
+  return {
+    style: 'B',
+    client,
+    responses: {
+      pages: (workspace_id, query = {}) =>
+        eachPage(async (page) => (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...query, page } }))).data as ResponseListEnvelopeB, query.page),
+      get: async (workspace_id, response_id) =>
+        ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeB).data,
+    },
+    entries: {
+      pages: (workspace_id, table_id, query = {}) =>
+        eachPage(async (page) => (await ok(sdk.listTableEntriesB({ client, path: { workspace_id, table_id }, query: { ...query, page } }))).data, query.page),
+      upsert: async (workspace_id, table_id, body, options) =>
+        written(await ok(sdk.upsertTableEntryB({ client, path: { workspace_id, table_id }, body, headers: idempotency(options) }))),
+    },
+  };
+}
+
+/**
+ * A client of one style. Every request carries `X-API-Key` and `X-API-Style` (the shared paths answer in
+ * that style; the others answer in their own); a 429 is retried after `Retry-After` (see RetryOptions).
+ */
+export function createClient(options: CreateClientOptions & { style: 'A' }): StyleAClient;
+export function createClient(options: CreateClientOptions & { style: 'B' }): StyleBClient;
+export function createClient(options: CreateClientOptions): StyleAClient | StyleBClient;
+export function createClient(options: CreateClientOptions): StyleAClient | StyleBClient {
+  const client = createFetchClient({
+    baseUrl: options.baseUrl,
+    auth: options.apiKey,
+    headers: { 'X-API-Style': options.style },
+    fetch: retryingFetch(options.fetch ?? ((input, init) => fetch(input, init)), options),
+  });
+  return options.style === 'A' ? styleA(client) : styleB(client);
+}
