@@ -1,5 +1,5 @@
 /**
- * Collecting responses (issue 7; CONTRACT sections 9 and 11): a form may name the question whose
+ * Collecting responses (issue 7; docs/import.md, "The fixture document"; docs/collecting.md, "Score"): a form may name the question whose
  * answer is the score (`score_question_id`; absent: the first nps, else the first rating question).
  * No foreign key: questions are keyed (workspace, form, id) and a form's questions are replaced as a
  * whole; the submission path falls back to the default rule when the id names no question.

@@ -1,5 +1,5 @@
 /**
- * Email links and hosted form pages (issue 7; CONTRACT sections 11 and 12).
+ * Email links and hosted form pages (issue 7; docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links").
  *
  * - `server_secrets`: secrets the service makes for itself, kept in the database so every instance
  *   and every restart signs alike. `email_links` signs email-link tokens (HMAC-SHA256); the row is

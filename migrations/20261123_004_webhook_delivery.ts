@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (CONTRACT section 13): endpoint style, disabled reason and the previous secret of
+ * Webhook delivery (docs/webhooks.md, "Endpoints"): endpoint style, disabled reason and the previous secret of
  * a rotation; the outbox (`webhook_events`) and the delivery log (`webhook_deliveries`); and the
  * pg-boss job queue the worker reads (docs/decisions.md "Webhook delivery on pg-boss").
  *
@@ -10,8 +10,16 @@
  * (`PgBoss.getMigrationPlans`).
  */
 import type { Knex } from 'knex';
-import { DELIVERY_QUEUE, PGBOSS_SCHEMA, PgBoss, splitStatements } from '../src/core/webhooks/queue';
-import { runSqlScript } from './sql-script';
+import { runSqlScript, splitStatements } from './sql-script';
+
+// pg-boss 10 is CommonJS without an ESM entry; its types come with the package.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PgBoss = require('pg-boss') as typeof import('pg-boss');
+
+/** pg-boss schema name (its default). */
+const PGBOSS_SCHEMA = 'pgboss';
+/** The delivery queue; src/core/webhooks/queue.ts sends to it under the same name (DELIVERY_QUEUE). */
+const DELIVERY_QUEUE = 'webhook-delivery';
 
 const SQL_UP = String.raw`
 ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS style text NOT NULL DEFAULT 'A' CHECK (style IN ('A', 'B'));

@@ -1,5 +1,5 @@
 /**
- * Analytics rollups and API key usage (issue 10, CONTRACT section 15; docs/analytics.md).
+ * Analytics rollups and API key usage (issue 10, docs/analytics.md, "Rollups kept with the writes").
  *
  * - `answer_rollups`: per (workspace, form, UTC day, question, value key) the number of answers. The
  *   value key is `''` for "answered" (one per response that answered the question), the option id for

@@ -1,5 +1,5 @@
 /**
- * Deep Style B pages (issue 11, deliverable 3; docs/data-model.md "Deep pages").
+ * Deep Style B pages (issue 11, deliverable 3; docs/data-model.md, "Deep Style B pages").
  *
  * - `response_day_counts`: per (workspace, form, UTC day, score) the number of responses, kept by
  *   statement-level triggers like `response_counts`. A page deep in a list narrowed only by form and

@@ -1,6 +1,6 @@
 /**
- * API key change notifications (issue 11; CONTRACT section 3, "A revoked key is refused by every
- * instance within 1 s").
+ * API key change notifications (issue 11; docs/api-rules.md, "Keys and access": a revoked key is
+ * refused by every instance within 1 s).
  *
  * Every instance caches authenticated keys in-process (src/platform/auth/key-cache.ts). Any change that
  * can refuse or narrow a key (revoking, expiring, re-scoping, a new limit or style, losing or gaining a

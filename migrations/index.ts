@@ -10,6 +10,8 @@ import * as m004 from './20261123_004_webhook_delivery';
 import * as m005 from './20261123_005_analytics';
 import * as m006 from './20261124_006_deep_pages';
 import * as m007 from './20261124_007_key_notify';
+import * as m008 from './20261124_008_retention';
+import * as m009 from './20261124_009_operation_usage';
 
 export interface Migration {
   name: string;
@@ -25,4 +27,6 @@ export const migrations: readonly Migration[] = [
   { name: '20261123_005_analytics', ...m005 },
   { name: '20261124_006_deep_pages', ...m006 },
   { name: '20261124_007_key_notify', ...m007 },
+  { name: '20261124_008_retention', ...m008 },
+  { name: '20261124_009_operation_usage', ...m009 },
 ];

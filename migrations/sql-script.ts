@@ -1,10 +1,13 @@
 /**
- * Runs a script of SQL statements one by one: PGlite (like any extended-protocol client) takes a
- * single statement per query. Statements end with `;` at the end of a line; dollar-quoted bodies
- * (`$fn$ … $fn$`) are kept whole. Scripts must not contain `?` (knex would read it as a binding).
+ * SQL scripts for the migrations, which import nothing from src/ (a migration keeps its meaning when
+ * the code changes): `runSqlScript` runs a script of our own one statement at a time, since PGlite (like
+ * any extended-protocol client) takes a single statement per query. Our scripts end statements with `;`
+ * at the end of a line; dollar-quoted bodies (`$fn$ … $fn$`) are kept whole; they must not contain `?`
+ * (knex would read it as a binding). `splitStatements` splits a foreign script (pg-boss's) anywhere.
  */
 import type { Knex } from 'knex';
 
+/** Our scripts' statements (see above). */
 export function splitSqlScript(sql: string): string[] {
   const statements: string[] = [];
   let current: string[] = [];
@@ -25,4 +28,38 @@ export function splitSqlScript(sql: string): string[] {
 
 export async function runSqlScript(knex: Knex, sql: string): Promise<void> {
   for (const stmt of splitSqlScript(sql)) await knex.raw(stmt);
+}
+
+/**
+ * Splits a SQL script into single statements at `;` outside quotes, comments and dollar-quoted
+ * bodies. Needed because PGlite (extended protocol) runs one statement per query.
+ */
+export function splitStatements(sqlText: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let i = 0;
+  const n = sqlText.length;
+  while (i < n) {
+    const c = sqlText[i]!;
+    if (c === "'" || c === '"') {
+      const end = sqlText.indexOf(c, i + 1);
+      i = end < 0 ? n : end + 1;
+    } else if (c === '-' && sqlText[i + 1] === '-') {
+      const end = sqlText.indexOf('\n', i);
+      i = end < 0 ? n : end + 1;
+    } else if (c === '$') {
+      const m = /^\$[A-Za-z_]*\$/.exec(sqlText.slice(i));
+      if (m) {
+        const end = sqlText.indexOf(m[0], i + m[0].length);
+        i = end < 0 ? n : end + m[0].length;
+      } else i++;
+    } else if (c === ';') {
+      const stmt = sqlText.slice(start, i).trim();
+      if (stmt) out.push(stmt);
+      start = ++i;
+    } else i++;
+  }
+  const rest = sqlText.slice(start).trim();
+  if (rest) out.push(rest);
+  return out;
 }

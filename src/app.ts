@@ -1,17 +1,29 @@
 /**
  * buildApp(config, deps): the Express app without listen (server and tests share it).
- * Pipeline (STYLE section 3, CONTRACT section 3 order of checks):
- * requestId → log → provisional style → metrics → [probes, /metrics] → json() → [public docs] → apiKeyAuth (+ rate limit) →
- * workspaceAccess → scope → style selection → body errors → openapi validator → style routers →
- * notFound → errorHandler.
+ * Pipeline, in the order it is wired below (docs/api-rules.md, "Order of checks"):
+ * 1. requestId → httpLog → provisionalStyle (`X-API-Style` even on a 401) → Style B deprecation headers →
+ *    usage counter → metrics middleware;
+ * 2. no key, no budget: `GET /healthz`, `/readyz`, `/metrics`, `/favicon.ico`;
+ * 3. express.json() → deferBodyErrors (a body that does not parse is held back, reported at step 8);
+ * 4. public docs, limited per address: `GET /openapi.json`, `/docs/migrating`, `/docs`;
+ * 5. public JSON submissions (`POST` PUBLIC_SUBMISSIONS_PATH, no key): submission budget → body checks (reportBodyError,
+ *    as in step 8) → openapi validator → idempotency scoped to address + form → handler;
+ * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter);
+ * 7. apiKeyAuth (+ rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → styleSelection;
+ * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
+ *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
+ * 9. routers: the selector for the shared responses path (v1, v2), Style A, analytics, Style B, Style A writes,
+ *    Style B writes, email events, links, webhooks;
+ * 10. notFound → errorHandler.
  */
 import express, { type Express, type RequestHandler } from 'express';
 import type Redis from 'ioredis';
 import { trustProxyValue, type Config } from './config';
+import { styleBSchedule } from './core/migration/report';
 import type { Resolve } from './core/webhooks/address-policy';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';
-import { PUBLIC_SUBMISSIONS_PATH, publicSubmissionCreate, submissionFormId } from './adapters/public-submissions';
+import { PUBLIC_SUBMISSIONS_PATH, publicSubmissionCreate, submissionFormId } from './adapters/style-a/public-submissions';
 import { emailEventsWriteRouter } from './adapters/style-a/email-events.write';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
@@ -19,12 +31,14 @@ import { linksRouter } from './adapters/style-a/links.routes';
 import { styleBRouter } from './adapters/style-b/router';
 import { styleBWritesRouter } from './adapters/style-b/writes.routes';
 import { webhooksRouter } from './adapters/style-a/webhooks.routes';
+import { translateRouter } from './adapters/translate.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth } from './platform/auth/api-key-auth';
 import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './platform/db/connection';
 import { deprecationHeaders, styleBDeprecation } from './platform/deprecation';
 import { docsPage } from './platform/docs-page';
+import { FAVICON_PATH, favicon } from './platform/favicon';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
 import { httpLog } from './platform/http-log';
 import { idempotency } from './platform/idempotency';
@@ -48,7 +62,7 @@ export interface AppDeps {
   redis?: Redis | undefined;
   /** Overrides the limiter built from `redis` (tests). */
   limiter?: RateLimiter;
-  /** Overrides the per-key usage counter (CONTRACT section 15); stopped by stopAppBackground. */
+  /** Overrides the per-key usage counter (docs/analytics.md, "Migration insight"); stopped by stopAppBackground. */
   usage?: UsageCounter;
   /** Overrides host resolution of webhook URLs (tests). */
   resolveHost?: Resolve;
@@ -57,7 +71,7 @@ export interface AppDeps {
 }
 
 /**
- * Stops the app's background work: writes the last usage counts (CONTRACT section 15) and stops the key
+ * Stops the app's background work: writes the last usage counts (docs/analytics.md, "Migration insight") and stops the key
  * cache's change notices. Whoever closes an app calls it after requests have drained, before the pools close.
  */
 export async function stopAppBackground(app: Express): Promise<void> {
@@ -75,7 +89,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.disable('x-powered-by');
-  // TRUST_PROXY (CONTRACT section 1): unset, req.ip is the socket's address and X-Forwarded-For is ignored.
+  // TRUST_PROXY (docs/collecting.md, "Public JSON"): unset, req.ip is the socket's address and X-Forwarded-For is ignored.
   if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
   const validator = openApiValidator(doc, config.validateResponses);
 
@@ -83,18 +97,20 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(httpLog(logger));
   app.use(provisionalStyle());
   app.use(styleBDeprecation(deprecationHeaders(config)));
-  const usage = deps.usage ?? createUsageCounter({ db, logger });
+  const usage = deps.usage ?? createUsageCounter({ db, logger, operations, onCount: (style, operation) => metrics.requestByStyle(style, operation) });
   app.use(usage.middleware());
   app.locals.metrics = metrics;
   app.use(metrics.httpMiddleware());
-  // Probes and metrics (CONTRACT section 14): no key, outside the rate limits and the missing-key budget.
+  // Probes and metrics (docs/operations.md, "Probes", "Metrics"): no key, outside the rate limits and the missing-key budget.
   app.get('/healthz', healthz());
   app.get('/readyz', readyz({ db, redis: deps.redis }));
   app.get('/metrics', metrics.handler(config.metricsEnabled));
+  // The icon every page's browser asks for: likewise no key and no budget (no 401 in the page's console).
+  app.get(FAVICON_PATH, favicon());
   app.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   app.use(deferBodyErrors());
 
-  // Public description for documentation tools (CONTRACT section 3), limited per address.
+  // Public description for documentation tools (docs/api-rules.md, "Keys and access"), limited per address.
   const publicLimit: RequestHandler = async (req, res, next) => {
     applyDecision(res, await limiter.consume('address', `public:${req.ip ?? 'unknown'}`, config.authFailuresPerMinute));
     next();
@@ -109,21 +125,25 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     db,
     keysChanged: keys.clear,
     publicUrl: config.publicUrl,
+    styleB: styleBSchedule(config.styleBSunset, config.styleBDeprecatedAt),
     webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
   };
-  // Public JSON submissions (CONTRACT section 11): no key. The submission budget per client address and
+  // Public JSON submissions (docs/collecting.md, "Public JSON"): no key. The submission budget per client address and
   // form (shared with page POSTs) → body checks → validation → Idempotency-Key scoped to address + form.
+  // Before routing: a path the router cannot decode still counts, and its 400 carries the X-RateLimit-* headers.
   const submissionBudget: RequestHandler = async (req, res, next) => {
-    await consumeSubmissionBudget(limiter, res, req.ip, submissionFormId(req), config.submissionsPerMinute);
+    const formId = submissionFormId(req);
+    if (formId !== undefined) await consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute);
     next();
   };
   const submissionIdempotency = idempotency({
     redis: deps.redis,
     logger,
-    scope: (req) => JSON.stringify(['public-submission', req.ip ?? 'unknown', submissionFormId(req)]),
+    scope: (req) => JSON.stringify(['public-submission', req.ip ?? 'unknown', submissionFormId(req) ?? '']),
   });
-  app.post(PUBLIC_SUBMISSIONS_PATH, submissionBudget, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
-  // Hosted form pages and the open-tracking GIF (CONTRACT sections 11, 12): no key, HTML answers.
+  app.use(submissionBudget);
+  app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
+  // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
 
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
@@ -148,6 +168,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use('/api/v1/workspaces', emailEventsWriteRouter(core));
   app.use('/api/v1/workspaces', linksRouter(core, config.publicUrl));
   app.use('/api/v1/workspaces', webhooksRouter(core));
+  app.use('/api/v1', translateRouter());
 
   app.locals.stopBackground = async () => {
     await Promise.all([usage.stop(), keys.stop()]);

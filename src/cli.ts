@@ -1,23 +1,28 @@
 #!/usr/bin/env node
 /**
- * The `feedback-service` executable (CONTRACT section 1): serve, migrate, import, seed --demo,
- * keys create, demo, worker. Results go to stdout (JSON where a program reads them); problems go to stderr as
+ * The `feedback-service` executable (README.md, "CLI"): serve, migrate, import, seed --demo,
+ * keys create, keys report, demo, worker. Results go to stdout (JSON where a program reads them); problems go to stderr as
  * one line each, with exit code 1 and no stack trace for expected errors.
  */
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, SETTINGS, type Config } from './config';
-import { createDb, isEmbedded, migrateLatest, type Db } from './platform/db/connection';
+import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from './platform/db/connection';
 import { startServer } from './server';
 import { createDeliveryWorker } from './delivery/worker';
 import { createLogger } from './platform/logger';
 import { createApiKey, type ApiKeyStyle } from './core/api-keys/create-api-key';
+import { OPERATION_USAGE_WINDOW_DAYS } from './core/api-keys/usage';
+import { AppError } from './core/errors';
+import { migrationReport, styleBSchedule } from './core/migration/report';
+import { presentMigrationReportA } from './adapters/style-a/analytics.present';
 import { ImportError } from './core/import/importer';
 import { importFixtureFile } from './cli/import-file';
 import { createDemoKey, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
 import { ALL_SCOPES, isScope, type Scope } from './core/scopes';
 import { parseInstant } from './core/query/dates';
 import { mintLink } from './core/links/links';
+import { memoryReexec } from './cli/memory-defaults';
 
 /** An expected failure: printed as one line on stderr, exit 1. */
 class CliError extends Error {
@@ -126,7 +131,7 @@ function scopesList(value: string): Scope[] {
   return scopes as Scope[];
 }
 
-/** A date (`YYYY-MM-DD`, 00:00:00Z of that day) or an ISO 8601 date-time with an offset (CONTRACT section 7). */
+/** A date (`YYYY-MM-DD`, 00:00:00Z of that day) or an ISO 8601 date-time with an offset (docs/api-rules.md, "Dates"). */
 function instant(value: string): Date {
   const parsed = parseInstant(value);
   if (parsed) return parsed;
@@ -165,7 +170,7 @@ async function runSeed(opts: { demo?: boolean }): Promise<void> {
     note(`Seeding the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses)…`);
     const seeded = await seedWithProgress(db);
     if (!seeded) note('The database already has data: the demo data set was not loaded again.');
-    const key = await createDemoKey(db).catch((e: unknown) => {
+    const key = await withTransaction(db, (trx) => createDemoKey(trx)).catch((e: unknown) => {
       throw new CliError(errorMessage(e));
     });
     return { seeded, api_key: key.secret, workspace_ids: key.workspaceIds };
@@ -189,14 +194,16 @@ async function runKeysCreate(opts: KeysCreateOptions): Promise<void> {
     const found: { id: string }[] = await db('workspaces').select('id').whereIn('id', opts.workspace);
     const missing = opts.workspace.filter((w) => !found.some((f) => f.id === w));
     if (missing.length > 0) throw new CliError(`unknown workspace "${missing[0]}"`);
-    return createApiKey(db, {
-      name: opts.name,
-      workspaceIds: opts.workspace,
-      scopes: opts.scopes,
-      expiresAt: opts.expiresAt ?? null,
-      style: opts.style,
-      rateLimitPerMinute: opts.rateLimit ?? null,
-    });
+    return withTransaction(db, (trx) =>
+      createApiKey(trx, {
+        name: opts.name,
+        workspaceIds: opts.workspace,
+        scopes: opts.scopes,
+        expiresAt: opts.expiresAt ?? null,
+        style: opts.style,
+        rateLimitPerMinute: opts.rateLimit ?? null,
+      }),
+    );
   });
   print({
     id: key.id,
@@ -210,12 +217,33 @@ async function runKeysCreate(opts: KeysCreateOptions): Promise<void> {
   });
 }
 
+/**
+ * `keys report`: the key's migration report (docs/analytics.md, "Migration report") as the `data` of
+ * GET {ws}/api-keys/{key_id}/migration-report, for any workspace of the key.
+ */
+async function runKeysReport(opts: { keyId: string; days?: number }): Promise<void> {
+  const days = opts.days ?? 30;
+  if (days > OPERATION_USAGE_WINDOW_DAYS) throw new CliError(`--days must be 1-${OPERATION_USAGE_WINDOW_DAYS}; got ${days}`);
+  const config = readConfig();
+  const today = new Date().toISOString().slice(0, 10);
+  const schedule = styleBSchedule(config.styleBSunset, config.styleBDeprecatedAt);
+  const report = await withDb(config, true, async (db) => {
+    try {
+      return await migrationReport(db, opts.keyId, { days, today, schedule });
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'resource_not_found') throw new CliError(`unknown key "${opts.keyId}"`);
+      throw e;
+    }
+  });
+  print(presentMigrationReportA(report));
+}
+
 async function runServe(opts: { port?: number; migrate?: boolean; worker?: boolean }): Promise<void> {
   const config = readConfig(opts.port === undefined ? {} : { port: opts.port });
   await startServer(config, { migrate: opts.migrate === true, handleSignals: true, worker: opts.worker !== false });
 }
 
-/** `worker`: only the webhook delivery worker (CONTRACT sections 1, 13), until SIGINT/SIGTERM. */
+/** `worker`: only the webhook delivery worker (README.md, "CLI"; docs/webhooks.md, "Running the worker"), until SIGINT/SIGTERM. */
 async function runWorker(opts: { migrate?: boolean }): Promise<void> {
   const config = readConfig();
   if (!config.databaseUrl) {
@@ -287,7 +315,7 @@ async function runDemo(): Promise<void> {
       process.stderr.write(`Loading the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses, once)…\n`);
     }
     const seededNow = await seedWithProgress(db);
-    const demoKey = await createDemoKey(db).catch((e: unknown) => {
+    const demoKey = await withTransaction(db, (trx) => createDemoKey(trx)).catch((e: unknown) => {
       throw new CliError(
         `${errorMessage(e)} (this database has other data: point FEEDBACK_DATA_DIR or DATABASE_URL at an empty one)`,
       );
@@ -332,7 +360,7 @@ async function runDemo(): Promise<void> {
   );
 }
 
-/** The environment settings of `serve --help`, each with its default (CONTRACT section 1). */
+/** The environment settings of `serve --help`, each with its default (README.md, "Configuration"). */
 function settingsHelp(): string {
   const width = Math.max(...SETTINGS.map((s) => s.name.length));
   const lines = SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.meaning} (default: ${s.fallback})`);
@@ -385,6 +413,12 @@ export function buildProgram(): Command {
     .addOption(new Option('--style <A|B>', 'default style of shared paths (default A)').argParser(keyStyle))
     .addOption(new Option('--rate-limit <n>', 'requests per minute (default: RATE_LIMIT_PER_MINUTE)').argParser(positiveInt))
     .action(runKeysCreate);
+  keys
+    .command('report')
+    .description("print a key's migration report as JSON: the Style B operations it called and their Style A equivalents")
+    .requiredOption('--key-id <id>', 'the key (key_…)')
+    .addOption(new Option('--days <n>', `UTC days back, today included, 1-${OPERATION_USAGE_WINDOW_DAYS} (default 30)`).argParser(positiveInt))
+    .action(runKeysReport);
 
   program
     .command('demo')
@@ -411,5 +445,10 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 }
 
 if (require.main === module) {
-  void main();
+  // `serve` and `import` restart once with the heap settings of docs/operations.md ("Memory").
+  // @types/node follows Node 20, which has no process.execve.
+  const { execve } = process as { execve?: (file: string, args: string[], env: Record<string, string>) => never };
+  const reexec = memoryReexec({ argv: process.argv, execArgv: process.execArgv, env: process.env, execPath: process.execPath, canExecve: typeof execve === 'function' });
+  if (reexec) execve!.call(process, reexec.file, reexec.args, reexec.env);
+  else void main();
 }

@@ -1,9 +1,10 @@
 /**
- * Service configuration, read from the environment exactly once (CONTRACT section 1).
+ * Service configuration, read from the environment exactly once (README.md, "Configuration").
  * Nothing else in the code reads `process.env`; tests build their own Config with `loadConfig({...})`.
  */
 import path from 'node:path';
 import { isCalendarDate } from './core/query/dates';
+import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS } from './core/webhooks/retention';
 
 export interface Config {
   /** PostgreSQL URL; undefined means the embedded PGlite database in `dataDir`. */
@@ -23,21 +24,23 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** Validate every response against openapi/ (tests turn this on; a mismatch becomes a 500). */
   readonly validateResponses: boolean;
-  /** Base of every link the service prints or mints (CONTRACT sections 1, 11); no trailing slash. */
+  /** Base of every link the service prints or mints (README.md, "Configuration"); no trailing slash. */
   readonly publicUrl: string;
-  /** Express `trust proxy` value; undefined: client addresses are the sockets' (CONTRACT section 11). */
+  /** Express `trust proxy` value; undefined: client addresses are the sockets' (docs/collecting.md, "Public JSON"). */
   readonly trustProxy: string | undefined;
-  /** Public submissions per minute per client address and form (CONTRACT section 11). */
+  /** Public submissions per minute per client address and form (docs/collecting.md, "Public JSON"). */
   readonly submissionsPerMinute: number;
-  /** Webhook delivery (CONTRACT section 13): allow http:// URLs. */
+  /** Webhook delivery (docs/webhooks.md, "Address rules"): allow http:// URLs. */
   readonly webhookAllowHttp: boolean;
   /** Webhook delivery: allow loopback, private and other non-public addresses. */
   readonly webhookAllowPrivate: boolean;
   /** Delays in seconds before each retry; undefined: the contract's default schedule. */
   readonly webhookRetrySchedule: readonly number[] | undefined;
-  /** `METRICS=off` hides /metrics (CONTRACT section 14). */
+  /** Days the webhook delivery log is kept after a delivery ended (docs/operations.md, "What grows, and what bounds it"). */
+  readonly webhookLogRetentionDays: number;
+  /** `METRICS=off` hides /metrics (docs/operations.md, "Metrics"). */
   readonly metricsEnabled: boolean;
-  /** `STYLE_B_SUNSET` (YYYY-MM-DD): turns on the Style B deprecation headers (CONTRACT section 15). */
+  /** `STYLE_B_SUNSET` (YYYY-MM-DD): turns on the Style B deprecation headers (docs/analytics.md, "Deprecation headers"). */
   readonly styleBSunset: string | undefined;
   /** `STYLE_B_DEPRECATED_AT` (YYYY-MM-DD); default 180 days before the sunset. */
   readonly styleBDeprecatedAt: string | undefined;
@@ -45,7 +48,7 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
-/** A setting with a bad value; the message names the environment variable (CONTRACT section 14). */
+/** A setting with a bad value; the message names the environment variable (README.md, "Configuration"). */
 export class ConfigError extends Error {
   constructor(name: string, expected: string, raw: string) {
     super(`${name} must be ${expected}, got ${JSON.stringify(raw)}`);
@@ -53,11 +56,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** Every environment setting with its default, for `serve --help` (CONTRACT section 1). */
+/** Every environment setting with its default, for `serve --help` (README.md, "Configuration"). */
 export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: string }> = [
   { name: 'DATABASE_URL', meaning: 'PostgreSQL URL (postgres:// or postgresql://)', fallback: 'unset: embedded PostgreSQL (PGlite) in FEEDBACK_DATA_DIR' },
   { name: 'FEEDBACK_DATA_DIR', meaning: 'folder of the embedded database', fallback: './.data' },
-  { name: 'REDIS_URL', meaning: 'Redis for rate limits and idempotency, shared by every instance (redis:// or rediss://)', fallback: 'unset: in-process (one instance only)' },
+  { name: 'REDIS_URL', meaning: 'Redis for rate limits and idempotency, shared by every instance (redis://, rediss://, or redis+sentinel://host:port,host:port/master for Sentinel failover)', fallback: 'unset: in-process (one instance only)' },
   { name: 'PORT', meaning: 'listen port, 1-65535', fallback: '3000' },
   { name: 'HOST', meaning: 'listen address', fallback: '127.0.0.1' },
   { name: 'RATE_LIMIT_PER_MINUTE', meaning: 'requests per minute per key without a limit of its own', fallback: '60' },
@@ -69,6 +72,7 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
   { name: 'WEBHOOK_ALLOW_HTTP', meaning: 'allow http:// webhook URLs (true/false)', fallback: 'false' },
   { name: 'WEBHOOK_ALLOW_PRIVATE', meaning: 'allow webhook URLs on private or loopback addresses (true/false)', fallback: 'false' },
   { name: 'WEBHOOK_RETRY_SCHEDULE', meaning: 'comma-separated seconds before each webhook retry', fallback: 'the default schedule' },
+  { name: 'WEBHOOK_LOG_RETENTION_DAYS', meaning: 'days a finished webhook delivery (and its event) is kept, 1-36500', fallback: String(DEFAULT_WEBHOOK_LOG_RETENTION_DAYS) },
   { name: 'METRICS', meaning: '"off" hides /metrics (on/off)', fallback: 'on' },
   { name: 'STYLE_B_SUNSET', meaning: 'date (YYYY-MM-DD) that turns on the Style B deprecation headers', fallback: 'unset' },
   { name: 'STYLE_B_DEPRECATED_AT', meaning: 'date (YYYY-MM-DD) of the Style B deprecation', fallback: '180 days before STYLE_B_SUNSET' },
@@ -87,6 +91,14 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   if (!/^\s*[1-9]\d*\s*$/.test(value) || !Number.isSafeInteger(Number(value))) {
     throw new ConfigError(name, 'a positive integer', value);
   }
+  return Number(value);
+}
+
+/** Days 1-36500: a cutoff that far back is still a valid date. */
+function retentionDays(env: Env, name: string, fallback: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\s*[1-9]\d{0,4}\s*$/.test(value) || Number(value) > 36_500) throw new ConfigError(name, 'a whole number of days 1-36500', value);
   return Number(value);
 }
 
@@ -121,6 +133,62 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
     throw new ConfigError(name, `a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`, value);
   }
   return value.trim();
+}
+
+/**
+ * Where the Redis client connects (docs/operations.md, "Redis with failover (Sentinel)"): a plain URL,
+ * given to ioredis as is, or a Sentinel set: the sentinels' addresses, the monitored master's name, and
+ * the database number, user, password and TLS the master is reached with.
+ */
+export type RedisTarget =
+  | { readonly kind: 'url'; readonly url: string }
+  | {
+      readonly kind: 'sentinel';
+      readonly sentinels: ReadonlyArray<{ host: string; port: number }>;
+      readonly name: string;
+      readonly db: number;
+      readonly username: string | undefined;
+      readonly password: string | undefined;
+      readonly tls: boolean;
+    };
+
+const SENTINEL_FORM = 'redis+sentinel://[user:password@]host:port[,host:port...]/<master name>[?db=N] (or rediss+sentinel://)';
+
+/**
+ * Parses `REDIS_URL`: `redis://` / `rediss://` stay one URL; `redis+sentinel://` / `rediss+sentinel://`
+ * name sentinels (port default 26379) and a master. Throws ConfigError naming REDIS_URL for a bad
+ * Sentinel form and for `redis+cluster://` (Redis Cluster is not supported yet).
+ */
+export function redisTarget(value: string): RedisTarget {
+  if (!/^rediss?\+/i.test(value.trim())) return { kind: 'url', url: value };
+  const m = /^(rediss?)\+(sentinel|cluster):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)\/([^/?#]+)(?:\?([^#]*))?$/.exec(value.trim());
+  if (/^rediss?\+cluster:/i.test(value.trim())) throw new ConfigError('REDIS_URL', 'redis://, rediss:// or redis+sentinel:// (Redis Cluster is not supported yet)', value);
+  if (!m || m[2] !== 'sentinel') throw new ConfigError('REDIS_URL', SENTINEL_FORM, value);
+  const sentinels = m[5]!.split(',').map((hp) => {
+    const a = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/.exec(hp.trim());
+    const port = a?.[2] === undefined ? 26379 : Number(a[2]);
+    if (!a || port < 1 || port > 65535) throw new ConfigError('REDIS_URL', SENTINEL_FORM, value);
+    return { host: a[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+  const query = new URLSearchParams(m[7] ?? '');
+  const db = query.get('db') ?? '0';
+  if (!/^\d{1,2}$/.test(db) || [...query.keys()].some((k) => k !== 'db')) throw new ConfigError('REDIS_URL', SENTINEL_FORM, value);
+  const decode = (s: string | undefined) => (s === undefined || s === '' ? undefined : decodeURIComponent(s));
+  return {
+    kind: 'sentinel',
+    sentinels,
+    name: decodeURIComponent(m[6]!),
+    db: Number(db),
+    username: decode(m[3]),
+    password: decode(m[4]),
+    tls: m[1] === 'rediss',
+  };
+}
+
+function redisUrl(env: Env): string | undefined {
+  const value = raw(env, 'REDIS_URL');
+  if (value !== undefined && redisTarget(value).kind === 'sentinel') return value.trim();
+  return url(env, 'REDIS_URL', ['redis', 'rediss']);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -197,13 +265,13 @@ export function trustProxyValue(setting: string | undefined): boolean | number |
 /**
  * Builds the frozen Config from an environment (default `process.env`) plus explicit overrides.
  * @throws ConfigError naming the variable when a value is malformed (`PORT must be an integer 1-65535, got "abc"`),
- *   checked at start-up, not per request (CONTRACT section 14).
+ *   checked at start-up, not per request (README.md, "Configuration").
  */
 export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.env): Config {
   const config: { -readonly [K in keyof Config]: Config[K] } = {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres', 'postgresql']),
     dataDir: path.resolve(env.FEEDBACK_DATA_DIR || './.data'),
-    redisUrl: url(env, 'REDIS_URL', ['redis', 'rediss']),
+    redisUrl: redisUrl(env),
     port: port(env),
     host: host(env),
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 60),
@@ -217,6 +285,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     webhookAllowHttp: bool(env, 'WEBHOOK_ALLOW_HTTP', false),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: seconds(env, 'WEBHOOK_RETRY_SCHEDULE'),
+    webhookLogRetentionDays: retentionDays(env, 'WEBHOOK_LOG_RETENTION_DAYS', DEFAULT_WEBHOOK_LOG_RETENTION_DAYS),
     metricsEnabled: bool(env, 'METRICS', true),
     styleBSunset: calendarDate(env, 'STYLE_B_SUNSET'),
     styleBDeprecatedAt: calendarDate(env, 'STYLE_B_DEPRECATED_AT'),

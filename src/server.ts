@@ -1,16 +1,19 @@
 /**
  * Listening server: opens the database (migrating when embedded or asked), connects Redis when
- * configured, builds the app, listens, and shuts down gracefully on SIGINT/SIGTERM (CONTRACT section 14):
+ * configured, builds the app, listens, and shuts down gracefully on SIGINT/SIGTERM (docs/operations.md, "Shutdown and drain"):
  * stop accepting connections, finish requests in flight (up to 10 s, then close the remaining sockets),
  * stop background work through the registered closers, close the pools, exit 0. A second signal exits at once.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import { buildApp, stopAppBackground } from './app';
 import type { Config } from './config';
+import type { Db } from './db';
 import { createDb, isEmbedded, migrateLatest } from './platform/db/connection';
 import { createHttpServer } from './platform/http-server';
-import { createLogger } from './platform/logger';
+import { createLogger, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument } from './platform/openapi';
 import { operationIndex } from './platform/operations';
@@ -49,7 +52,52 @@ export interface StartOptions {
   drainMs?: number;
 }
 
+type Closer = { name: string; close: () => Promise<void> | void };
+
+/** What start-up opened and shutdown closes, shared by the parts of `startServer`. */
+interface ServerContext {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  redis: Redis | undefined;
+  /** Background work to stop on shutdown (RunningServer.addCloser). */
+  closers: Closer[];
+}
+
+/**
+ * Starts the service: opens the stores, builds the app, listens, starts the delivery worker, and wires the shutdown
+ * (docs/operations.md, "Shutdown and drain").
+ * @throws the listen error (e.g. EADDRINUSE) or a migration error, after releasing what was opened.
+ */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const c = await openStores(config, opts);
+  const { db, logger } = c;
+  const metrics = createMetrics({ operations: operationIndex(loadOpenApiDocument()), db, logger });
+  const addCloser = (name: string, close: () => Promise<void> | void) => {
+    c.closers.push({ name, close });
+  };
+  metrics.setWebhookQueueDepthSource(() => queueDepth(db));
+
+  const app = buildApp(config, { db, logger, redis: c.redis, metrics });
+  const server = await listen(c, app);
+  // The worker shares the process's knex instance: on PGlite it is the one connection (docs/webhooks.md, "Running the worker").
+  if (opts.worker !== false) {
+    const worker = await startWorker(c, metrics, opts.workerObserver);
+    // Stops after its current attempt, while requests in flight drain.
+    addCloser('webhook worker', () => worker.stop());
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url }, 'feedback-service listening');
+
+  const drainMs = opts.drainMs ?? DRAIN_TIMEOUT_MS;
+  const close = shutdown(c, app, server, drainMs);
+  if (opts.handleSignals) closeOnSignals(logger, close, drainMs);
+  return { url, port, metrics, addCloser, close };
+}
+
+/** The logger, the database (migrated when embedded or asked) and Redis when configured. */
+async function openStores(config: Config, opts: StartOptions): Promise<ServerContext> {
   const logger = createLogger(config.logLevel);
   const db = createDb({ ...config, requestTimeouts: true }, logger);
   if (opts.migrate || isEmbedded(db)) {
@@ -68,15 +116,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (isEmbedded(db)) logger.info({ dataDir: config.dataDir }, 'using the embedded PostgreSQL (PGlite); set DATABASE_URL for a server');
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
   if (!redis) logger.warn('REDIS_URL is not set: rate limits and idempotency keys are kept in-process (run one instance only)');
+  return { config, logger, db, redis, closers: [] };
+}
 
-  const metrics = createMetrics({ operations: operationIndex(loadOpenApiDocument()), db, logger });
-  const closers: Array<{ name: string; close: () => Promise<void> | void }> = [];
-  const addCloser = (name: string, close: () => Promise<void> | void) => {
-    closers.push({ name, close });
-  };
-  metrics.setWebhookQueueDepthSource(() => queueDepth(db));
-
-  const app = buildApp(config, { db, logger, redis, metrics });
+/** Listens on config.host:config.port; on failure releases the stores and rethrows. */
+async function listen(c: ServerContext, app: Express): Promise<Server> {
+  const { config, logger, db, redis, closers } = c;
   const server = createHttpServer(app, logger).listen(config.port, config.host);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -85,32 +130,38 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
   } catch (err) {
     // e.g. EADDRINUSE: release what was opened, so the process can exit 1 instead of hanging.
-    await Promise.all([...closers.map(async (c) => c.close()), db.destroy()]).catch(() => undefined);
+    await Promise.all([...closers.map(async (closer) => closer.close()), db.destroy()]).catch(() => undefined);
     redis?.disconnect();
     throw err;
   }
-  // The worker shares the process's knex instance: on PGlite it is the one connection (CONTRACT section 13).
-  if (opts.worker !== false) {
-    const observer = opts.workerObserver;
-    const worker: DeliveryWorker = createDeliveryWorker({
-      db,
-      config,
-      logger,
-      observer: {
-        onOutcome: (outcome) => {
-          metrics.webhookDelivery(outcome);
-          observer?.onOutcome?.(outcome);
-        },
-      },
-    });
-    await worker.start();
-    // Stops after its current attempt, while requests in flight drain.
-    addCloser('webhook worker', () => worker.stop());
-  }
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url }, 'feedback-service listening');
+  return server;
+}
 
+/** The webhook delivery worker, started; its outcomes are counted in the metrics and passed to `observer`. */
+async function startWorker(c: ServerContext, metrics: Metrics, observer: WorkerObserver | undefined): Promise<DeliveryWorker> {
+  const { db, config, logger } = c;
+  const worker: DeliveryWorker = createDeliveryWorker({
+    db,
+    config,
+    logger,
+    observer: {
+      onOutcome: (outcome) => {
+        metrics.webhookDelivery(outcome);
+        observer?.onOutcome?.(outcome);
+      },
+    },
+  });
+  await worker.start();
+  return worker;
+}
+
+/**
+ * The server's `close()`: stop accepting connections, let requests in flight finish (up to `drainMs`, then close
+ * their sockets) while background work stops, write the last usage counts, close the pools. Called twice, it
+ * returns the same promise.
+ */
+function shutdown(c: ServerContext, app: Express, server: Server, drainMs: number): () => Promise<void> {
+  const { logger, db, redis, closers } = c;
   let draining = false;
   // While draining, every answer closes its connection, so keep-alive clients move to another instance.
   const inFlight = new Set<ServerResponse>();
@@ -122,7 +173,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
   });
-  const drainMs = opts.drainMs ?? DRAIN_TIMEOUT_MS;
   const stopBackground = () =>
     Promise.all(
       closers.map(async ({ name, close }) => {
@@ -152,33 +202,35 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         clearInterval(sweep);
         clearTimeout(deadline);
       }
-      // Requests have drained: the usage counter writes its last counts before the pools close (CONTRACT 15).
+      // Requests have drained: the usage counter writes its last counts before the pools close (docs/analytics.md, "Migration insight").
       await stopAppBackground(app).catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
       await db.destroy();
       if (redis) await redis.quit().catch(() => redis.disconnect());
     })());
-  if (opts.handleSignals) {
-    let signalled = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) {
-        logger.warn({ signal }, 'second signal: exiting at once');
+  return close;
+}
+
+/** SIGINT/SIGTERM close the server and exit 0 (1 if closing failed); a second signal exits 1 at once. */
+function closeOnSignals(logger: Logger, close: () => Promise<void>, drainMs: number): void {
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      logger.warn({ signal }, 'second signal: exiting at once');
+      process.exit(1);
+    }
+    signalled = true;
+    logger.info({ signal, drainMs }, 'shutting down: no new connections, finishing requests in flight');
+    close().then(
+      () => {
+        logger.info('shut down cleanly');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
         process.exit(1);
-      }
-      signalled = true;
-      logger.info({ signal, drainMs }, 'shutting down: no new connections, finishing requests in flight');
-      close().then(
-        () => {
-          logger.info('shut down cleanly');
-          process.exit(0);
-        },
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
-  return { url, port, metrics, addCloser, close };
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }

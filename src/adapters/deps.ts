@@ -1,17 +1,20 @@
 /** What adapters need from the app: built once in buildApp and passed to router factories. */
+import type { StyleBSchedule } from '../core/migration/report';
 import type { UrlGuard } from '../core/webhooks/webhooks.write';
 import type { Db } from '../db';
 
 export interface CoreDeps {
   db: Db;
-  /** Base of every absolute link the service prints (config.publicUrl, CONTRACT section 11). */
+  /** Base of every absolute link the service prints (config.publicUrl, README.md, "Configuration"). */
   publicUrl?: string;
-  /** How webhook URLs are checked at creation and PATCH (CONTRACT section 13). */
+  /** How webhook URLs are checked at creation and PATCH (docs/webhooks.md, "Address rules"). */
   webhookUrls: UrlGuard;
   /**
    * Tells this instance's key cache that a key changed (after a revoke commits), so the very next
    * request here sees it; other instances learn it from the database's change notice.
    */
   keysChanged?: () => void;
+  /** The Style B deprecation and sunset dates (STYLE_B_SUNSET, STYLE_B_DEPRECATED_AT) the migration report shows. */
+  styleB?: StyleBSchedule;
 }
 

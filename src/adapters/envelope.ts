@@ -1,8 +1,9 @@
 /**
  * The success envelope (API document "Envelope"): exactly `data`, `meta`, `links`, `request_id`.
- * Links are absolute URLs that keep every other query parameter of the request (CONTRACT section 7).
+ * Links are absolute URLs that keep every other query parameter of the request (docs/api-rules.md, "Lists and pages").
  */
 import type { Request } from 'express';
+import type { KeysetPage } from '../core/query/list';
 
 export interface Envelope<T> {
   data: T;
@@ -37,6 +38,11 @@ export function cursorPage<T>(req: Request, items: T[], limit: number, nextCurso
     },
     request_id: req.requestId,
   };
+}
+
+/** A core keyset page as a Style A list page, each item shaped by `present` (a Style A presenter). */
+export function keysetPage<T, U>(req: Request, page: KeysetPage<T>, present: (item: T) => U): Envelope<U[]> {
+  return cursorPage(req, page.items.map((item) => present(item)), page.limit, page.nextCursor, page.prevCursor);
 }
 
 /** Style A list without pagination (the document gives it none): one page holding everything. */

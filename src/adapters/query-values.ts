@@ -1,7 +1,7 @@
 /**
  * Reading query values in adapters. The OpenAPI validator has already checked types and ranges of
  * declared parameters (and coerced them); these helpers add the style-specific rules the shared
- * paths need (CONTRACT section 7: limits are rejected, never clamped) and the date rules.
+ * paths need (docs/api-rules.md, "Lists and pages": limits are rejected, never clamped) and the date rules.
  */
 import type { Request } from 'express';
 import { errors } from '../core/errors';
@@ -12,6 +12,26 @@ export function str(req: Request, name: string): string | undefined {
   if (v === undefined) return undefined;
   if (Array.isArray(v)) throw errors.invalid('query', name, `\`${name}\` may be given once.`);
   return String(v);
+}
+
+/**
+ * A repeatable parameter's values as text, in request order (`?id_in=a&id_in=b` → ["a", "b"]; the validator
+ * may have coerced them to numbers or booleans), or undefined when absent.
+ */
+export function list(req: Request, name: string): string[] | undefined {
+  const v = (req.query as Record<string, unknown>)[name];
+  if (v === undefined) return undefined;
+  return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+/** The values of each of `names` the request gave (absent names left out). */
+export function lists(req: Request, names: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const name of names) {
+    const values = list(req, name);
+    if (values !== undefined) out[name] = values;
+  }
+  return out;
 }
 
 /** An integer parameter in [min, max], or the default. */
@@ -33,6 +53,11 @@ export function num(req: Request, name: string): number | undefined {
   return n;
 }
 
+/** Whether `include` asks for `what` (`?include=questions` on a form, `?include=fields` on a datatable). */
+export function included(req: Request, what: string): boolean {
+  return str(req, 'include') === what;
+}
+
 export function bool(req: Request, name: string): boolean {
   const raw = str(req, name);
   if (raw === undefined) return false;
@@ -41,25 +66,24 @@ export function bool(req: Request, name: string): boolean {
   throw errors.invalid('query', name, `\`${name}\` must be true or false; got "${raw}".`);
 }
 
-/** Style A dates: `created_after` (inclusive) and `created_before` (exclusive). */
-export function createdRangeA(req: Request): DateBound[] {
+/**
+ * The `created` bounds of two query parameters: `from` is inclusive, `to` is read by `toBound` (the
+ * styles differ there); either may be absent.
+ */
+function createdRange(req: Request, from: string, to: string, toBound: (raw: string, name: string) => DateBound): DateBound[] {
   const bounds: DateBound[] = [];
-  const after = str(req, 'created_after');
-  const before = str(req, 'created_before');
-  if (after !== undefined) bounds.push(fromBound(after, 'created_after'));
-  if (before !== undefined) bounds.push(beforeBound(before, 'created_before'));
+  const start = str(req, from);
+  const end = str(req, to);
+  if (start !== undefined) bounds.push(fromBound(start, from));
+  if (end !== undefined) bounds.push(toBound(end, to));
   return bounds;
 }
 
+/** Style A dates: `created_after` (inclusive) and `created_before` (exclusive). */
+export const createdRangeA = (req: Request): DateBound[] => createdRange(req, 'created_after', 'created_before', beforeBound);
+
 /** Style B dates: `start_date` (inclusive), `end_date` (its whole day, or its instant). */
-export function createdRangeB(req: Request): DateBound[] {
-  const bounds: DateBound[] = [];
-  const start = str(req, 'start_date');
-  const end = str(req, 'end_date');
-  if (start !== undefined) bounds.push(fromBound(start, 'start_date'));
-  if (end !== undefined) bounds.push(endDateBound(end, 'end_date'));
-  return bounds;
-}
+export const createdRangeB = (req: Request): DateBound[] => createdRange(req, 'start_date', 'end_date', endDateBound);
 
 /** The workspace the access check approved (set by platform/access). */
 export function workspaceOf(req: Request): string {

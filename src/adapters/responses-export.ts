@@ -1,25 +1,31 @@
 /**
- * GET {ws}/responses/export?format=ndjson|csv (CONTRACT section 15), a shared path: the style selector
- * hands it here with the chosen style, whose list filters and sort apply (responsesFilterA/B, the same
- * code as the lists). Rows stream from a server-side cursor in list order; every write waits for
- * 'drain' when the socket's buffer is full, so memory stays flat; a client that goes away stops the
- * cursor (the iteration ends, the transaction rolls back, the connection returns to the pool).
+ * GET {ws}/responses/export?format=ndjson|csv (docs/analytics.md, "Exports"), the part both styles share: the
+ * style selector picks a style's handler (style-a/ or style-b/responses.routes.ts), which calls `responsesExport`
+ * with its list filters and sort (responsesFilterA/B, the same code as the lists) and its presenter. Rows
+ * stream from a server-side cursor in list order; every write waits for 'drain' when the socket's buffer is
+ * full, so memory stays flat; a client that goes away stops the cursor (the iteration ends, the read-only
+ * transaction the handler opened ends, the connection returns to the pool).
  */
 import { once } from 'node:events';
 import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
 import { stringify } from 'csv-stringify/sync';
 import { AppError, errors } from '../core/errors';
 import { listQuestions, type Question } from '../core/forms/forms.service';
 import { openResponseExport, type ResponseFilterQuery } from '../core/responses/responses.service';
 import type { ResponseRecord, StoredAnswer } from '../core/responses/responses.types';
+import { withTransaction } from '../db';
 import type { CoreDeps } from './deps';
 import { str, workspaceOf } from './query-values';
-import { responsesFilterA } from './style-a/router';
-import { presentResponseA } from './style-a/present';
-import { responsesFilterB } from './style-b/responses.routes';
-import { presentResponseB } from './style-b/present';
 
-type Style = 'A' | 'B';
+/** What one style's export handler brings. */
+export interface ExportStyle {
+  /** The filters and sort of the style's `{ws}/responses` list. */
+  filters(req: Request): ResponseFilterQuery;
+  present(record: ResponseRecord): Record<string, unknown>;
+  /** The CSV column of the creation time, as the style's responses name it (`created_at`, `createdAt`). */
+  createdColumn: string;
+}
 
 const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
 
@@ -32,10 +38,9 @@ function cellOf(answer: StoredAnswer | undefined): string {
   return String(v);
 }
 
-/** CSV header and row builder for a style, with one column per question when the form is known. */
-function csvLayout(style: Style, questions: Question[] | undefined) {
-  const created = style === 'A' ? 'created_at' : 'createdAt';
-  const header = ['id', 'form_id', created, 'score', 'language', 'respondent_email', 'email_id', 'row_id'];
+/** CSV header and row builder, with one column per question when the form is known. */
+function csvLayout(createdColumn: string, questions: Question[] | undefined) {
+  const header = ['id', 'form_id', createdColumn, 'score', 'language', 'respondent_email', 'email_id', 'row_id'];
   header.push(...(questions ? questions.map((q) => q.id) : ['answers']));
   const row = (r: ResponseRecord, presented: Record<string, unknown>): unknown[] => {
     const base = [r.id, r.formId, r.createdAt.toISOString(), r.score, r.language, r.respondentEmail ?? '', r.emailId ?? '', r.rowId ?? ''];
@@ -54,17 +59,17 @@ async function drained(res: Response): Promise<void> {
   ac.abort();
 }
 
-/** The export handler of one style (mounted by shared-responses.ts before `/responses/:response_id`). */
-export function responsesExport({ db }: CoreDeps, style: Style) {
+/** The export handler of the style that `style` describes (mounted by shared-responses.ts before `/responses/:response_id`). */
+export function responsesExport({ db }: CoreDeps, style: ExportStyle) {
   return async (req: Request, res: Response) => {
     const ws = workspaceOf(req);
     const format = str(req, 'format') ?? 'ndjson';
     if (format !== 'ndjson' && format !== 'csv') {
       throw errors.invalid('query', 'format', `\`format\` must be ndjson or csv; got "${format}".`);
     }
-    const filters: ResponseFilterQuery = style === 'A' ? responsesFilterA(req, str(req, 'form_id')) : responsesFilterB(req);
+    const filters = style.filters(req);
     // Validates filters and sort now, before the first byte is sent.
-    const exported = openResponseExport(db, ws, filters);
+    const exported = openResponseExport(ws, filters);
     let questions: Question[] | undefined;
     if (format === 'csv' && filters.formId !== undefined) {
       questions = await listQuestions(db, ws, filters.formId).catch((err: unknown) => {
@@ -72,8 +77,8 @@ export function responsesExport({ db }: CoreDeps, style: Style) {
         throw err;
       });
     }
-    const present = (r: ResponseRecord) => (style === 'A' ? presentResponseA(r) : presentResponseB(r));
-    const layout = csvLayout(style, questions);
+    const present = (r: ResponseRecord) => style.present(r);
+    const layout = csvLayout(style.createdColumn, questions);
 
     res.status(200);
     res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
@@ -85,15 +90,18 @@ export function responsesExport({ db }: CoreDeps, style: Style) {
     });
     if (format === 'csv') res.write(stringify([layout.header], CSV_OPTIONS));
     try {
-      for await (const batch of exported.batches()) {
-        if (gone || res.destroyed) break;
-        const chunk =
-          format === 'csv'
-            ? stringify(batch.map((r) => layout.row(r, present(r))), CSV_OPTIONS)
-            : batch.map((r) => `${JSON.stringify(present(r))}\n`).join('');
-        if (!res.write(chunk)) await drained(res);
-        if (gone || res.destroyed) break;
-      }
+      const stream = async (trx: Knex.Transaction) => {
+        for await (const batch of exported.batches(trx)) {
+          if (gone || res.destroyed) break;
+          const chunk =
+            format === 'csv'
+              ? stringify(batch.map((r) => layout.row(r, present(r))), CSV_OPTIONS)
+              : batch.map((r) => `${JSON.stringify(present(r))}\n`).join('');
+          if (!res.write(chunk)) await drained(res);
+          if (gone || res.destroyed) break;
+        }
+      };
+      await withTransaction(db, stream, { readOnly: true });
     } catch (err) {
       // Headers are out: the envelope cannot follow. Cut the connection so the client sees a broken download.
       req.log?.error?.({ err }, 'export failed after streaming began');

@@ -1,43 +1,46 @@
 /**
- * `POST {ws}/responses` in both styles (CONTRACT sections 2 and 11): the style selector in
- * shared-responses.ts hands the request here with `req.style` decided. The OpenAPI validator has
- * checked the style-neutral body shape (unknown members are a 400 there); this adapter adds the
- * per-style spelling rules, parses `created_at`, calls the one core submission path and presents
- * the stored response in the chosen style with an absolute `Location` on PUBLIC_URL.
+ * `POST {ws}/responses`, the part both styles share (docs/migrating-between-styles.md, "How the style is chosen";
+ * docs/collecting.md, "Server to server"): the style selector in shared-responses.ts picks a style's handler
+ * (style-a/ or style-b/responses.routes.ts), which calls `responseCreate` with its spelling rules and presenter.
+ * The OpenAPI validator has checked the style-neutral body shape (unknown members are a 400 there); this
+ * adds the style's spelling rules, parses the submission time, calls the one core submission path and
+ * presents the stored response with an absolute `Location` on PUBLIC_URL.
  */
 import type { Request, Response } from 'express';
-import { AppError, errors, type ErrorDetail } from '../core/errors';
+import { errors, type ErrorDetail } from '../core/errors';
 import { parseDateValue } from '../core/query/dates';
+import type { ResponseRecord } from '../core/responses/responses.types';
 import { submitResponse, type SubmissionInput } from '../core/responses/submit';
+import { withTransaction } from '../db';
 import type { Style } from '../platform/style';
 import type { CoreDeps } from './deps';
 import { single } from './envelope';
 import { workspaceOf } from './query-values';
-import { presentResponseA } from './style-a/present';
-import { presentResponseB } from './style-b/present';
 
 type Body = Record<string, unknown>;
 
-/** Style B spells an answer `{id, value}`; Style A `{question_id, value}`. */
-const ANSWER_ID: Record<Style, string> = { A: 'question_id', B: 'id' };
+/** How a style spells the question of an answer (`own`) and the other style's spelling it refuses (`foreign`). */
+export interface AnswerSpelling {
+  style: Style;
+  own: string;
+  foreign: string;
+}
 
 /**
  * Reads the JSON body of a submission in a style's spelling into core answers.
  * @throws AppError validation_error naming each answer member spelled the other style's way.
  */
-export function answersInStyle(answers: unknown, style: Style): SubmissionInput['answers'] {
+export function answersSpelled(answers: unknown, { style, own, foreign }: AnswerSpelling): SubmissionInput['answers'] {
   if (!Array.isArray(answers)) return answers as SubmissionInput['answers'];
-  const own = ANSWER_ID[style];
-  const other = ANSWER_ID[style === 'A' ? 'B' : 'A'];
   const details: ErrorDetail[] = [];
   const out = answers.map((a: unknown, i) => {
     if (typeof a !== 'object' || a === null || Array.isArray(a)) return a;
     const item = a as Body;
-    if (other in item) {
+    if (foreign in item) {
       details.push({
         location: 'body',
-        field: `answers[${i}].${other}`,
-        message: `\`answers[${i}].${other}\` is not a Style ${style} answer member; Style ${style} names the question \`${own}\`.`,
+        field: `answers[${i}].${foreign}`,
+        message: `\`answers[${i}].${foreign}\` is not a Style ${style} answer member; Style ${style} names the question \`${own}\`.`,
       });
     }
     return { question_id: item[own], value: item.value };
@@ -46,28 +49,11 @@ export function answersInStyle(answers: unknown, style: Style): SubmissionInput[
   return out as SubmissionInput['answers'];
 }
 
-/** Rewrites `answers[i].question_id` in details to the style's spelling (`answers[i].id` in Style B). */
-export function detailsInStyle(err: unknown, style: Style): unknown {
-  if (style === 'A' || !(err instanceof AppError) || !err.details) return err;
-  const rename = (s: string) => s.replace(/(answers\[\d+\])\.question_id/g, '$1.id');
-  return new AppError(
-    err.code,
-    err.status,
-    rename(err.message),
-    err.details.map((d) => ({ ...d, field: rename(d.field), message: rename(d.message) })),
-    err.headers,
-  );
-}
-
-function createdAtOf(body: Body, style: Style): Date | undefined {
-  const field = style === 'B' && body.createdAt !== undefined ? 'createdAt' : 'created_at';
-  if (style === 'A' && body.createdAt !== undefined) {
-    throw errors.invalid('body', 'createdAt', '`createdAt` is the Style B spelling; Style A takes `created_at`.');
-  }
-  if (body.created_at !== undefined && body.createdAt !== undefined) {
-    throw errors.invalid('body', 'createdAt', 'Give `created_at` or `createdAt`, not both.');
-  }
-  const raw = body[field];
+/**
+ * The submission time given as `field` (`created_at` or `createdAt`); undefined when absent.
+ * @throws AppError validation_error unless an ISO 8601 date-time with an offset, not in the future.
+ */
+export function createdAtValue(raw: unknown, field: string): Date | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string') throw errors.invalid('body', field, `\`${field}\` must be an ISO 8601 date-time with an offset.`);
   const parsed = parseDateValue(raw, field, 'body');
@@ -79,29 +65,41 @@ function createdAtOf(body: Body, style: Style): Date | undefined {
   return at;
 }
 
-/** `POST {ws}/responses` handler for one style. */
-export function responseCreate({ db, publicUrl }: CoreDeps, style: Style) {
+/** What one style's `POST {ws}/responses` handler brings: its spelling rules and its presenter. */
+export interface SubmissionStyle {
+  /** Reads the body's answers (answersSpelled with the style's spelling). */
+  answers(answers: unknown): SubmissionInput['answers'];
+  /** Reads the body's submission time. */
+  createdAt(body: Body): Date | undefined;
+  /** Rewrites an error of the core into the style's spelling (the error itself when nothing differs). */
+  spellError(err: unknown): unknown;
+  present(record: ResponseRecord): Record<string, unknown>;
+}
+
+/** `POST {ws}/responses` handler of the style that `style` describes. */
+export function responseCreate({ db, publicUrl }: CoreDeps, style: SubmissionStyle) {
   return async (req: Request, res: Response) => {
     const ws = workspaceOf(req);
     const body = (req.body ?? {}) as Body;
-    const answers = answersInStyle(body.answers, style);
+    const answers = style.answers(body.answers);
     let record;
     try {
-      record = await submitResponse(db, ws, {
+      const input: SubmissionInput = {
         formId: body.form_id as string,
         answers,
         language: body.language as string | undefined,
-        createdAt: createdAtOf(body, style),
+        createdAt: style.createdAt(body),
         respondentEmail: body.respondent_email as string | null | undefined,
         emailId: body.email_id as string | null | undefined,
         rowId: body.row_id as string | null | undefined,
         version: body.version as number | undefined,
-      });
+      };
+      record = await withTransaction(db, (trx) => submitResponse(trx, ws, input));
     } catch (err) {
-      throw detailsInStyle(err, style);
+      throw style.spellError(err);
     }
     const base = publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
     res.setHeader('Location', `${base}/api/v1/workspaces/${encodeURIComponent(ws)}/responses/${encodeURIComponent(record.id)}`);
-    res.status(201).json(single(req, style === 'B' ? presentResponseB(record) : presentResponseA(record)));
+    res.status(201).json(single(req, style.present(record)));
   };
 }

@@ -1,13 +1,13 @@
 /**
- * The one place that hands a shared path to a style (CONTRACT section 2): `{ws}/responses`,
- * `{ws}/responses/export` (section 15), `{ws}/responses/{response_id}` and v2 `/responses`. `req.style` was decided by platform/style-selection.
+ * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
+ * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/responses/{response_id}` and v2 `/responses`. `req.style` was decided by platform/style-selection.
+ * Each path has one handler per style, in style-a/ and style-b/responses.routes.ts; the only other shared adapter that
+ * names the style folders is presenters.ts, for code that is not HTTP (the layer lint allows these two).
  */
 import { Router, type RequestHandler } from 'express';
 import type { CoreDeps } from './deps';
-import { responsesExport } from './responses-export';
-import { responseCreate } from './responses.write';
-import { responseGetA, responsesListA } from './style-a/router';
-import { responseGetB, responsesListB } from './style-b/responses.routes';
+import { responseCreateA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
+import { responseCreateB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
 
 const byStyle =
   (a: RequestHandler, b: RequestHandler): RequestHandler =>
@@ -20,8 +20,8 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   const v2 = version === 2;
   r.get('/:workspace_id/responses', byStyle(responsesListA(deps, { v2 }), responsesListB(deps, { v2 })));
   // The export is matched before `/responses/:response_id` would take "export" for an id.
-  if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExport(deps, 'A'), responsesExport(deps, 'B')));
-  if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreate(deps, 'A'), responseCreate(deps, 'B')));
+  if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExportA(deps), responsesExportB(deps)));
+  if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreateA(deps), responseCreateB(deps)));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
   return r;
 }

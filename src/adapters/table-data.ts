@@ -1,5 +1,5 @@
 /**
- * The `table_data` presenter both styles share (CONTRACT section 8): the row's columns as captured
+ * The `table_data` presenter both styles share (docs/decisions.md, "Resource shapes"): the row's columns as captured
  * when the response was submitted, plus `row_id` and `_captured_at`; `null` when the response has no row.
  */
 import type { CapturedRow } from '../core/responses/responses.types';

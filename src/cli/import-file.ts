@@ -1,5 +1,5 @@
 /**
- * `import FILE` (CONTRACT section 1): the CLI side of an import. Opens the file (stdin for `-`, first
+ * `import FILE` (docs/import.md, "Running an import"): the CLI side of an import. Opens the file (stdin for `-`, first
  * spooled to a temporary file, since the importer reads the document more than once) as a JSON source
  * for the core's importer, and draws the progress bar (records written and rows per second) on stderr
  * on request.
@@ -71,7 +71,7 @@ function progressBar(): { onProgress: (done: number, total: number, phase?: 'sta
 }
 
 /**
- * Imports a fixture file (`-` for stdin) in one transaction (CONTRACT sections 1 and 9).
+ * Imports a fixture file (`-` for stdin) in one transaction (docs/import.md, "Running an import").
  * @returns the import summary.
  * @throws ImportError for malformed JSON (path `$`) or any problem of the document (nothing written);
  * Error (with the file name) when the file cannot be read.

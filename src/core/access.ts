@@ -1,5 +1,5 @@
 /**
- * Access checks (CONTRACT section 3): which workspace a request addresses. Pure, so the platform can
+ * Access checks (docs/api-rules.md, "Order of checks"): which workspace a request addresses. Pure, so the platform can
  * check before routing and validation. The scope an operation needs is declared once, in
  * openapi/openapi.yaml (`x-required-scope`), and read by src/platform/operations.ts.
  */

@@ -1,12 +1,12 @@
 /**
- * The error catalog of the API document ("Errors" table) plus the few codes CONTRACT section 7 adds.
+ * The error catalog of the API document ("Errors" table) plus the few codes added in docs/api-rules.md, "Errors".
  * Core and platform code throw AppError; only platform/error-handler.ts writes error bodies:
  * `{"error":{"code","message","status","details"?},"request_id"}`, the same in both styles.
  */
 
 export type ErrorLocation = 'query' | 'body' | 'header' | 'path';
 
-/** One problem with the input (CONTRACT section 7). */
+/** One problem with the input (docs/api-rules.md, "Errors"). */
 export interface ErrorDetail {
   location: ErrorLocation;
   field: string;
@@ -71,10 +71,13 @@ export const errors = {
     }),
   headersTooLarge: (limitBytes: number) =>
     new AppError('headers_too_large', 431, `The request line and headers exceed ${limitBytes} bytes; send long values in the body.`),
+  /** A well-formed request that cannot be carried out: `field` names the part (e.g. `query.filter` of a request to translate). */
+  unprocessable: (field: string, reason: string) =>
+    new AppError('unprocessable', 422, `${field}: ${reason}`, [{ location: 'body', field, message: reason }]),
   internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
-  /** An email link past its expiry (CONTRACT section 12). */
+  /** An email link past its expiry (docs/collecting.md, "Email links"). */
   linkExpired: () => new AppError('link_expired', 410, 'This email link has expired; ask the sender for a new one.'),
-  /** 503 while the database cannot be reached (CONTRACT section 14); `Retry-After` in whole seconds. */
+  /** 503 while the database cannot be reached (docs/operations.md, "Outages"); `Retry-After` in whole seconds. */
   serviceUnavailable: (retryAfterSeconds: number) =>
     new AppError(
       'service_unavailable',

@@ -1,5 +1,5 @@
 /**
- * Scopes (CONTRACT section 3): `RESOURCE:read` and `RESOURCE:write` per resource.
+ * Scopes (docs/writes-keys-limits.md, "API keys and scopes"): `RESOURCE:read` and `RESOURCE:write` per resource.
  * A key imported or made by `keys create` without scopes gets ALL_SCOPES.
  */
 export const SCOPE_RESOURCES = [

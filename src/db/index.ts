@@ -15,15 +15,28 @@ export function isEmbedded(db: Db): boolean {
   return db.client.config.client !== 'pg';
 }
 
-/** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-export function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(fn);
+/**
+ * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. The use case at
+ * the edge (a route or page handler, a CLI command, the worker) calls it; core functions run in the
+ * transaction they are handed and never open one (docs/decisions.md, "Who opens transactions").
+ * @param config e.g. `{ readOnly: true }` for a read that must see one snapshot.
+ */
+export function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>, config?: Knex.TransactionConfig): Promise<T> {
+  return db.transaction(fn, config);
+}
+
+/**
+ * withTransaction when `needed`, else `fn` straight on `db`: for a write the core says is one statement
+ * when it can be (e.g. RowUpsert.needsTransaction), which is atomic by itself and needs no BEGIN/COMMIT.
+ */
+export function withTransactionIf<T>(needed: boolean, db: Db, fn: (handle: DbHandle) => Promise<T>): Promise<T> {
+  return needed ? withTransaction(db, fn) : fn(db);
 }
 
 /**
  * Runs an UPDATE or DELETE builder and returns how many rows it touched, counted from `RETURNING`,
  * so PostgreSQL and the embedded PGlite answer alike (knex-pglite returns a result object instead of
- * a count for DELETE: CONTRACT section 7, "The embedded database and PostgreSQL answer alike").
+ * a count for DELETE: docs/api-rules.md, "Both databases answer alike").
  * @param query a builder already carrying `.update(…)` or `.delete()`.
  * @param column a column of the target table to return (default `id`).
  */

@@ -1,5 +1,5 @@
 /**
- * One delivery attempt (CONTRACT section 13), run by the worker for one pg-boss job.
+ * One delivery attempt (docs/webhooks.md, "Retries"), run by the worker for one pg-boss job.
  *
  * Exactly-once per attempt among live workers: a job carries the delivery's `attempt_token`; the
  * worker claims the delivery with one UPDATE that matches that token and no live claim (a lease of
@@ -17,10 +17,11 @@ import { decodeResource, type EventType } from '../core/webhooks/outbox';
 import { enqueueAttempts, type AttemptJob } from '../core/webhooks/queue';
 import type { EndpointStyle } from '../core/webhooks/webhooks.service';
 import { failPendingDeliveries } from '../core/webhooks/webhooks.write';
+import { withTransaction } from '../db';
 import { postTo, retryAfterSeconds } from './http-post';
 import { renderPayload } from './payload';
 
-/** Seconds before attempts 2..8 (CONTRACT section 13): about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** Seconds before attempts 2..8 (docs/webhooks.md, "Retries"): about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
 /** A `Retry-After` longer than this is cut to it (a day, the span of the whole schedule). */
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
@@ -179,7 +180,7 @@ async function record(ctx: AttemptContext, job: AttemptJob, claim: Claimed, r: P
     if (asked !== undefined && asked > delay) delay = Math.min(asked, MAX_RETRY_AFTER_SECONDS);
   }
   const nextToken = canRetry ? randomUUID() : null;
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx.db, async (trx) => {
     // Endpoint row first, as PATCH does: a 410 ends the endpoint's other pending deliveries, and two
     // such transactions must not lock each other's delivery rows in opposite orders.
     await trx('webhook_endpoints').where({ workspace_id: workspaceId, id: claim.endpoint_id }).forNoKeyUpdate().first('id');
@@ -224,7 +225,7 @@ const STUCK_AFTER_MINUTES = 15;
  * @returns how many deliveries were queued again.
  */
 export async function requeueStuckDeliveries(db: Knex): Promise<number> {
-  return db.transaction(async (trx) => {
+  return withTransaction(db, async (trx) => {
     const { rows } = (await trx.raw(
       `UPDATE webhook_deliveries d
           SET attempt_token = gen_random_uuid()::text, next_attempt_at = now(), updated_at = now()

@@ -1,5 +1,5 @@
 /**
- * One HTTP POST of a delivery attempt (CONTRACT section 13): to the address that was checked (the
+ * One HTTP POST of a delivery attempt (docs/webhooks.md, "Address rules"): to the address that was checked (the
  * socket connects there whatever DNS says now; SNI and `Host` stay the URL's host), no redirects
  * followed, one deadline for the whole exchange.
  */

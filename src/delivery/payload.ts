@@ -1,21 +1,22 @@
 /**
- * The body of a delivery (CONTRACT section 13): `{id, type, timestamp, workspace_id, data}` with
- * `data` the event's resource as the endpoint's style presents it (the same presenters as the API).
+ * The body of a delivery (docs/webhooks.md, "Events and payloads"): `{id, type, timestamp, workspace_id, data}` with
+ * `data` the event's resource as the endpoint's style presents it: the same presenters as the API, taken from
+ * adapters/presenters.ts (never from a router).
  */
 import type { EventResource, EventType } from '../core/webhooks/outbox';
 import type { EndpointStyle } from '../core/webhooks/webhooks.service';
-import { presentEmailEventA, presentResponseA, presentRowA } from '../adapters/style-a/present';
-import { presentEmailEventB, presentResponseB, presentRowB } from '../adapters/style-b/present';
+import { presentersByStyle } from '../adapters/presenters';
 
 /** `data` of one event in one style. */
 export function renderData(resource: EventResource, style: EndpointStyle): Record<string, unknown> {
+  const present = presentersByStyle[style];
   switch (resource.kind) {
     case 'response':
-      return style === 'A' ? presentResponseA(resource.response) : presentResponseB(resource.response);
+      return present.response(resource.response);
     case 'row':
-      return style === 'A' ? presentRowA(resource.row) : presentRowB(resource.row);
+      return present.row(resource.row);
     case 'email_event':
-      return style === 'A' ? presentEmailEventA(resource.event) : presentEmailEventB(resource.event);
+      return present.emailEvent(resource.event);
     case 'row_deleted':
       return { row_id: resource.rowId, datatable_id: resource.datatableId };
     case 'test':

@@ -1,5 +1,5 @@
 /**
- * The webhook delivery worker (CONTRACT section 13): pg-boss 10 on our knex connection
+ * The webhook delivery worker (docs/webhooks.md, "Running the worker"): pg-boss 10 on our knex connection
  * (core/webhooks/queue.ts), so it runs the same on PostgreSQL and on the embedded PGlite database
  * (one connection, inside the `serve` process). Several workers, in one process or many, share the
  * `webhook-delivery` queue: pg-boss hands each job to one of them (`FOR UPDATE SKIP LOCKED`) and the
@@ -12,6 +12,7 @@ import type { Logger } from '../platform/logger';
 import { resolveHost } from '../platform/resolve-host';
 import { DEFAULT_RETRY_SCHEDULE, DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type Outcome } from './attempt';
 import type { Resolve } from '../core/webhooks/address-policy';
+import { startRetention, type PruneResult } from './retention';
 
 /** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
 export interface WorkerObserver {
@@ -32,7 +33,25 @@ export interface DeliveryWorkerOptions {
   batchSize?: number;
   /** Host resolution (tests may point names at loopback). */
   resolve?: Resolve;
+  /** Time between passes of the periodic prune in ms (delivery/retention.ts; default 1 h). */
+  pruneIntervalMs?: number;
+  /** Called after each prune pass (tests). */
+  onPrune?(result: PruneResult): void;
 }
+
+/**
+ * pg-boss's own bookkeeping, set explicitly (pg-boss 10 constructor options): every 60 s one instance
+ * (pg-boss takes a turn through `pgboss.version.maintained_on`) moves jobs completed more than an hour
+ * ago, and failed ones after a day, from `pgboss.job` to `pgboss.archive`, and deletes archived jobs
+ * after 7 days. The delivery log (`webhook_deliveries`) is the record of attempts; a finished job is
+ * only kept for debugging. docs/operations.md "What grows, and what bounds it".
+ */
+export const PGBOSS_RETENTION = {
+  maintenanceIntervalSeconds: 60,
+  archiveCompletedAfterSeconds: 3600,
+  archiveFailedAfterSeconds: 86_400,
+  deleteAfterDays: 7,
+} as const;
 
 export interface DeliveryWorker {
   start(): Promise<void>;
@@ -42,7 +61,7 @@ export interface DeliveryWorker {
 
 /**
  * Builds the worker; `start()` begins polling the queue.
- * Spec: CONTRACT section 13 (attempts, retries), section 14 (stop after the current attempt).
+ * Spec: docs/webhooks.md, "Retries"; docs/operations.md, "Shutdown and drain" (stop after the current attempt).
  */
 export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker {
   const { db, config, logger } = opts;
@@ -57,6 +76,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   const executor = closableExecutor(knexExecutor(db));
   let stopping: Promise<void> | undefined;
   let sweeper: NodeJS.Timeout | undefined;
+  let retention: { stop(): Promise<void> } | undefined;
 
   const attempt = async (job: { id: string; data: AttemptJob }) => {
     let outcome: Outcome | undefined;
@@ -89,7 +109,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         migrate: false,
         schedule: false,
         supervise: true,
-        maintenanceIntervalSeconds: 60,
+        ...PGBOSS_RETENTION,
       } as never);
       boss.on('error', (e: unknown) => logger.warn({ err: e }, 'webhook queue error'));
       await boss.start();
@@ -104,12 +124,20 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         );
       }, 60_000);
       sweeper.unref();
+      retention = startRetention({
+        db,
+        logger,
+        retentionDays: config.webhookLogRetentionDays,
+        ...(opts.pruneIntervalMs !== undefined ? { intervalMs: opts.pruneIntervalMs } : {}),
+        ...(opts.onPrune ? { onPass: opts.onPrune } : {}),
+      });
       logger.info('webhook delivery worker started');
     },
     stop() {
       stopping ??= (async () => {
         if (!boss) return;
         clearInterval(sweeper);
+        await retention?.stop();
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
         await executor.close();
         logger.info('webhook delivery worker stopped');
@@ -121,7 +149,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
 
 /**
  * Deliveries waiting for an attempt (status `pending`), across workspaces: the `webhook_queue_depth`
- * gauge of CONTRACT section 14.
+ * gauge of docs/operations.md, "Metrics".
  */
 export async function queueDepth(db: Knex): Promise<number> {
   const row = (await db('webhook_deliveries').where('status', 'pending').count({ n: '*' }).first()) as { n?: unknown } | undefined;

@@ -6,7 +6,8 @@
  * one-time submission token, `_lang` the page's language, `_t` the email-link token, and `website`
  * is the honeypot (people never see it; bots fill it in).
  */
-import { scoreQuestion, type FormDefinition, type FormQuestion, type RawAnswer } from '../core/responses/answers';
+import { scoreQuestion, type FormDefinition, type FormQuestion } from '../core/forms/form-model';
+import type { RawAnswer } from '../core/responses/answers';
 import { pageStrings, type PageStrings } from './i18n';
 
 export const FIELD_PREFIX = 'q.';
@@ -98,7 +99,7 @@ export function buildFormView(args: {
   const { form, lang, body, errors } = args;
   const s = pageStrings(lang);
   const tr = lang === form.defaultLanguage ? undefined : form.translations[lang];
-  // The score question must be answered even when it is not marked required (CONTRACT section 11).
+  // The score question must be answered even when it is not marked required (docs/collecting.md, "Score").
   const scoring = scoreQuestion(form);
   const questions = form.questions.map((q, i): QuestionView => {
     const qt = tr?.[q.id];

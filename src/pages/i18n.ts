@@ -34,6 +34,7 @@ export interface PageStrings {
   tooLargeText: string;
   unreadableText: string;
   cannotStore: string;
+  pageExpired: string;
 }
 
 const en: PageStrings = {
@@ -65,6 +66,7 @@ const en: PageStrings = {
   tooLargeText: 'The answers are longer than this form accepts. Please shorten them and send again.',
   unreadableText: 'The answers could not be read. Please go back to the form and send it again.',
   cannotStore: 'This answer holds a character that cannot be stored (a NUL character). Please remove it.',
+  pageExpired: 'This page was open for more than a week, so your answers were not sent yet. Check them and send again.',
 };
 
 const de: PageStrings = {
@@ -96,6 +98,7 @@ const de: PageStrings = {
   tooLargeText: 'Die Antworten sind länger, als dieses Formular annimmt. Bitte kürzen Sie sie und senden Sie erneut.',
   unreadableText: 'Die Antworten konnten nicht gelesen werden. Bitte kehren Sie zum Formular zurück und senden Sie es erneut.',
   cannotStore: 'Diese Antwort enthält ein Zeichen, das nicht gespeichert werden kann (NUL). Bitte entfernen Sie es.',
+  pageExpired: 'Diese Seite war länger als eine Woche geöffnet, daher wurden Ihre Antworten noch nicht gesendet. Prüfen Sie sie und senden Sie erneut.',
 };
 
 const fr: PageStrings = {
@@ -127,6 +130,7 @@ const fr: PageStrings = {
   tooLargeText: 'Les réponses sont plus longues que ce que ce formulaire accepte. Raccourcissez-les et renvoyez-les.',
   unreadableText: "Les réponses n'ont pas pu être lues. Revenez au formulaire et renvoyez-le.",
   cannotStore: 'Cette réponse contient un caractère impossible à enregistrer (NUL). Supprimez-le.',
+  pageExpired: 'Cette page est restée ouverte plus d’une semaine : vos réponses n’ont pas encore été envoyées. Vérifiez-les et envoyez de nouveau.',
 };
 
 const es: PageStrings = {
@@ -158,6 +162,7 @@ const es: PageStrings = {
   tooLargeText: 'Las respuestas son más largas de lo que acepta este formulario. Acórtelas y envíelas de nuevo.',
   unreadableText: 'No se pudieron leer las respuestas. Vuelva al formulario y envíelo de nuevo.',
   cannotStore: 'Esta respuesta contiene un carácter que no se puede guardar (NUL). Elimínelo, por favor.',
+  pageExpired: 'Esta página estuvo abierta más de una semana, así que sus respuestas aún no se enviaron. Revíselas y envíelas de nuevo.',
 };
 
 const STRINGS: Record<string, PageStrings> = { en, de, fr, es };

@@ -1,10 +1,11 @@
 /**
- * One-time submission tokens of the hosted page (CONTRACT section 11, double submits): each page
- * carries a random token; the submission claims it inside its own transaction (`submission_tokens`,
- * migration 003, primary key on the workspace and the token). A second submit with the same token, also one racing the
+ * One-time submission tokens of the hosted page (docs/collecting.md, "Double submits and the honeypot"): each page
+ * carries a random token; the submission claims it in the transaction that stores the response, opened by
+ * the page handler (`submission_tokens`, migration 003, primary key on the workspace and the token). A second submit with the same token, also one racing the
  * first, finds it claimed: its transaction rolls back and it answers with the same thank-you page.
  */
 import type { Knex } from 'knex';
+import type { DbHandle } from '../db';
 
 /** Thrown inside the submission's transaction when the token was already claimed (rolls it back). */
 export class DuplicateSubmission extends Error {
@@ -15,7 +16,7 @@ export class DuplicateSubmission extends Error {
 }
 
 /** True when a response was already stored with this token (the quick check before validating). */
-export async function isSubmissionTokenClaimed(db: Knex | Knex.Transaction, workspaceId: string, token: string): Promise<boolean> {
+export async function isSubmissionTokenClaimed(db: DbHandle, workspaceId: string, token: string): Promise<boolean> {
   return (await db('submission_tokens').first('token').where({ workspace_id: workspaceId, token })) !== undefined;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Workspace access and scope checks (CONTRACT section 3), after authentication and before input
+ * Workspace access and scope checks (docs/api-rules.md, "Order of checks"), after authentication and before input
  * validation: 403 workspace_access_denied (the same whether or not the workspace exists), then
  * 404 for a path the document does not have, 405 (with `Allow`) for a method it does not have there,
  * then 403 insufficient_scope. Sets `req.workspaceId`.
@@ -7,7 +7,7 @@
 import type { RequestHandler } from 'express';
 import { workspaceIdOf } from '../core/access';
 import { errors } from '../core/errors';
-import type { OperationIndex } from './operations';
+import { pathParam, type Operation, type OperationIndex } from './operations';
 
 export function workspaceAccess(): RequestHandler {
   return (req, _res, next) => {
@@ -23,7 +23,8 @@ export function workspaceAccess(): RequestHandler {
 /**
  * The scope check, read from the document's `x-required-scope` (src/platform/operations.ts). Fails
  * closed: a path the document does not describe is a 404, an operation without a valid
- * `x-required-scope` is refused with 403 insufficient_scope.
+ * `x-required-scope` is refused with 403 insufficient_scope. An operation with `x-own-key-param` needs
+ * no scope when that path parameter is the calling key's own id.
  */
 export function scopeCheck(ops: OperationIndex): RequestHandler {
   return (req, res, next) => {
@@ -34,7 +35,13 @@ export function scopeCheck(ops: OperationIndex): RequestHandler {
     const op = ops.operationOf(path, req.method);
     if (!op) throw errors.methodNotAllowed(req.method, path.methods);
     if (op.scope === undefined) throw errors.scopeUndeclared(`${op.method} ${op.template}`);
-    if (op.scope !== 'none' && op.scope !== 'key' && !req.auth?.scopes.includes(op.scope)) throw errors.insufficientScope(op.scope);
+    if (op.scope !== 'none' && op.scope !== 'key' && !req.auth?.scopes.includes(op.scope) && !ownKey(op, req.path, req.auth?.id)) {
+      throw errors.insufficientScope(op.scope);
+    }
     next();
   };
+}
+
+function ownKey(op: Operation, path: string, keyId: string | undefined): boolean {
+  return op.ownKeyParam !== undefined && keyId !== undefined && pathParam(op.template, path, op.ownKeyParam) === keyId;
 }

@@ -1,5 +1,5 @@
 /**
- * Style B deprecation headers (CONTRACT section 15): with `STYLE_B_SUNSET` set, every Style B answer,
+ * Style B deprecation headers (docs/analytics.md, "Deprecation headers"): with `STYLE_B_SUNSET` set, every Style B answer,
  * errors included, carries `Deprecation: @{Unix seconds}` (RFC 9745; `STYLE_B_DEPRECATED_AT`, default
  * 180 days before the sunset), `Sunset: {HTTP-date}` (RFC 8594, 00:00:00 GMT of the sunset day) and
  * `Link: <{PUBLIC_URL}/docs/migrating>; rel="deprecation"`. Style A answers carry none of them.

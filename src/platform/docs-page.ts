@@ -2,12 +2,18 @@
  * `/docs`: an interactive API reference (Redoc) rendered in the browser from the served OpenAPI
  * document at `/openapi.json`. Works offline: the page loads only assets this service serves
  * (`/docs/redoc.standalone.js` from the `redoc` package), no CDN, no web fonts. Public like
- * `/openapi.json` (CONTRACT section 3: the description is served without a key for documentation tools).
+ * `/openapi.json` (docs/api-rules.md, "Keys and access": the description is served without a key for documentation tools).
  */
+import fs from 'node:fs';
 import { Router } from 'express';
 
 const SCRIPT_PATH = '/docs/redoc.standalone.js';
 const SPEC_PATH = '/openapi.json';
+
+/** Redoc's sidebar footer ("API docs by Redocly") shows a logo from this CDN, which the page's CSP blocks. */
+const REDOCLY_LOGO_URL = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+/** An empty (invisible) image in its place, without double quotes: it lands in a JavaScript string. */
+const NO_LOGO = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
 
 const PAGE = `<!DOCTYPE html>
 <html lang="en">
@@ -24,13 +30,19 @@ const PAGE = `<!DOCTYPE html>
 </html>
 `;
 
+/** Redoc's bundle with the CDN logo replaced by NO_LOGO, so the page makes no request its CSP blocks. */
+function offlineRedocBundle(source: string): string {
+  return source.replaceAll(REDOCLY_LOGO_URL, NO_LOGO);
+}
+
 /**
  * Router mounted at `/docs` before authentication: `GET /docs` (HTML) and
- * `GET /docs/redoc.standalone.js` (JavaScript, cached for a day).
+ * `GET /docs/redoc.standalone.js` (JavaScript, cached for a day; read on its first request).
  * @throws Error at build time when the `redoc` package is not installed.
  */
 export function docsPage(): Router {
-  const bundle = require.resolve('redoc/bundles/redoc.standalone.js');
+  const bundlePath = require.resolve('redoc/bundles/redoc.standalone.js');
+  let bundle: string | undefined;
   const r = Router();
   r.get('/', (_req, res) => {
     // Only same-origin assets; Redoc needs inline styles and a blob: worker for its search index.
@@ -41,8 +53,9 @@ export function docsPage(): Router {
     res.type('html').send(PAGE);
   });
   r.get('/redoc.standalone.js', (_req, res) => {
-    res.type('application/javascript');
-    res.sendFile(bundle, { maxAge: '1d' });
+    bundle ??= offlineRedocBundle(fs.readFileSync(bundlePath, 'utf8'));
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.type('application/javascript').send(bundle);
   });
   return r;
 }

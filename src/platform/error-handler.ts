@@ -1,13 +1,14 @@
 /**
- * The only place that writes error bodies (STYLE section 4; API document "Errors"):
+ * The only place that writes error bodies (API document "Errors"; docs/api-rules.md, "Errors"):
  * `{"error":{"code","message","status","details"?},"request_id"}`, the same for both styles.
  * Foreign errors are translated once here: validator errors → validation_error with details,
  * body-parser errors → 400/413, PostgreSQL unique violations → conflict, an unreachable database →
- * 503 service_unavailable with Retry-After (CONTRACT section 14), anything else →
+ * 503 service_unavailable with Retry-After (docs/operations.md, "Outages"), anything else →
  * internal_error with a generic message (logged with its stack, never shown).
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, errors, type ErrorDetail, type ErrorLocation } from '../core/errors';
+import { bodyProblem, MAX_BODY_DEPTH } from './body-shape';
 import type { Logger } from './logger';
 
 interface ValidatorItem {
@@ -24,10 +25,14 @@ function detailOf(item: ValidatorItem): ErrorDetail {
   const location = LOCATIONS[item.location ?? parts[0] ?? ''] ?? LOCATIONS[parts[0] ?? ''] ?? 'body';
   const rest = LOCATIONS[parts[0] ?? ''] ? parts.slice(1) : parts;
   let field = rest.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]') || (location === 'body' ? 'body' : '');
+  // A repeated query parameter (`?score_in=1&score_in=x`) is named as sent, its value counted from 1.
+  const nth = location === 'query' ? /^([^.[\]]+)\[(\d+)\]$/.exec(field) : null;
+  if (nth) field = nth[1]!;
   // Header names arrive lower-cased; report them as documented (`Idempotency-Key`, `X-API-Style`).
   if (location === 'header') field = field.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()).replace(/^X-Api-/, 'X-API-');
   const msg = item.message ?? 'is invalid';
-  return { location, field, message: field ? `\`${field}\` ${msg}` : msg };
+  const name = nth ? `\`${field}\` (value ${Number(nth[2]) + 1})` : `\`${field}\``;
+  return { location, field, message: field ? `${name} ${msg}` : msg };
 }
 
 /** Seconds a client is told to wait (`Retry-After`) while the database is unreachable. */
@@ -49,7 +54,7 @@ const CONNECTION_MESSAGES = [
 /**
  * True when `err` means the database cannot be reached or cannot serve now (refused, reset or timed-out
  * connections, a server shutting down or starting, a full pool, a statement timeout) rather than a fault
- * of the request: these become 503 service_unavailable (CONTRACT section 14).
+ * of the request: these become 503 service_unavailable (docs/operations.md, "Outages").
  */
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (err === null || typeof err !== 'object' || depth > 3) return false;
@@ -69,6 +74,8 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   if (isDatabaseUnavailable(err)) return errors.serviceUnavailable(DB_RETRY_AFTER_SECONDS);
   const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string };
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
+  // A runtime whose JSON.parse recurses may run out of stack on deep input: the depth rule, not a fault.
+  if (e.type === 'entity.parse.failed' && err instanceof RangeError) return tooDeep('body');
   if (e.type === 'entity.parse.failed') return errors.invalid('body', 'body', 'The request body is not valid JSON.');
   // The router could not percent-decode a path segment (`/f/%E2%82`): the client's path is malformed.
   if (err instanceof URIError && e.status === 400) return errors.invalid('path', 'path', 'The path holds a malformed percent-encoding.');
@@ -92,6 +99,12 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
     }
   }
   return errors.internal();
+}
+
+/** The body nests deeper than MAX_BODY_DEPTH at `field` (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). */
+function tooDeep(field: string): AppError {
+  const where = field === 'body' ? 'The request body' : `\`${field}\``;
+  return errors.invalid('body', field, `${where} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels; send at most ${MAX_BODY_DEPTH}.`);
 }
 
 export function errorHandler(logger: Logger, opts: { exposeInternals: boolean }): ErrorRequestHandler {
@@ -125,7 +138,7 @@ export function notFound(): RequestHandler {
 
 /**
  * express.json() with the body limit; a malformed or oversized body is remembered and reported after
- * the auth checks (CONTRACT section 3, order of checks) by `reportBodyError`.
+ * the auth checks (docs/api-rules.md, "Order of checks") by `reportBodyError`.
  */
 export function deferBodyErrors(): ErrorRequestHandler {
   return (err, req, _res, next) => {
@@ -140,45 +153,20 @@ export function deferBodyErrors(): ErrorRequestHandler {
   };
 }
 
-/** A string holds a lone surrogate (not valid Unicode; PostgreSQL refuses it in jsonb). */
-const illFormed = (s: string) => !(s as unknown as { isWellFormed(): boolean }).isWellFormed();
-
-/**
- * The first string of a parsed JSON body (a key or a value) that is not valid Unicode, as a field path
- * (`data[0].plan`, `name`, `body`); undefined when every string is well formed.
- */
-export function illFormedField(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return illFormed(value) ? path || 'body' : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = illFormedField(value[i], `${path}[${i}]`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const field = path ? `${path}.${key}` : key;
-      if (illFormed(key)) return field;
-      const found = illFormedField(item, field);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
-}
-
 export function reportBodyError(): RequestHandler {
   return (req, _res, next) => {
     if (req.bodyError) throw req.bodyError;
-    // Bodies are checked for lone surrogates here, at the edge, for every JSON write (CONTRACT section 7).
-    const bad = illFormedField(req.body);
+    // Bodies are checked for depth and lone surrogates here, at the edge, for every JSON write (docs/writes-keys-limits.md, "Limits, bad bytes and secrets").
+    const bad = bodyProblem(req.body);
+    if (bad?.kind === 'depth') throw tooDeep(bad.field);
     if (bad !== undefined) {
       // The field name itself may be the ill-formed part: never echo a lone surrogate back.
-      const field = (bad as unknown as { toWellFormed(): string }).toWellFormed();
+      const field = (bad.field as unknown as { toWellFormed(): string }).toWellFormed();
       throw errors.invalid('body', field, `\`${field}\` is not valid Unicode (it holds a lone surrogate such as \\ud800).`);
     }
     // NUL cannot be stored or compared by PostgreSQL: name the parameter instead of failing later.
-    if (req.path.includes('\u0000')) throw errors.invalid('path', 'path', 'The path holds a NUL character (\\u0000).');
+    // req.path keeps percent-encoding: a NUL arrives as `%00`.
+    if (req.path.includes('\u0000') || /%00/i.test(req.path)) throw errors.invalid('path', 'path', 'The path holds a NUL character (\\u0000).');
     for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
       if (String(value).includes('\u0000')) throw errors.invalid('query', name, `\`${name}\` holds a NUL character (\\u0000).`);
     }

@@ -1,6 +1,6 @@
 /**
  * Request logging: one pino line per request with its request id, status and duration.
- * Logs never hold a secret (CONTRACT section 7): the logged URL has the values of the query
+ * Logs never hold a secret (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"): the logged URL has the values of the query
  * parameters `api_key`, `key`, `token`, `t` and `secret` and the token of `/e/{token}.gif` replaced
  * by `[redacted]`; headers and bodies are never logged.
  */

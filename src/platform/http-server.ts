@@ -1,7 +1,7 @@
 /**
  * The Node HTTP server around the app: request line and headers limited to 16 KiB, and the errors
  * Node rejects before Express sees a request (oversized headers, malformed requests) answered in the
- * error envelope with a `request_id` (CONTRACT section 7): 431 headers_too_large, else 400 validation_error.
+ * error envelope with a `request_id` (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"): 431 headers_too_large, else 400 validation_error.
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
@@ -10,7 +10,7 @@ import { AppError, errors } from '../core/errors';
 import type { Logger } from './logger';
 import { newRequestId } from './request-id';
 
-/** Request line plus headers, bytes (CONTRACT section 7). */
+/** Request line plus headers, bytes (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Writes `error` as a complete HTTP/1.1 response on a raw socket and closes it. */

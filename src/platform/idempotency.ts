@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (CONTRACT section 5; STYLE section 7). On POST, PATCH and DELETE with an
+ * Idempotency keys (docs/writes-keys-limits.md, "Idempotency"). On POST, PATCH and DELETE with an
  * `Idempotency-Key` header (1..255 printable characters), the answer is recorded for 24 h, scoped to
  * the API key: the same key with the same method, path and body (canonical JSON) replays the stored
  * status, headers and exact body bytes with `Idempotent-Replayed: true`; another method, path or
@@ -11,8 +11,10 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type Redis from 'ioredis';
+import { canonicalJson } from '../core/canonical-json';
 import { errors } from '../core/errors';
 import type { Logger } from './logger';
+import { redisStarted } from './redis';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** A request still running holds its key this long at most: a crashed instance frees it, not after 24 h. */
@@ -47,10 +49,15 @@ export interface IdempotencyStore {
   delete(key: string): Promise<void>;
 }
 
-/** Redis store: `SET key value NX PX ttl` takes the lock atomically on every instance. */
+/**
+ * Redis store: `SET key value NX PX ttl` takes the lock atomically on every instance. A request's first
+ * call (setIfAbsent) waits for a new client's first connection (redisStarted), so that a request sent
+ * right after start is not run without idempotency.
+ */
 export function redisIdempotencyStore(redis: Redis): IdempotencyStore {
   return {
     async setIfAbsent(key, value, ttlMs) {
+      await redisStarted(redis);
       return (await redis.set(key, value, 'PX', ttlMs, 'NX')) === 'OK';
     },
     get: (key) => redis.get(key),
@@ -99,20 +106,6 @@ export function memoryIdempotencyStore(now: () => number = Date.now): Idempotenc
   };
 }
 
-/** JSON with object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one body. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj)
-      .filter((k) => obj[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 /**
@@ -157,7 +150,7 @@ export interface IdempotencyOptions {
   store?: IdempotencyStore;
   /**
    * Whose keys these are: records of one scope never meet another's. Default: the API key's id
-   * (CONTRACT section 5); the public submission path scopes by client address and form (section 11).
+   * (docs/writes-keys-limits.md, "Idempotency"); the public submission path scopes by client address and form (docs/collecting.md, "Public JSON").
    */
   scope?: (req: Request) => string;
 }

@@ -1,9 +1,11 @@
 /**
- * Prometheus metrics (CONTRACT section 14) with prom-client, on a Registry of their own (never the
+ * Prometheus metrics (docs/operations.md, "Metrics") with prom-client, on a Registry of their own (never the
  * global one, so one process or test file can build several apps):
  * - `http_requests_total` and `http_request_duration_seconds` by `method`, `route` (the route template of
  *   openapi/, e.g. `/api/v1/workspaces/:workspace_id/responses`, or `unmatched`: never the raw path, so label
  *   values stay bounded), `status` and `style` (the `X-API-Style` answered, or `none`);
+ * - `api_requests_by_style_total{style,operation}`: the authenticated requests the usage counter counts, by answer
+ *   style (`A`, `B`) and the openapi/ `operationId` matched (or `unmatched`), so both label sets stay bounded by the document;
  * - `rate_limit_refusals_total{kind}` (`key`, `address`, `submission`);
  * - `auth_failures_total{code}` (`invalid_api_key`, `api_key_expired`, `workspace_access_denied`, `insufficient_scope`);
  * - `webhook_deliveries_total{outcome}` (`succeeded`, `retried`, `failed`) and the gauge `webhook_queue_depth`;
@@ -37,6 +39,8 @@ export interface Metrics {
   httpMiddleware(): RequestHandler;
   /** `GET /metrics`: the text format; a 404 resource_not_found when `enabled` is false. */
   handler(enabled: boolean): RequestHandler;
+  /** Counts one authenticated request by answer style and operation (`operationId` or `unmatched`; from the usage counter). */
+  requestByStyle(style: 'A' | 'B', operation: string): void;
   /** Counts one request refused by a rate limit. */
   rateLimitRefused(kind: RefusalKind): void;
   /**
@@ -60,9 +64,55 @@ export interface Metrics {
 export function createMetrics(opts: { operations: OperationIndex; db?: Db; logger?: Logger }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const routeOf = (path: string): string => opts.operations.match(path)?.route ?? UNMATCHED_ROUTE;
+  // Registered in this order, so /metrics lists the families in this order.
+  const http = httpFamilies(registry);
+  const byStyle = new Counter({
+    name: 'api_requests_by_style_total',
+    help: 'Authenticated API requests by answer style (A, B) and openapi/ operationId (or unmatched).',
+    labelNames: ['style', 'operation'],
+    registers: [registry],
+  });
+  const { refusals, authFailures, deliveries } = outcomeCounters(registry);
+  const queueDepth = queueDepthGauge(registry, opts.logger);
+  poolGauge(registry, opts.db);
 
-  const labelNames = ['method', 'route', 'status', 'style'] as const;
+  const metrics: Metrics = {
+    registry,
+    httpMiddleware: () => httpMiddleware(http, opts.operations, (code) => metrics.authFailed(code)),
+    handler: (enabled) => async (req, res) => {
+      if (!enabled) throw errors.routeNotFound(req.method, req.path);
+      const body = await registry.metrics();
+      res.setHeader('Cache-Control', 'no-store');
+      res.type(registry.contentType).send(body);
+    },
+    requestByStyle: (style, operation) => byStyle.inc({ style, operation }),
+    rateLimitRefused: (kind) => refusals.inc({ kind }),
+    countRefusals: (limiter) => {
+      const consume = limiter.consume.bind(limiter);
+      limiter.consume = async (bucket, subject, points) => {
+        const d = await consume(bucket, subject, points);
+        if (d.retryAfter !== undefined) metrics.rateLimitRefused(bucket as RefusalKind);
+        return d;
+      };
+      return limiter;
+    },
+    authFailed: (code) => authFailures.inc({ code }),
+    webhookDelivery: (outcome) => deliveries.inc({ outcome }),
+    setWebhookQueueDepthSource: queueDepth.setSource,
+  };
+  return metrics;
+}
+
+const HTTP_LABELS = ['method', 'route', 'status', 'style'] as const;
+
+interface HttpFamilies {
+  requests: Counter<(typeof HTTP_LABELS)[number]>;
+  duration: Histogram<(typeof HTTP_LABELS)[number]>;
+}
+
+/** `http_requests_total` and `http_request_duration_seconds`. */
+function httpFamilies(registry: Registry): HttpFamilies {
+  const labelNames = HTTP_LABELS;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered.', labelNames, registers: [registry] });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
@@ -71,6 +121,32 @@ export function createMetrics(opts: { operations: OperationIndex; db?: Db; logge
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  return { requests, duration };
+}
+
+/** Counts each request when its answer is finished; an auth failure's error code goes to `authFailed`. */
+function httpMiddleware(http: HttpFamilies, operations: OperationIndex, authFailed: (code: string) => void): RequestHandler {
+  const routeOf = (path: string): string => operations.match(path)?.route ?? UNMATCHED_ROUTE;
+  return (req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      const labels = {
+        method: req.method,
+        route: (res.locals.pathMatch as PathMatch | undefined)?.route ?? routeOf(req.originalUrl.split('?')[0] ?? ''),
+        status: String(res.statusCode),
+        style: String(res.getHeader('X-API-Style') ?? 'none'),
+      };
+      http.requests.inc(labels);
+      http.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+      const code = (res.locals as { errorCode?: string }).errorCode;
+      if (code && AUTH_FAILURE_CODES.has(code)) authFailed(code);
+    });
+    next();
+  };
+}
+
+/** `rate_limit_refusals_total`, `auth_failures_total` and `webhook_deliveries_total`. */
+function outcomeCounters(registry: Registry): { refusals: Counter<'kind'>; authFailures: Counter<'code'>; deliveries: Counter<'outcome'> } {
   const refusals = new Counter({
     name: 'rate_limit_refusals_total',
     help: 'Requests refused with 429 by a rate limit, by budget (key, address, submission).',
@@ -89,6 +165,14 @@ export function createMetrics(opts: { operations: OperationIndex; db?: Db; logge
     labelNames: ['outcome'],
     registers: [registry],
   });
+  // Every outcome and code shows from the first scrape (at 0), so rate() works at once.
+  for (const outcome of ['succeeded', 'retried', 'failed']) deliveries.inc({ outcome }, 0);
+  for (const kind of ['key', 'address', 'submission']) refusals.inc({ kind }, 0);
+  return { refusals, authFailures, deliveries };
+}
+
+/** The gauge `webhook_queue_depth`, read from the source set at each scrape (the last known depth if it fails). */
+function queueDepthGauge(registry: Registry, logger: Logger | undefined): { setSource(source: QueueDepthSource): void } {
   let depthSource: QueueDepthSource = () => 0;
   let lastDepth = 0;
   new Gauge({
@@ -104,12 +188,20 @@ export function createMetrics(opts: { operations: OperationIndex; db?: Db; logge
         lastDepth = depth;
       } catch (err) {
         // The database may be down: show the last known depth rather than failing the scrape.
-        opts.logger?.debug({ err }, 'could not read the webhook queue depth');
+        logger?.debug({ err }, 'could not read the webhook queue depth');
       }
       this.set(lastDepth);
     },
   });
-  const db = opts.db;
+  return {
+    setSource: (source) => {
+      depthSource = source;
+    },
+  };
+}
+
+/** The gauge `db_pool_connections{state}`, read from the knex pool at each scrape (zeros without a database). */
+function poolGauge(registry: Registry, db: Db | undefined): void {
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database pool connections by state (used, idle, waiting = acquires queued).',
@@ -122,49 +214,4 @@ export function createMetrics(opts: { operations: OperationIndex; db?: Db; logge
       this.set({ state: 'waiting' }, s.waiting);
     },
   });
-  // Every outcome and code shows from the first scrape (at 0), so rate() works at once.
-  for (const outcome of ['succeeded', 'retried', 'failed']) deliveries.inc({ outcome }, 0);
-  for (const kind of ['key', 'address', 'submission']) refusals.inc({ kind }, 0);
-
-  const metrics: Metrics = {
-    registry,
-    httpMiddleware: () => (req, res, next) => {
-      const start = process.hrtime.bigint();
-      res.once('finish', () => {
-        const labels = {
-          method: req.method,
-          route: (res.locals.pathMatch as PathMatch | undefined)?.route ?? routeOf(req.originalUrl.split('?')[0] ?? ''),
-          status: String(res.statusCode),
-          style: String(res.getHeader('X-API-Style') ?? 'none'),
-        };
-        requests.inc(labels);
-        duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
-        const code = (res.locals as { errorCode?: string }).errorCode;
-        if (code && AUTH_FAILURE_CODES.has(code)) metrics.authFailed(code);
-      });
-      next();
-    },
-    handler: (enabled) => async (req, res) => {
-      if (!enabled) throw errors.routeNotFound(req.method, req.path);
-      const body = await registry.metrics();
-      res.setHeader('Cache-Control', 'no-store');
-      res.type(registry.contentType).send(body);
-    },
-    rateLimitRefused: (kind) => refusals.inc({ kind }),
-    countRefusals: (limiter) => {
-      const consume = limiter.consume.bind(limiter);
-      limiter.consume = async (bucket, subject, points) => {
-        const d = await consume(bucket, subject, points);
-        if (d.retryAfter !== undefined) metrics.rateLimitRefused(bucket as RefusalKind);
-        return d;
-      };
-      return limiter;
-    },
-    authFailed: (code) => authFailures.inc({ code }),
-    webhookDelivery: (outcome) => deliveries.inc({ outcome }),
-    setWebhookQueueDepthSource: (source) => {
-      depthSource = source;
-    },
-  };
-  return metrics;
 }

@@ -71,17 +71,71 @@ export function canonicalContentType(): RequestHandler {
   };
 }
 
+/** Names of the document's repeatable query parameters (`style: form`, `explode: true`, an array schema). */
+function repeatableQueryParams(doc: OpenApiDocument): Set<string> {
+  const params = ((doc.components as Record<string, unknown> | undefined)?.parameters ?? {}) as Record<string, Record<string, unknown>>;
+  const names = Object.values(params)
+    .filter((p) => p.in === 'query' && p.explode === true && (p.schema as { type?: unknown } | undefined)?.type === 'array')
+    .map((p) => String(p.name));
+  return new Set(names);
+}
+
+/**
+ * The validator turns a lone repeatable parameter into a one-item list, except an empty one (`?row_id=`):
+ * it skips falsy values (express-openapi-validator 5, RequestParameterMutator.explodeJsonArrayAndMutateRequest)
+ * and then answers "must be array". This does that step for the empty value, so `row_id=` is the empty text
+ * as `row_id = ""` is in the filter language. Express 5 computes `req.query` in a getter: the parsed object
+ * is set on the request, as the validator itself does.
+ */
+function emptyRepeatableValues(names: ReadonlySet<string>): RequestHandler {
+  return (req, _res, next) => {
+    const query = req.query as Record<string, unknown>;
+    const empty = Object.keys(query).filter((k) => query[k] === '' && names.has(k));
+    if (empty.length > 0) {
+      const fixed = { ...query };
+      for (const k of empty) fixed[k] = [''];
+      Object.defineProperty(req, 'query', { value: fixed, writable: true, configurable: true, enumerable: true });
+    }
+    next();
+  };
+}
+
 /** Request (and optionally response) validation against the document; security is checked by platform/auth. */
 export function openApiValidator(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
-  return [canonicalContentType(), ...openApiMiddleware(doc, validateResponses)];
+  return [canonicalContentType(), emptyRepeatableValues(repeatableQueryParams(doc)), ...openApiMiddleware(doc, validateResponses)];
+}
+
+/**
+ * A copy of the document without its examples (`components.examples` and every media type's `examples`),
+ * for the validator: its Ajv (draft-04) compiles each schema together with the whole `paths` and
+ * `components` and takes every string `id` member it finds there for a schema id, so two examples
+ * naming the same resource (`"id": "rsp_1"`) would make it refuse to compile ("resolves to more than one
+ * schema"). Validation needs no examples (docs/api-rules.md, "Examples").
+ */
+export function validatorSpec(doc: OpenApiDocument): OpenApiDocument {
+  const copy = structuredClone(doc);
+  const strip = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(strip);
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'content' && value && typeof value === 'object') {
+        for (const media of Object.values(value)) if (media && typeof media === 'object') delete (media as Record<string, unknown>).examples;
+      }
+      strip(value);
+    }
+  };
+  strip(copy.paths);
+  strip(copy.components);
+  delete (copy.components as Record<string, unknown> | undefined)?.examples;
+  return copy;
 }
 
 function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
   memoizePathToRegexp();
   return OpenApiValidator.middleware({
-    // The validator mutates the spec it is given; keep ours pristine for serving.
-    apiSpec: structuredClone(doc) as never,
-    // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, CONTRACT section 7). The
+    // The validator mutates the spec it is given (a copy: ours stays pristine for serving), without examples.
+    apiSpec: validatorSpec(doc) as never,
+    // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). The
     // validator still coerces query, path and header parameters to their documented types: it always
     // validates those with a second, coercing Ajv (express-openapi-validator RequestValidator).
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },

@@ -1,6 +1,6 @@
 /**
  * The operations of openapi/openapi.yaml as a lookup table, built once from the document (the one
- * source of every operation's scope, CONTRACT section 3): which path template a request path
+ * source of every operation's scope, docs/writes-keys-limits.md, "API keys and scopes"): which path template a request path
  * matches, which methods it has, and each operation's `x-required-scope`. Used before validation
  * (the order of checks puts 403 before 400) by the scope check and the 405 answer.
  */
@@ -30,6 +30,11 @@ export interface Operation {
   scope: RequiredScope | undefined;
   /** The raw declared value (for error messages and the coverage test). */
   declared: unknown;
+  /**
+   * `x-own-key-param`: the path parameter holding a key id; a key whose own id it is needs no scope
+   * here (a key reads its own migration report). Undefined on every other operation.
+   */
+  ownKeyParam: string | undefined;
 }
 
 export interface PathMatch {
@@ -93,6 +98,7 @@ function buildIndex(doc: OpenApiDocument): OperationIndex {
         operationId: op.operationId as string | undefined,
         scope: isRequiredScope(declared) ? declared : undefined,
         declared,
+        ownKeyParam: typeof op['x-own-key-param'] === 'string' ? op['x-own-key-param'] : undefined,
       };
       ops.set(operation.method, operation);
       operations.push(operation);
@@ -124,4 +130,13 @@ function buildIndex(doc: OpenApiDocument): OperationIndex {
     },
     operationOf,
   };
+}
+
+/**
+ * The raw value of path parameter `name` of a request path that matches `template` (undefined when the
+ * template has no such parameter). Segments are compared as written: an id is never percent-encoded.
+ */
+export function pathParam(template: string, path: string, name: string): string | undefined {
+  const i = template.split('/').indexOf(`{${name}}`);
+  return i < 0 ? undefined : path.split('/')[i];
 }

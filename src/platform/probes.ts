@@ -1,5 +1,5 @@
 /**
- * Probes for load balancers and orchestrators (CONTRACT section 14), mounted before authentication so
+ * Probes for load balancers and orchestrators (docs/operations.md, "Probes"), mounted before authentication so
  * they need no key and count against no rate limit or missing-key budget:
  * - `GET /healthz`: 200 `{"status":"ok"}` while the process runs (liveness);
  * - `GET /readyz`: 200 `{"status":"ok","checks":{"database":"ok","redis":"ok"|"absent"}}` when the database

@@ -1,15 +1,17 @@
 /**
- * Rate limits (API document "Limits"; CONTRACT section 4) with rate-limiter-flexible: a fixed 60 s
+ * Rate limits (API document "Limits"; docs/writes-keys-limits.md, "Rate limits") with rate-limiter-flexible: a fixed 60 s
  * window per API key (the key's own limit or RATE_LIMIT_PER_MINUTE), and per client address for
  * requests with a missing or unknown key. Counters live in Redis when it is configured, so every
  * instance shares one budget; if Redis fails, an in-process insurance limiter answers (logged) and
- * the API keeps working. Without Redis the in-process limiter is the store (one instance only).
+ * the API keeps working. Without Redis the in-process limiter is the store (one instance only). A new
+ * Redis client is waited for (redisStarted) so that the budget is Redis's from the first request.
  */
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errors } from '../core/errors';
 import type { Logger } from './logger';
+import { redisStarted } from './redis';
 
 const WINDOW_SECONDS = 60;
 
@@ -62,6 +64,7 @@ export function createRateLimiter(opts: { redis?: Redis | undefined; logger: Log
   return {
     async consume(bucket, subject, points) {
       // A Redis outage is logged once by platform/redis.ts, not here per request.
+      if (opts.redis) await redisStarted(opts.redis);
       try {
         return decision(await limiterFor(bucket, points).consume(subject, 1), points, false);
       } catch (e) {
@@ -81,7 +84,7 @@ export function applyDecision(res: Response, d: RateLimitDecision): void {
 }
 
 /**
- * Counts one public submission (page POST or public JSON; CONTRACT section 11) against the budget of
+ * Counts one public submission (page POST or public JSON; docs/collecting.md, "Public JSON") against the budget of
  * `perMinute` (config.submissionsPerMinute) per client address and form, shared by both ways. Writes
  * the X-RateLimit-* headers.
  * @param clientAddress `req.ip`: the socket's address unless TRUST_PROXY lets X-Forwarded-For speak.

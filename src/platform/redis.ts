@@ -1,22 +1,71 @@
 /**
  * The shared ioredis client (rate limits, idempotency). Commands fail fast instead of queueing while
  * Redis is down, and time out after 500 ms when it hangs, so callers fall back to in-process stores at
- * once and API requests still answer within 2 s (CONTRACT sections 4 and 14).
+ * once and API requests still answer within 2 s (docs/writes-keys-limits.md, "Rate limits"; docs/operations.md, "Outages").
  *
  * An outage is logged once at `warn` when it starts and once at `info` when Redis is back, not per
  * request: a refused or lost connection is seen through the client's events, a Redis that accepts
  * connections but stops answering through a ping every 2 s (then the client reconnects, and fails
  * commands at once until Redis answers again).
+ *
+ * At start, the rate limits and idempotency keys wait for the first connection (redisStarted, at most
+ * REDIS_STARTUP_TIMEOUT_MS), so they are in Redis from the first request (docs/operations.md, "Redis at start").
  */
-import Redis from 'ioredis';
+import Redis, { type RedisOptions } from 'ioredis';
+import { redisTarget } from '../config';
 import type { Logger } from './logger';
 
 /** A command that gets no answer within this many milliseconds fails (and the caller falls back). */
 export const REDIS_COMMAND_TIMEOUT_MS = 500;
 const PING_INTERVAL_MS = 2_000;
+/**
+ * How long requests wait for the first Redis connection of a new client before the in-process fallback
+ * answers them: short enough that they still answer within 2 s. Counted in event-loop time (see startup).
+ */
+export const REDIS_STARTUP_TIMEOUT_MS = 1_500;
+const STARTUP_TICK_MS = 50;
+const startups = new WeakMap<Redis, Promise<void>>();
 
+/**
+ * Resolves once `redis` is first ready, ended, or `ms` has passed. Counted in ticks of an interval, not
+ * by one timer: start-up work that blocks the event loop (the validator reads the document right after
+ * the app is built) would otherwise use the whole wait up before Redis's answer could even be read.
+ */
+function startup(redis: Redis, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    let ticksLeft = Math.ceil(ms / STARTUP_TICK_MS);
+    const done = () => {
+      clearInterval(tick);
+      redis.off('ready', done);
+      redis.off('end', done);
+      resolve();
+    };
+    const tick = setInterval(() => {
+      if (--ticksLeft <= 0) done();
+    }, STARTUP_TICK_MS);
+    tick.unref();
+    redis.once('ready', done);
+    redis.once('end', done);
+  });
+}
+
+/**
+ * Resolves once a client of createRedis has been ready for the first time, or REDIS_STARTUP_TIMEOUT_MS
+ * after it was created (then the caller's commands fail at once and it falls back, the outage being
+ * logged once); at once for other clients. Never rejects. Callers await it before their first command
+ * of each request.
+ */
+export function redisStarted(redis: Redis): Promise<void> {
+  return startups.get(redis) ?? Promise.resolve();
+}
+
+/**
+ * A client for REDIS_URL: a plain URL as is, or a Sentinel set (config.ts redisTarget), where ioredis asks
+ * the sentinels for the master on every (re)connect and, subscribed to `+switch-master`, reconnects as
+ * soon as they promote a replica (docs/operations.md, "Redis with failover (Sentinel)").
+ */
 export function createRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
+  const options: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
@@ -24,7 +73,23 @@ export function createRedis(url: string, logger: Logger): Redis {
     retryStrategy: (times) => Math.min(times * 200, 2000),
     // Commands of concurrent requests (rate-limit counts, idempotency records) leave in one write.
     enableAutoPipelining: true,
-  });
+  };
+  const target = redisTarget(url);
+  const redis =
+    target.kind === 'url'
+      ? new Redis(url, options)
+      : new Redis({
+          ...options,
+          sentinels: target.sentinels.map((s) => ({ ...s })),
+          name: target.name,
+          db: target.db,
+          username: target.username,
+          password: target.password,
+          // While no sentinel answers, ask again after 100 ms, 200 ms, ... at most 1 s.
+          sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
+          failoverDetector: true,
+          ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+        });
   let down = false;
   let closing = false;
   const outage = (reason: string) => {
@@ -37,6 +102,7 @@ export function createRedis(url: string, logger: Logger): Redis {
     down = false;
     logger.info('Redis is back: rate limits and idempotency keys are shared again');
   };
+  startups.set(redis, startup(redis, REDIS_STARTUP_TIMEOUT_MS));
   redis.on('error', (err: Error) => outage(err.message));
   redis.on('close', () => outage('connection closed'));
   redis.on('ready', recovered);

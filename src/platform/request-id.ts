@@ -1,4 +1,4 @@
-/** Gives every request a unique id (`req_…`), sent back as `X-Request-Id` (CONTRACT section 7). */
+/** Gives every request a unique id (`req_…`), sent back as `X-Request-Id` (docs/api-rules.md, "Errors"). */
 import type { RequestHandler } from 'express';
 import { nanoid } from 'nanoid';
 

@@ -1,5 +1,5 @@
 /**
- * Host name resolution for webhook URLs (CONTRACT section 13): every address of the name, as
+ * Host name resolution for webhook URLs (docs/webhooks.md, "Address rules"): every address of the name, as
  * `dns.lookup` (the system resolver, /etc/hosts included) returns them.
  */
 import { lookup } from 'node:dns/promises';

@@ -1,5 +1,5 @@
 /**
- * Sets `req.style` and the `X-API-Style` response header (CONTRACT section 2). `provisionalStyle`
+ * Sets `req.style` and the `X-API-Style` response header (docs/migrating-between-styles.md, "How the style is chosen"). `provisionalStyle`
  * runs first so even a 401 carries the header; `styleSelection` runs after the auth checks with the
  * key's default style and may reject a bad header or mixed parameters (400).
  */

@@ -1,15 +1,24 @@
 /**
- * Style selection (CONTRACT section 2). Style-only paths always answer in their style; on the shared
+ * Style selection (docs/migrating-between-styles.md, "How the style is chosen"). Style-only paths always answer in their style; on the shared
  * paths (`{ws}/responses`, `{ws}/responses/{id}`, v2 `/responses`) the first rule that applies wins:
  * the `X-API-Style` header, then style-only query parameters, then the key's default style.
  */
 import { errors } from '../core/errors';
+import { RESPONSE_FILTER_PARAMS } from '../core/responses/responses.service';
 
 export type Style = 'A' | 'B';
 
-/** Query parameters only one style understands (CONTRACT section 2, rule 2). */
+/** Query parameters only one style understands (docs/migrating-between-styles.md, "How the style is chosen", rule 2). */
 export const B_ONLY_PARAMS: readonly string[] = ['page', 'filter', 'start_date', 'end_date', 'include_actionlist_data'];
-export const A_ONLY_PARAMS: readonly string[] = ['cursor', 'created_after', 'created_before', 'score_gte', 'score_lte'];
+/** Style A: paging, dates, score bounds and the typed response filters (`id`, `id_ne`, `row_id_in`, `score_present`, …). */
+export const A_ONLY_PARAMS: readonly string[] = [
+  'cursor',
+  'created_after',
+  'created_before',
+  'score_gte',
+  'score_lte',
+  ...RESPONSE_FILTER_PARAMS.map((p) => p.name),
+];
 
 /** The style a path always answers in, 'shared' for the responses paths, undefined outside the API tree. */
 export function pathStyle(path: string): Style | 'shared' | undefined {

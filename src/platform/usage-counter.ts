@@ -1,14 +1,20 @@
 /**
- * Counts every authenticated request per key, answer style (`X-API-Style`) and UTC day, errors
- * included (CONTRACT section 15). The hot path only bumps an in-process map; every `intervalMs`
- * (default 2 s) the map is flushed to PostgreSQL with one additive upsert (core/api-keys/usage.ts),
- * and once more on shutdown (`stop`). A request therefore shows in the usage list within ~2 s; counts
- * of several instances add up. A failed flush keeps its counts for the next one.
+ * Counts every authenticated request per key, answer style (`X-API-Style`), UTC day and operation (the
+ * openapi/ `operationId` the request matched, or `unmatched`), errors included (docs/analytics.md,
+ * "Migration insight", "Usage per operation"). The hot path only bumps an in-process map; every
+ * `intervalMs` (default 2 s) the map is flushed to PostgreSQL in one transaction: the per-operation
+ * counts (a Style B request that answered below 400 also records what stands in the way of its mechanical
+ * Style A translation, core/migration/attention.ts) and their per-style totals, each with one additive upsert (core/api-keys/usage.ts), and once
+ * more on shutdown (`stop`). A request therefore shows in the usage list within ~2 s; counts of several
+ * instances add up. A failed flush keeps its counts for the next one.
  */
-import type { RequestHandler } from 'express';
-import { addUsage, type UsageCount } from '../core/api-keys/usage';
+import type { Request, RequestHandler, Response } from 'express';
+import { addAllUsage, UNMATCHED_OPERATION, type OperationUsageCount } from '../core/api-keys/usage';
+import { styleBAttention } from '../core/migration/attention';
+import { withTransaction } from '../db';
 import type { Db } from './db/connection';
 import type { Logger } from './logger';
+import type { OperationIndex, PathMatch } from './operations';
 
 export interface UsageCounter {
   /** Registers the count of this request, taken when its answer is done (so its final style counts). */
@@ -19,17 +25,66 @@ export interface UsageCounter {
   stop(): Promise<void>;
 }
 
-export function createUsageCounter(opts: { db: Db; logger: Logger; intervalMs?: number }): UsageCounter {
-  let pending = new Map<string, UsageCount>();
+export interface UsageCounterOptions {
+  db: Db;
+  logger: Logger;
+  /** The index of openapi/ the scope check uses: a request's operation when the scope check did not run (a 429, a 403 before it). */
+  operations?: OperationIndex;
+  /** Flush period in ms (default 2000; tests pass less). */
+  intervalMs?: number;
+  /** Told of every counted request (the metrics' `api_requests_by_style_total`). */
+  onCount?(style: 'A' | 'B', operation: string): void;
+}
+
+/**
+ * The operation a finished request matched: the scope check's match (`res.locals.pathMatch`), else a
+ * fresh look-up of its path; `unmatched` for a path or method the document does not have.
+ */
+export function requestOperation(req: Request, res: Response, operations: OperationIndex | undefined): string {
+  const path = req.originalUrl.split('?')[0] ?? '';
+  const match = (res.locals.pathMatch as PathMatch | undefined) ?? operations?.match(path);
+  const op = match && operations ? operations.operationOf(match, req.method) : match?.operations.get(req.method.toUpperCase());
+  return op?.operationId ?? UNMATCHED_OPERATION;
+}
+
+/** The migration gap of a Style B request that was answered (core/migration/attention.ts). */
+function attentionOf(req: Request): string {
+  const style = req.get('X-API-Style');
+  return styleBAttention({
+    method: req.method,
+    path: req.originalUrl.split('?')[0] ?? '',
+    query: req.query as Record<string, string | string[]>,
+    headers: style ? { 'X-API-Style': style } : {},
+    body: req.body,
+  });
+}
+
+export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
+  let pending = new Map<string, OperationUsageCount>();
   let flushing: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
 
-  const record = (keyId: string, style: 'A' | 'B') => {
-    const date = new Date().toISOString().slice(0, 10);
-    const k = `${keyId}\n${date}\n${style}`;
+  const record = (keyId: string, style: 'A' | 'B', operation: string, attention: string) => {
+    const now = new Date();
+    const date = now.toISOString().slice(0, 10);
+    const k = `${keyId}\n${date}\n${style}\n${operation}\n${attention}`;
     const c = pending.get(k);
-    if (c) c.requests += 1;
-    else pending.set(k, { keyId, date, style, requests: 1 });
+    if (c) {
+      c.requests += 1;
+      c.lastSeen = now;
+    } else pending.set(k, { keyId, date, style, operation, attention, requests: 1, firstSeen: now, lastSeen: now });
+  };
+
+  const keepForNextFlush = (batch: Map<string, OperationUsageCount>) => {
+    for (const [k, c] of batch) {
+      const now = pending.get(k);
+      if (!now) pending.set(k, c);
+      else {
+        now.requests += c.requests;
+        if (c.firstSeen < now.firstSeen) now.firstSeen = c.firstSeen;
+        if (c.lastSeen > now.lastSeen) now.lastSeen = c.lastSeen;
+      }
+    }
   };
 
   const flushOnce = async () => {
@@ -37,14 +92,10 @@ export function createUsageCounter(opts: { db: Db; logger: Logger; intervalMs?: 
     const batch = pending;
     pending = new Map();
     try {
-      await addUsage(opts.db, [...batch.values()]);
+      await withTransaction(opts.db, (trx) => addAllUsage(trx, [...batch.values()]));
     } catch (err) {
       opts.logger.warn({ err }, 'could not write API key usage; kept for the next flush');
-      for (const [k, c] of batch) {
-        const now = pending.get(k);
-        if (now) now.requests += c.requests;
-        else pending.set(k, c);
-      }
+      keepForNextFlush(batch);
     }
   };
   const flush = () => (flushing = flushing.then(flushOnce));
@@ -63,7 +114,9 @@ export function createUsageCounter(opts: { db: Db; logger: Logger; intervalMs?: 
         if (counted || !req.auth) return;
         counted = true;
         const style = String(res.getHeader('X-API-Style') ?? req.style).toUpperCase() === 'B' ? 'B' : 'A';
-        record(req.auth.id, style);
+        const operation = requestOperation(req, res, opts.operations);
+        record(req.auth.id, style, operation, style === 'B' && res.statusCode < 400 ? attentionOf(req) : '');
+        opts.onCount?.(style, operation);
       };
       res.once('finish', count);
       res.once('close', count);

@@ -12,11 +12,11 @@ declare global {
       auth?: ApiKeyMeta;
       /** The workspace in the path, once access to it is checked. */
       workspaceId?: string;
-      /** The style this request is answered in (CONTRACT section 2). */
+      /** The style this request is answered in (docs/migrating-between-styles.md, "How the style is chosen"). */
       style: Style;
       /** A logger carrying this request's `request_id` (platform/http-log.ts; made on first use). */
       log?: Logger;
-      /** A body that failed to parse, reported after the auth checks (CONTRACT order of checks). */
+      /** A body that failed to parse, reported after the auth checks (docs/api-rules.md, "Order of checks"). */
       bodyError?: AppError;
     }
   }

@@ -1,17 +1,17 @@
 /**
- * Email links end to end in headless Chromium (CONTRACT section 12): mint through the API, follow the
+ * Email links end to end in headless Chromium (docs/collecting.md, "Email links"): mint through the API, follow the
  * link (click), load the image (open), answer the form (the response carries the link's email,
  * email_id, row and the row's data), events in both styles' lists; a tampered (400) and an expired
  * (410) link show a page and record nothing.
  */
 import { mintLink } from '../../src/core/links/links';
-import { pageScenario, type PageScenario } from '../component/pages/fixtures';
+import { formWorkspace, surveyForm, type FormWorkspace } from '../support/given';
 import { useBrowserApp } from './browser-app';
 
 const t = useBrowserApp();
-let s: PageScenario;
+let s: FormWorkspace;
 beforeAll(async () => {
-  s = await pageScenario(t.db);
+  s = await formWorkspace(t.db, { form: surveyForm });
 });
 
 const api = (path: string, style: 'A' | 'B' = 'A') => t.http().get(`/api/v1/workspaces/${s.ws}${path}`).set('X-API-Key', s.key).set('X-API-Style', style);
@@ -58,7 +58,7 @@ describe('an email link in a browser', () => {
       respondent_email: 'ana@example.com',
       email_id: link.email_id,
       row_id: s.row,
-      table_data: { row_id: s.row, id: 'c-1', plan: 'pro', _captured_at: expect.any(String) },
+      table_data: { row_id: s.row, id: `c-${s.row}`, plan: 'pro', _captured_at: expect.any(String) },
     });
     const b = await api(`/responses/${a.body.data[0].id}?include_table_data=true`, 'B');
     expect(b.body.data).toMatchObject({ respondent_email: 'ana@example.com', email_id: link.email_id, row_id: s.row, table_data: { plan: 'pro' } });

@@ -1,16 +1,16 @@
 /**
- * The hosted form page in headless Chromium with JavaScript off (CONTRACT section 11): every question
+ * The hosted form page in headless Chromium with JavaScript off (docs/collecting.md, "Hosted pages"): every question
  * type filled with mouse and keyboard, a validation message beside its field with the values kept,
  * the response read back through both API styles, and a resubmitted page storing one response.
  * Screenshots at 1280 and 360 px go to /tmp (for looking at, not asserted on).
  */
-import { pageScenario, type PageScenario } from '../component/pages/fixtures';
+import { formWorkspace, surveyForm, type FormWorkspace } from '../support/given';
 import { useBrowserApp } from './browser-app';
 
 const t = useBrowserApp();
-let s: PageScenario;
+let s: FormWorkspace;
 beforeAll(async () => {
-  s = await pageScenario(t.db);
+  s = await formWorkspace(t.db, { form: surveyForm });
 });
 
 const responsesA = async () =>
@@ -121,7 +121,7 @@ describe('the hosted page in a browser', () => {
       const sent = page.waitForRequest((r) => r.method() === 'POST');
       await Promise.all([page.waitForURL(`**/f/${s.form}/thanks?lang=de`), page.getByRole('button', { name: 'Senden' }).click()]);
       const body = (await sent).postData()!;
-      expect(new URLSearchParams(body).get('_token')).toMatch(/^[A-Za-z0-9_-]{24}$/);
+      expect(new URLSearchParams(body).get('_token')).toMatch(/^[0-9a-z]{6,8}\.[A-Za-z0-9_-]{24}$/);
 
       // The same page sent again (a double click, a resent request): the browser posts the same body.
       await page.goto(`${t.baseUrl}/f/${s.form}`);

@@ -2,7 +2,7 @@
  * The run's test database, one handle per test file. Two jest projects (jest.config.js):
  * - `postgres`: the PostgreSQL database created and migrated by global-setup (TEST_DB_URL);
  * - `pglite`: an in-memory embedded database (PGlite, the same createDb code path `serve` uses without
- *   DATABASE_URL) opened and migrated per test file, so both databases must answer alike (CONTRACT 7).
+ *   DATABASE_URL) opened and migrated per test file, so both databases must answer alike (docs/api-rules.md, "Both databases answer alike").
  */
 import { createDb, migrateLatest, type Db } from '../../src/platform/db/connection';
 

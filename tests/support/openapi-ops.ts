@@ -45,10 +45,12 @@ export interface DocOperation {
   body?: Schema;
   /** Media types of the body (a form post takes application/x-www-form-urlencoded). */
   bodyTypes: string[];
-  /** The path answers in both styles (CONTRACT section 2: it names X-API-Style). */
+  /** The path answers in both styles (docs/migrating-between-styles.md, "How the style is chosen": it names X-API-Style). */
   shared: boolean;
   /** Documented media types by response status (`400` → [`text/html`] for a page). */
   responseTypes: Record<string, string[]>;
+  /** Documented response headers by status: lower-case name → `required` (issue 19 item 5). */
+  responseHeaders: Record<string, Record<string, boolean>>;
 }
 
 const doc = loadOpenApiDocument();
@@ -78,7 +80,7 @@ export function documentOperations(): DocOperation[] {
     const raw = resolve(item[op.method.toLowerCase()]) as {
       parameters?: Param[];
       requestBody?: { content?: Record<string, { schema?: Schema }> };
-      responses?: Record<string, { content?: Record<string, unknown> }>;
+      responses?: Record<string, { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> }>;
     };
     const byKey = new Map<string, Param>();
     for (const p of [...(resolve(item.parameters as Param[] | undefined) ?? []), ...(raw.parameters ?? [])]) {
@@ -95,8 +97,58 @@ export function documentOperations(): DocOperation[] {
       bodyTypes: Object.keys(content),
       shared: params.some((p) => p.in === 'header' && p.name.toLowerCase() === 'x-api-style'),
       responseTypes: Object.fromEntries(Object.entries(raw.responses ?? {}).map(([status, r]) => [status, Object.keys(r.content ?? {})])),
+      responseHeaders: Object.fromEntries(
+        Object.entries(raw.responses ?? {}).map(([status, r]) => [
+          status,
+          Object.fromEntries(Object.entries(r.headers ?? {}).map(([name, h]) => [name.toLowerCase(), !!h.required])),
+        ]),
+      ),
     };
   });
+}
+
+/**
+ * The response headers clients rely on (issue 19 item 5): when the service sends one, openapi/ must
+ * declare it for that operation and status.
+ */
+export const CONTRACT_HEADERS = [
+  'x-api-style', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after',
+  'etag', 'deprecation', 'sunset', 'link', 'idempotent-replayed', 'location',
+];
+
+/**
+ * What a live answer breaks of its operation's declared headers: a header declared `required: true`
+ * for the status that the answer lacks, or a header of CONTRACT_HEADERS the answer carries that the
+ * status does not declare. A status the document does not list is left to the callers' other checks.
+ * @param headers the answer's headers, names in lower case (supertest's `res.headers`).
+ * @returns one line per problem, empty when the answer matches.
+ */
+export function headerProblems(op: DocOperation, status: number, headers: Record<string, unknown>): string[] {
+  const declared = op.responseHeaders[String(status)];
+  if (!declared) return [];
+  const missing = Object.entries(declared)
+    .filter(([name, required]) => required && headers[name] === undefined)
+    .map(([name]) => `${status} lacks required header ${name}`);
+  const undeclared = CONTRACT_HEADERS.filter((name) => headers[name] !== undefined && !(name in declared)).map(
+    (name) => `${status} sends undeclared header ${name}`,
+  );
+  return [...missing, ...undeclared];
+}
+
+/** headerProblems for the document's operation `method template` (e.g. `GET`, `/f/{form_id}`), for single answers. */
+export function declaredHeaderProblems(method: DocOperation['method'], template: string, status: number, headers: Record<string, unknown>): string[] {
+  const op = documentOperations().find((o) => o.method === method && o.template === template);
+  if (!op) return [`${method} ${template} is not an operation of the document`];
+  return headerProblems(op, status, headers);
+}
+
+/** A valid body for the operation, with rows and entries shaped for the scenario's table (tests/support/given.ts). */
+export function wellFormedBody(op: DocOperation): unknown {
+  if (/\/(rows|entries)(\/|$)/.test(op.template) || op.template.endsWith('/bulk-entries')) {
+    const row = { id: `fz-${Math.random().toString(36).slice(2, 8)}`, plan: 'fuzz', seats: 3 };
+    return { data: op.template.endsWith('/bulk-entries') ? [row] : row };
+  }
+  return validValue(op.body);
 }
 
 /** Fills a path template; `values` by parameter name, anything else gets `fallback(name)`. */

@@ -1,5 +1,6 @@
 import { isCalendarDate } from '../../src/core/query/dates';
-import { validateAnswers, type FormDefinition } from '../../src/core/responses/answers';
+import type { FormDefinition } from '../../src/core/forms/form-model';
+import { validateAnswers } from '../../src/core/responses/answers';
 
 const form: FormDefinition = {
   id: 'frm_test',

@@ -1,10 +1,11 @@
 import { chooseLanguage } from '../../src/core/forms/public-form';
 import { parseInstant } from '../../src/core/query/dates';
-import { scoreQuestion, validateAnswers, type FormDefinition } from '../../src/core/responses/answers';
+import { scoreQuestion, type FormDefinition } from '../../src/core/forms/form-model';
+import { validateAnswers } from '../../src/core/responses/answers';
 
 const form = { defaultLanguage: 'en', languages: ['en', 'de', 'pt-BR'] };
 
-describe('chooseLanguage (CONTRACT section 11)', () => {
+describe('chooseLanguage (docs/collecting.md, "Languages")', () => {
   it.each([
     [{ explicit: 'de', query: 'en', acceptLanguage: 'en' }, 'de'],
     [{ explicit: 'DE' }, 'de'],

@@ -121,7 +121,7 @@ describe('access', () => {
     expect(workspaceIdOf('/api/v1/workspaces/ws%201/forms')).toBe('ws 1');
   });
 
-  it('every operation of openapi/ declares a valid x-required-scope (CONTRACT section 3)', () => {
+  it('every operation of openapi/ declares a valid x-required-scope (docs/writes-keys-limits.md, "API keys and scopes")', () => {
     const doc = loadOpenApiDocument();
     const ops = operationIndex(doc).operations;
     expect(ops.length).toBeGreaterThan(30);
@@ -132,7 +132,7 @@ describe('access', () => {
       const keyless = Array.isArray(raw.security) && raw.security.length === 0;
       // `none` exactly for the operations that need no key (security: []).
       expect(`${op.method} ${op.template} ${op.scope === 'none'}`).toBe(`${op.method} ${op.template} ${keyless}`);
-      // A scope is that of the last collection in the path (CONTRACT section 3).
+      // A scope is that of the last collection in the path (docs/writes-keys-limits.md, "API keys and scopes").
       if (op.scope !== 'none' && op.scope !== 'key') {
         const resource = lastCollectionResource(op.template);
         expect(`${op.method} ${op.template} ${op.scope}`).toBe(`${op.method} ${op.template} ${resource}:${op.method === 'GET' ? 'read' : 'write'}`);
@@ -167,7 +167,7 @@ describe('scope check fails closed', () => {
   });
 });
 
-/** CONTRACT section 3: the resource of the last collection in a path template (a deliberately separate reading). */
+/** docs/writes-keys-limits.md, "API keys and scopes": the resource of the last collection in a path template (a deliberately separate reading). */
 function lastCollectionResource(template: string): string {
   const bySegment: Record<string, string> = {
     workspaces: 'workspaces', forms: 'forms', analytics: 'forms', links: 'forms', questions: 'forms', schema: 'forms',

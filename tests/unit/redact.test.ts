@@ -1,6 +1,6 @@
 import { redactUrl } from '../../src/platform/http-log';
 
-describe('redactUrl (CONTRACT section 7: logs never hold a secret)', () => {
+describe('redactUrl (docs/writes-keys-limits.md, "Limits, bad bytes and secrets": logs never hold a secret)', () => {
   it('redacts the values of api_key, key, token, t and secret, whatever their case or encoding', () => {
     expect(redactUrl('/api/v1/workspaces?api_key=fa_x&limit=5')).toBe('/api/v1/workspaces?api_key=[redacted]&limit=5');
     expect(redactUrl('/x?KEY=a&Token=b&t=c&secret=d&tt=e')).toBe('/x?KEY=[redacted]&Token=[redacted]&t=[redacted]&secret=[redacted]&tt=e');

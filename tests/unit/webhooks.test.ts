@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { generateWebhookSecret } from '../../src/core/api-keys/secrets';
 import { checkWebhookUrl, nonPublicReason } from '../../src/core/webhooks/address-policy';
-import { splitStatements } from '../../src/core/webhooks/queue';
 import { signatures } from '../../src/delivery/attempt';
 import { retryAfterSeconds } from '../../src/delivery/http-post';
+import { splitStatements } from '../../migrations/sql-script';
 
 describe('webhook address policy', () => {
   it.each([

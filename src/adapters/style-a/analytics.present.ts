@@ -1,6 +1,7 @@
-/** Style A presenters of the analytics and usage answers (CONTRACT section 15): snake_case, shaping only. */
+/** Style A presenters of the analytics and usage answers (docs/analytics.md, "Per-question analytics"): snake_case, shaping only. */
 import type { PeriodPoint, QuestionAnalytics } from '../../core/analytics/analytics.service';
 import type { UsageCount } from '../../core/api-keys/usage';
+import type { MigrationReport } from '../../core/migration/report';
 
 export function presentQuestionAnalyticsA(q: QuestionAnalytics): Record<string, unknown> {
   const out: Record<string, unknown> = { question_id: q.questionId, type: q.type, title: q.title, answered: q.answered, skipped: q.skipped };
@@ -20,4 +21,27 @@ export function presentPeriodA(p: PeriodPoint): Record<string, unknown> {
 
 export function presentUsageA(u: UsageCount): Record<string, unknown> {
   return { date: u.date, style: u.style, requests: u.requests };
+}
+
+/** The migration report (docs/analytics.md, "Migration report"), snake_case; the CLI's `keys report` prints the same. */
+export function presentMigrationReportA(r: MigrationReport): Record<string, unknown> {
+  return {
+    key_id: r.keyId,
+    default_style: r.defaultStyle,
+    deprecation: r.deprecation,
+    sunset: r.sunset,
+    window: r.window,
+    operations: r.operations.map((o) => ({
+      operation: o.operation,
+      method: o.method,
+      path: o.path,
+      requests: o.requests,
+      first_seen: o.firstSeen.toISOString(),
+      last_seen: o.lastSeen.toISOString(),
+      style_a: { operation: o.styleA.operation, method: o.styleA.method, path: o.styleA.path, params: o.styleA.params.map((p) => ({ b: p.b, a: p.a, how: p.how })) },
+      status: o.status,
+      ...(o.reason === null ? {} : { reason: o.reason }),
+    })),
+    verdict: { no_style_b_calls: r.verdict.noStyleBCalls, message: r.verdict.message },
+  };
 }

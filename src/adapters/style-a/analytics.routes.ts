@@ -1,20 +1,22 @@
 /**
- * Style A analytics and migration-insight reads (CONTRACT section 15):
- * `{ws}/forms/{form_id}/analytics/questions`, `…/analytics/timeseries` and `{ws}/api-keys/{key_id}/usage`.
+ * Style A analytics and migration-insight reads (docs/analytics.md, "Per-question analytics"):
+ * `{ws}/forms/{form_id}/analytics/questions`, `…/analytics/timeseries`, `{ws}/api-keys/{key_id}/usage` and
+ * `{ws}/api-keys/{key_id}/migration-report` (docs/analytics.md, "Migration report").
  * The two analytics paths are Style A paths that take the date parameters of either style.
  */
 import { Router, type Request } from 'express';
 import { questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.service';
-import { listKeyUsage } from '../../core/api-keys/usage';
+import { assertKeyInWorkspace, listKeyUsage, OPERATION_USAGE_WINDOW_DAYS } from '../../core/api-keys/usage';
+import { migrationReport } from '../../core/migration/report';
 import { errors } from '../../core/errors';
 import type { DateBound } from '../../core/query/dates';
 import type { CoreDeps } from '../deps';
-import { wholeListA } from '../envelope';
+import { single, wholeListA } from '../envelope';
 import { createdRangeA, createdRangeB, int, param, str, workspaceOf } from '../query-values';
-import { presentPeriodA, presentQuestionAnalyticsA, presentUsageA } from './analytics.present';
+import { presentMigrationReportA, presentPeriodA, presentQuestionAnalyticsA, presentUsageA } from './analytics.present';
 
 /**
- * `created_after`/`created_before` or `start_date`/`end_date` (CONTRACT sections 7 and 15).
+ * `created_after`/`created_before` or `start_date`/`end_date` (docs/analytics.md, "Date ranges, and days cut in two").
  * @throws AppError validation_error naming the parameters when both kinds are given, or for a bad date.
  */
 export function analyticsRange(req: Request): DateBound[] {
@@ -36,7 +38,7 @@ export function analyticsRange(req: Request): DateBound[] {
 const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
 
 /** Routes mounted at `/api/v1/workspaces`. */
-export function analyticsRouter({ db }: CoreDeps): Router {
+export function analyticsRouter({ db, styleB }: CoreDeps): Router {
   const r = Router();
   r.get('/:workspace_id/forms/:form_id/analytics/questions', async (req, res) => {
     const items = await questionAnalytics(db, workspaceOf(req), param(req, 'form_id'), analyticsRange(req));
@@ -55,6 +57,15 @@ export function analyticsRouter({ db }: CoreDeps): Router {
     const today = new Date().toISOString().slice(0, 10);
     const usage = await listKeyUsage(db, workspaceOf(req), param(req, 'key_id'), days, today);
     res.json(wholeListA(req, usage.map(presentUsageA)));
+  });
+  // The scope check lets a key read its own report without api_keys:read (x-own-key-param in openapi/).
+  r.get('/:workspace_id/api-keys/:key_id/migration-report', async (req, res) => {
+    const days = int(req, 'days', 1, OPERATION_USAGE_WINDOW_DAYS, 30);
+    const today = new Date().toISOString().slice(0, 10);
+    const keyId = param(req, 'key_id');
+    await assertKeyInWorkspace(db, workspaceOf(req), keyId);
+    const report = await migrationReport(db, keyId, { days, today, schedule: styleB ?? { deprecation: null, sunset: null } });
+    res.json(single(req, presentMigrationReportA(report)));
   });
   return r;
 }

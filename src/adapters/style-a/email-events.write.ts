@@ -1,8 +1,8 @@
 /**
- * Events from the mail provider (CONTRACT section 12): `POST {ws}/email-events` (Style A, scope
+ * Events from the mail provider (docs/collecting.md, "Provider events"): `POST {ws}/email-events` (Style A, scope
  * `email_events:write`), body `{"data": event}` or `{"data": [up to 1000 events]}`. The OpenAPI
  * validator checks every item's shape first, so one bad item stores nothing; the core stores the rest
- * in one transaction, idempotent on `id`. 201 when anything was stored, 200 when every event was
+ * in the one transaction this handler opens, idempotent on `id`. 201 when anything was stored, 200 when every event was
  * already stored; `data` in request order (an object for a single event).
  */
 import { Router } from 'express';
@@ -10,6 +10,7 @@ import type { EmailEventInput, EmailEventType } from '../../core/email-events/em
 import { recordEmailEvents } from '../../core/email-events/email-events.write';
 import { errors, type ErrorDetail } from '../../core/errors';
 import { parseDateValue } from '../../core/query/dates';
+import { withTransaction } from '../../db';
 import type { CoreDeps } from '../deps';
 import { single } from '../envelope';
 import { workspaceOf } from '../query-values';
@@ -52,7 +53,7 @@ export function emailEventsWriteRouter({ db }: CoreDeps): Router {
     const details: ErrorDetail[] = [];
     const inputs = items.map((item, i) => toInput(item, many ? `data[${i}]` : 'data', details));
     if (details.length > 0) throw errors.validation(details);
-    const { events, created } = await recordEmailEvents(db, workspaceOf(req), inputs, { single: !many });
+    const { events, created } = await withTransaction(db, (trx) => recordEmailEvents(trx, workspaceOf(req), inputs, { single: !many }));
     const presented = events.map(presentEmailEventA);
     res.status(created > 0 ? 201 : 200).json(single(req, many ? presented : presented[0]));
   });

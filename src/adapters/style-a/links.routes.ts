@@ -1,5 +1,5 @@
 /**
- * `POST {ws}/forms/{form_id}/links` (Style A, scope `forms:write`; CONTRACT section 12): mints a signed,
+ * `POST {ws}/forms/{form_id}/links` (Style A, scope `forms:write`; docs/collecting.md, "Email links"): mints a signed,
  * expiring email link to the form's hosted page. The OpenAPI validator has checked the body shape.
  */
 import { Router } from 'express';

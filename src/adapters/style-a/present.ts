@@ -1,6 +1,6 @@
 /**
  * Style A presenters: domain records → snake_case JSON (API document "Response, Style A" and the
- * shapes in CONTRACT section 8 / docs/decisions.md). Renaming and shaping only.
+ * shapes in docs/decisions.md, "Resource shapes"). Renaming and shaping only.
  */
 import type { ApiKeyMeta } from '../../core/api-keys/api-keys.service';
 import type { Datatable, Row } from '../../core/datatables/datatables.service';
@@ -50,8 +50,9 @@ export function presentQuestionA(q: Question): Record<string, unknown> {
   };
 }
 
+/** `questions` only when they were loaded (`?include=questions`). */
 export function presentFormA(f: Form): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+  return {
     id: f.id,
     name: f.name,
     default_language: f.defaultLanguage,
@@ -59,9 +60,8 @@ export function presentFormA(f: Form): Record<string, unknown> {
     question_count: f.questionCount,
     created_at: f.createdAt.toISOString(),
     updated_at: f.updatedAt.toISOString(),
+    ...(f.questions && { questions: f.questions.map(presentQuestionA) }),
   };
-  if (f.questions) out.questions = f.questions.map(presentQuestionA);
-  return out;
 }
 
 export function presentSchemaA(s: FormSchema): Record<string, unknown> {
@@ -135,7 +135,7 @@ export function presentWebhookEndpoint(w: WebhookEndpoint): Record<string, unkno
   };
 }
 
-/** A delivery of the log (CONTRACT section 13). */
+/** A delivery of the log (docs/webhooks.md, "The delivery log"). */
 export function presentDelivery(d: WebhookDelivery): Record<string, unknown> {
   return {
     id: d.id,

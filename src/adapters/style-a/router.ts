@@ -2,70 +2,43 @@
  * Style A reads (API document "Style A endpoints"): cursor pages with `has_more`, snake_case,
  * `/datatables`. Each handler parses its parameters, calls the core and presents the result.
  */
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
+import type { KeysetPage } from '../../core/query/list';
+import type { SortedKeysetParams } from '../../core/query/simple-list';
+import type { Db } from '../../db';
 import type { CoreDeps } from '../deps';
 import { listApiKeys } from '../../core/api-keys/api-keys.service';
-import { getDatatable, getRow, listDatatables, listRows } from '../../core/datatables/datatables.service';
-import { listEmailEvents } from '../../core/email-events/email-events.service';
-import { assertFormExists, getForm, getFormSchema, getFormSummary, getQuestion, listForms, listQuestions } from '../../core/forms/forms.service';
-import { getResponse, listResponses, type ResponseFilterQuery } from '../../core/responses/responses.service';
+import { getDatatable, getRow, listDatatables, listRowsKeyset } from '../../core/datatables/datatables.service';
+import { listEmailEventsKeyset } from '../../core/email-events/email-events.service';
+import { getForm, getFormSchema, getFormSummary, getQuestion, listForms, listQuestions } from '../../core/forms/forms.service';
 import { getWebhookEndpoint, listWebhookEndpoints } from '../../core/webhooks/webhooks.service';
 import { getWorkspace, listWorkspaces } from '../../core/workspaces/workspaces.service';
-import { cursorPage, single, wholeListA } from '../envelope';
-import { bool, createdRangeA, int, num, param, str, workspaceOf } from '../query-values';
+import { keysetPage, single, wholeListA } from '../envelope';
+import { createdRangeA, included, param, str, workspaceOf } from '../query-values';
+import { keysetParams } from './params';
 import {
   presentApiKey,
   presentDatatableA,
   presentEmailEventA,
   presentFormA,
   presentQuestionA,
-  presentResponseA,
   presentRowA,
   presentSchemaA,
   presentSummaryA,
   presentWebhookEndpoint,
 } from './present';
+import { responsesListA } from './responses.routes';
 
-/** Style A page parameters: `limit` 1..100 (default 20) and `cursor` (CONTRACT section 7). */
-export function keysetParams(req: Request): { kind: 'keyset'; limit: number; cursor: string | undefined } {
-  return { kind: 'keyset', limit: int(req, 'limit', 1, 100, 20), cursor: str(req, 'cursor') };
-}
-
-/** The Style A filters and sort of a responses list (shared by the list and the export). */
-export function responsesFilterA(req: Request, formId: string | undefined): ResponseFilterQuery {
-  return {
-    formId,
-    created: createdRangeA(req),
-    scoreGte: num(req, 'score_gte'),
-    scoreLte: num(req, 'score_lte'),
-    sort: str(req, 'sort'),
-    include: { tableData: bool(req, 'include_table_data') },
-  };
-}
-
-/** GET {ws}/responses and {ws}/forms/{form_id}/responses in Style A; `v2` adds reporting labels. */
-export function responsesListA({ db }: CoreDeps, opts: { v2?: boolean; byForm?: boolean } = {}) {
-  return async (req: Request, res: import('express').Response) => {
-    const ws = workspaceOf(req);
-    const formId = opts.byForm ? param(req, 'form_id') : str(req, 'form_id');
-    if (opts.byForm) await assertFormExists(db, ws, formId!);
-    const page = await listResponses(db, ws, { ...responsesFilterA(req, formId), pagination: keysetParams(req) });
-    if (page.kind !== 'keyset') throw new Error('expected a keyset page');
-    res.json(cursorPage(req, page.items.map((r) => presentResponseA(r, opts.v2)), page.limit, page.nextCursor, page.prevCursor));
-  };
-}
-
-export function responseGetA({ db }: CoreDeps) {
-  return async (req: Request, res: import('express').Response) => {
-    const r = await getResponse(db, workspaceOf(req), param(req, 'response_id'), { tableData: bool(req, 'include_table_data') });
-    res.json(single(req, presentResponseA(r)));
-  };
-}
-
-/** Routes mounted at `/api/v1/workspaces`. Shared responses paths are mounted by the style selector. */
+/** Routes mounted at `/api/v1/workspaces`. Shared responses paths are mounted by the style selector (responses.routes.ts). */
 export function styleARouter(deps: CoreDeps): Router {
   const { db } = deps;
   const r = Router();
+  /** A keyset list of a small collection that `sort` may order by `created_at` or `name` (forms, datatables). */
+  const sortedList =
+    <T>(list: (db: Db, workspaceId: string, params: SortedKeysetParams) => Promise<KeysetPage<T>>, present: (item: T) => unknown) =>
+    async (req: Request, res: Response) => {
+      res.json(keysetPage(req, await list(db, workspaceOf(req), { ...keysetParams(req), sort: str(req, 'sort') }), present));
+    };
 
   r.get('/', async (req, res) => {
     res.json(wholeListA(req, await listWorkspaces(db, req.auth?.workspaceIds ?? [])));
@@ -74,14 +47,9 @@ export function styleARouter(deps: CoreDeps): Router {
     res.json(single(req, await getWorkspace(db, workspaceOf(req))));
   });
 
-  r.get('/:workspace_id/forms', async (req, res) => {
-    const p = keysetParams(req);
-    const page = await listForms(db, workspaceOf(req), { limit: p.limit, cursor: p.cursor, sort: str(req, 'sort') });
-    res.json(cursorPage(req, page.items.map(presentFormA), page.limit, page.nextCursor, page.prevCursor));
-  });
+  r.get('/:workspace_id/forms', sortedList(listForms, presentFormA));
   r.get('/:workspace_id/forms/:form_id', async (req, res) => {
-    const form = await getForm(db, workspaceOf(req), param(req, 'form_id'), { questions: str(req, 'include') === 'questions' });
-    res.json(single(req, presentFormA(form)));
+    res.json(single(req, presentFormA(await getForm(db, workspaceOf(req), param(req, 'form_id'), { questions: included(req, 'questions') }))));
   });
   r.get('/:workspace_id/forms/:form_id/schema', async (req, res) => {
     const schema = await getFormSchema(db, workspaceOf(req), param(req, 'form_id'));
@@ -105,30 +73,24 @@ export function styleARouter(deps: CoreDeps): Router {
   });
   r.get('/:workspace_id/forms/:form_id/responses', responsesListA(deps, { byForm: true }));
 
-  r.get('/:workspace_id/datatables', async (req, res) => {
-    const p = keysetParams(req);
-    const page = await listDatatables(db, workspaceOf(req), { limit: p.limit, cursor: p.cursor, sort: str(req, 'sort') });
-    res.json(cursorPage(req, page.items.map(presentDatatableA), page.limit, page.nextCursor, page.prevCursor));
-  });
+  r.get('/:workspace_id/datatables', sortedList(listDatatables, presentDatatableA));
   r.get('/:workspace_id/datatables/:datatable_id', async (req, res) => {
-    const t = await getDatatable(db, workspaceOf(req), param(req, 'datatable_id'), { fields: str(req, 'include') === 'fields' });
-    res.json(single(req, presentDatatableA(t)));
+    res.json(single(req, presentDatatableA(await getDatatable(db, workspaceOf(req), param(req, 'datatable_id'), { fields: included(req, 'fields') }))));
   });
   r.get('/:workspace_id/datatables/:datatable_id/rows', async (req, res) => {
-    const page = await listRows(db, workspaceOf(req), param(req, 'datatable_id'), {
+    const page = await listRowsKeyset(db, workspaceOf(req), param(req, 'datatable_id'), {
       filter: str(req, 'filter'),
       sort: str(req, 'sort'),
       pagination: keysetParams(req),
     });
-    if (page.kind !== 'keyset') throw new Error('expected a keyset page');
-    res.json(cursorPage(req, page.items.map(presentRowA), page.limit, page.nextCursor, page.prevCursor));
+    res.json(keysetPage(req, page, presentRowA));
   });
   r.get('/:workspace_id/datatables/:datatable_id/rows/:row_id', async (req, res) => {
     res.json(single(req, presentRowA(await getRow(db, workspaceOf(req), param(req, 'datatable_id'), param(req, 'row_id')))));
   });
 
-  const eventsHandler = (byEmail: boolean) => async (req: Request, res: import('express').Response) => {
-    const page = await listEmailEvents(db, workspaceOf(req), {
+  const eventsHandler = (byEmail: boolean) => async (req: Request, res: Response) => {
+    const page = await listEmailEventsKeyset(db, workspaceOf(req), {
       emailId: byEmail ? param(req, 'email_id') : str(req, 'email_id'),
       type: str(req, 'type'),
       recipient: str(req, 'recipient'),
@@ -136,8 +98,7 @@ export function styleARouter(deps: CoreDeps): Router {
       sort: str(req, 'sort'),
       pagination: keysetParams(req),
     });
-    if (page.kind !== 'keyset') throw new Error('expected a keyset page');
-    res.json(cursorPage(req, page.items.map(presentEmailEventA), page.limit, page.nextCursor, page.prevCursor));
+    res.json(keysetPage(req, page, presentEmailEventA));
   };
   r.get('/:workspace_id/email-events', eventsHandler(false));
   r.get('/:workspace_id/emails/:email_id/events', eventsHandler(true));

@@ -1,12 +1,13 @@
 /**
- * Style A webhook endpoint writes and the delivery log (API document "Webhook endpoint"; CONTRACT
- * sections 8 and 13): create, PATCH, delete, rotate-secret, test, deliveries (list, one, retry).
+ * Style A webhook endpoint writes and the delivery log (API document "Webhook endpoint";
+ * docs/webhooks.md, "Endpoints", "The delivery log"): create, PATCH, delete, rotate-secret, test, deliveries (list, one, retry).
  * Parse, call the core, present; the OpenAPI validator has already checked the shapes.
  */
 import { Router, type Request } from 'express';
 import type { CoreDeps } from '../deps';
 import { getDelivery, listDeliveries } from '../../core/webhooks/webhooks.service';
 import {
+  checkWebhookPatch,
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   patchWebhookEndpoint,
@@ -14,9 +15,10 @@ import {
   rotateWebhookSecret,
   sendTestEvent,
 } from '../../core/webhooks/webhooks.write';
-import { cursorPage, single } from '../envelope';
+import { withTransaction } from '../../db';
+import { keysetPage, single } from '../envelope';
 import { param, str, workspaceOf } from '../query-values';
-import { keysetParams } from './router';
+import { keysetParams } from './params';
 import { presentDelivery, presentWebhookEndpoint } from './present';
 
 type Body = Record<string, unknown>;
@@ -46,10 +48,7 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
   });
   r.patch(`${base}/:endpoint_id`, async (req, res) => {
     const b = bodyOf(req);
-    const endpoint = await patchWebhookEndpoint(
-      db,
-      workspaceOf(req),
-      param(req, 'endpoint_id'),
+    const patch = await checkWebhookPatch(
       {
         url: b.url as string | undefined,
         events: b.events as string[] | undefined,
@@ -59,6 +58,7 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
       },
       webhookUrls,
     );
+    const endpoint = await withTransaction(db, (trx) => patchWebhookEndpoint(trx, workspaceOf(req), param(req, 'endpoint_id'), patch));
     res.json(single(req, presentWebhookEndpoint(endpoint)));
   });
   r.delete(`${base}/:endpoint_id`, async (req, res) => {
@@ -70,21 +70,21 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
     res.json(single(req, { ...presentWebhookEndpoint(rotated), secret: rotated.secret }));
   });
   r.post(`${base}/:endpoint_id/test`, async (req, res) => {
-    const delivery = await sendTestEvent(db, workspaceOf(req), param(req, 'endpoint_id'));
+    const delivery = await withTransaction(db, (trx) => sendTestEvent(trx, workspaceOf(req), param(req, 'endpoint_id')));
     res.status(202).json(single(req, presentDelivery(delivery)));
   });
 
   r.get(`${base}/:endpoint_id/deliveries`, async (req, res) => {
     const p = keysetParams(req);
     const page = await listDeliveries(db, workspaceOf(req), param(req, 'endpoint_id'), { limit: p.limit, cursor: p.cursor, status: str(req, 'status') });
-    res.json(cursorPage(req, page.items.map(presentDelivery), page.limit, page.nextCursor, page.prevCursor));
+    res.json(keysetPage(req, page, presentDelivery));
   });
   r.get(`${base}/:endpoint_id/deliveries/:delivery_id`, async (req, res) => {
     const delivery = await getDelivery(db, workspaceOf(req), param(req, 'endpoint_id'), param(req, 'delivery_id'));
     res.json(single(req, presentDelivery(delivery)));
   });
   r.post(`${base}/:endpoint_id/deliveries/:delivery_id/retry`, async (req, res) => {
-    const delivery = await retryDelivery(db, workspaceOf(req), param(req, 'endpoint_id'), param(req, 'delivery_id'));
+    const delivery = await withTransaction(db, (trx) => retryDelivery(trx, workspaceOf(req), param(req, 'endpoint_id'), param(req, 'delivery_id')));
     res.status(202).json(single(req, presentDelivery(delivery)));
   });
   return r;

@@ -1,5 +1,5 @@
 /**
- * Style B query parameters (API document "Style B query parameters"; CONTRACT section 7): `page` ≥ 1
+ * Style B query parameters (API document "Style B query parameters"; docs/api-rules.md, "Lists and pages"): `page` ≥ 1
  * (default 1) and `limit` 1..1000 (default 50), rejected with a 400 naming the field when out of range,
  * never clamped. The OpenAPI validator has coerced types already; these are the style's own rules.
  */

@@ -1,6 +1,6 @@
 /**
  * Style B presenters: domain records → Style B JSON (API document "Response, Style B", "Datatable and
- * row", "Email event"; CONTRACT section 8; docs/decisions.md). Renaming and shaping only: camelCase
+ * row", "Email event"; docs/decisions.md, "Resource shapes"). Renaming and shaping only: camelCase
  * timestamps (`createdAt`), `form: {id, name}`, rows as `{row_id, data}`, `""` for absent event links.
  */
 import type { Datatable, Row } from '../../core/datatables/datatables.service';

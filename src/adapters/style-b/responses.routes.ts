@@ -1,15 +1,21 @@
 /**
- * Style B responses on the shared paths (API document "Style B endpoints"): `{ws}/responses` with page
- * paging, multi-field `sort`, `filter`, `start_date`/`end_date`, and `{ws}/responses/{response_id}`.
+ * Style B responses on the shared paths (API document "Style B endpoints"; docs/collecting.md, "Server to
+ * server"; docs/analytics.md, "Exports"): `{ws}/responses` with page paging, multi-field `sort`, `filter`,
+ * `start_date`/`end_date`, `{ws}/responses/{response_id}`, `POST {ws}/responses` and `{ws}/responses/export`.
  * The style selector in shared-responses.ts hands requests here.
  */
 import type { Request, Response } from 'express';
-import { getResponse, listResponses, type ResponseFilterQuery } from '../../core/responses/responses.service';
+import { AppError, errors } from '../../core/errors';
+import { getResponse, listResponsesOffset, type ResponseFilterQuery } from '../../core/responses/responses.service';
 import type { CoreDeps } from '../deps';
 import { offsetPage, single } from '../envelope';
+import { responsesExport } from '../responses-export';
+import { answersSpelled, createdAtValue, responseCreate } from '../responses.write';
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';
 import { pageParams } from './params';
 import { presentResponseB } from './present';
+
+type Body = Record<string, unknown>;
 
 /** The Style B filters and sort of a responses list (shared by the list and the export). */
 export function responsesFilterB(req: Request): ResponseFilterQuery {
@@ -31,8 +37,7 @@ export function responsesFilterB(req: Request): ResponseFilterQuery {
 export function responsesListB({ db }: CoreDeps, opts: { v2?: boolean } = {}) {
   return async (req: Request, res: Response) => {
     const pagination = pageParams(req);
-    const page = await listResponses(db, workspaceOf(req), { ...responsesFilterB(req), pagination });
-    if (page.kind !== 'page') throw new Error('expected an offset page');
+    const page = await listResponsesOffset(db, workspaceOf(req), { ...responsesFilterB(req), pagination });
     res.json(offsetPage(req, page.items.map((r) => presentResponseB(r, opts.v2)), page));
   };
 }
@@ -48,3 +53,38 @@ export function responseGetB({ db }: CoreDeps) {
     res.json(single(req, presentResponseB(r)));
   };
 }
+
+/** Rewrites `answers[i].question_id` in an error's details to the Style B spelling `answers[i].id`. */
+function detailsInStyleB(err: unknown): unknown {
+  if (!(err instanceof AppError) || !err.details) return err;
+  const rename = (s: string) => s.replace(/(answers\[\d+\])\.question_id/g, '$1.id');
+  return new AppError(
+    err.code,
+    err.status,
+    rename(err.message),
+    err.details.map((d) => ({ ...d, field: rename(d.field), message: rename(d.message) })),
+    err.headers,
+  );
+}
+
+/** Style B takes `createdAt` or `created_at`, not both. */
+function createdAtB(body: Body): Date | undefined {
+  if (body.created_at !== undefined && body.createdAt !== undefined) {
+    throw errors.invalid('body', 'createdAt', 'Give `created_at` or `createdAt`, not both.');
+  }
+  const field = body.createdAt !== undefined ? 'createdAt' : 'created_at';
+  return createdAtValue(body[field], field);
+}
+
+/** POST {ws}/responses in Style B: answers name their question `id`, and errors say so. */
+export const responseCreateB = (deps: CoreDeps) =>
+  responseCreate(deps, {
+    answers: (answers) => answersSpelled(answers, { style: 'B', own: 'id', foreign: 'question_id' }),
+    createdAt: createdAtB,
+    spellError: detailsInStyleB,
+    present: (r) => presentResponseB(r),
+  });
+
+/** GET {ws}/responses/export in Style B: the list's filters, Style B records, a `createdAt` column. */
+export const responsesExportB = (deps: CoreDeps) =>
+  responsesExport(deps, { filters: responsesFilterB, present: (r) => presentResponseB(r), createdColumn: 'createdAt' });

@@ -4,8 +4,8 @@
  * and presents the result. The shared responses paths are mounted by adapters/shared-responses.ts.
  */
 import { Router, type Request, type Response } from 'express';
-import { getDatatable, getRow, listAllDatatables, listRows } from '../../core/datatables/datatables.service';
-import { listEmailEvents } from '../../core/email-events/email-events.service';
+import { getDatatable, getRow, listAllDatatables, listRowsOffset } from '../../core/datatables/datatables.service';
+import { listEmailEventsOffset } from '../../core/email-events/email-events.service';
 import type { CoreDeps } from '../deps';
 import { offsetPage, single, wholeListB } from '../envelope';
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';
@@ -27,14 +27,13 @@ export function styleBRouter({ db }: CoreDeps): Router {
   const rowsHandler = async (req: Request, res: Response) => {
     const pagination = pageParams(req);
     const withMetadata = bool(req, 'include_metadata');
-    const page = await listRows(db, workspaceOf(req), param(req, 'table_id'), {
+    const page = await listRowsOffset(db, workspaceOf(req), param(req, 'table_id'), {
       filter: str(req, 'filter'),
       sort: str(req, 'sort'),
       multiSort: true,
       created: createdRangeB(req),
       pagination,
     });
-    if (page.kind !== 'page') throw new Error('expected an offset page');
     res.json(offsetPage(req, page.items.map((row) => presentRowB(row, withMetadata)), page));
   };
   r.get('/:workspace_id/tables/:table_id', rowsHandler);
@@ -46,7 +45,7 @@ export function styleBRouter({ db }: CoreDeps): Router {
 
   r.get('/:workspace_id/emails/events', async (req, res) => {
     const pagination = pageParams(req);
-    const page = await listEmailEvents(db, workspaceOf(req), {
+    const page = await listEmailEventsOffset(db, workspaceOf(req), {
       emailId: str(req, 'email_id'),
       type: str(req, 'type'),
       recipient: str(req, 'recipient'),
@@ -56,7 +55,6 @@ export function styleBRouter({ db }: CoreDeps): Router {
       multiSort: true,
       pagination,
     });
-    if (page.kind !== 'page') throw new Error('expected an offset page');
     res.json(offsetPage(req, page.items.map(presentEmailEventB), page));
   });
   return r;

@@ -1,17 +1,16 @@
 /**
- * Style B row writes (API document "Style B endpoints"; CONTRACT sections 8 and 10) under
+ * Style B row writes (API document "Style B endpoints"; docs/writes-keys-limits.md, "Row writes") under
  * `/tables/{table_id}`: the single upsert answers 201 `{row_id, data}` without the envelope, bulk
  * answers the envelope with `meta {created, updated}`, PATCH the envelope, DELETE 204.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { CoreDeps } from '../deps';
-import { deleteRow, patchRow, upsertRows } from '../../core/datatables/rows.write';
+import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/rows.write';
+import { withTransactionIf } from '../../db';
 import { single } from '../envelope';
-import { presentRowB } from './present';
 import { param, workspaceOf } from '../query-values';
-
-type Body = Record<string, unknown>;
-const bodyOf = (req: Request): Body => (req.body ?? {}) as Body;
+import { bodyOf, rowItemRoutes, type Body } from '../row-item.routes';
+import { presentRowB } from './present';
 
 
 /** Write routes mounted at `/api/v1/workspaces`. */
@@ -19,28 +18,23 @@ export function styleBWritesRouter({ db }: CoreDeps): Router {
   const r = Router();
 
   r.post('/:workspace_id/tables/:table_id/entries', async (req, res) => {
-    const [row] = await upsertRows(db, workspaceOf(req), param(req, 'table_id'), [bodyOf(req).data as Body], {
+    const upsert = await prepareRowUpsert(db, workspaceOf(req), param(req, 'table_id'), [bodyOf(req).data as Body], {
       single: true,
       requireId: true,
     });
+    const [row] = await withTransactionIf(upsert.needsTransaction, db, (h) => writeRowUpsert(h, upsert));
     res.status(201).json(presentRowB(row!));
   });
   r.post('/:workspace_id/tables/:table_id/bulk-entries', async (req, res) => {
-    const rows = await upsertRows(db, workspaceOf(req), param(req, 'table_id'), bodyOf(req).data as Body[], {
+    const upsert = await prepareRowUpsert(db, workspaceOf(req), param(req, 'table_id'), bodyOf(req).data as Body[], {
       single: false,
       requireId: true,
       maxItems: 1000,
     });
+    const rows = await withTransactionIf(upsert.needsTransaction, db, (h) => writeRowUpsert(h, upsert));
     const created = rows.filter((row) => row.created).length;
     res.json({ ...single(req, rows.map((r) => presentRowB(r))), meta: { created, updated: rows.length - created } });
   });
-  r.patch('/:workspace_id/tables/:table_id/entries/:row_id', async (req, res) => {
-    const row = await patchRow(db, workspaceOf(req), param(req, 'table_id'), param(req, 'row_id'), bodyOf(req).data as Body);
-    res.json(single(req, presentRowB(row)));
-  });
-  r.delete('/:workspace_id/tables/:table_id/entries/:row_id', async (req, res) => {
-    await deleteRow(db, workspaceOf(req), param(req, 'table_id'), param(req, 'row_id'));
-    res.status(204).end();
-  });
+  rowItemRoutes(r, db, { path: '/:workspace_id/tables/:table_id/entries/:row_id', tableParam: 'table_id', present: (row) => presentRowB(row) });
   return r;
 }

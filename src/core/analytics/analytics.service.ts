@@ -1,5 +1,5 @@
 /**
- * Per-question analytics and the time series of a form (CONTRACT section 15; docs/analytics.md).
+ * Per-question analytics and the time series of a form (docs/analytics.md, "Per-question analytics", "Time series").
  *
  * Both read the rollups the triggers of migration 005 keep with every write (`answer_rollups`,
  * `response_daily`, per UTC day), so their cost grows with the number of days and distinct values,
@@ -9,10 +9,9 @@
  * (`response_answer_keys`), so the answer is exact for every bound.
  */
 import type { Knex } from 'knex';
-import type { DateBound } from '../query/dates';
+import type { DbHandle } from '../../db';
+import { utcDay, type DateBound } from '../query/dates';
 import { listQuestions, type Question } from '../forms/forms.service';
-
-type Db = Knex | Knex.Transaction;
 
 const DAY_MS = 86_400_000;
 
@@ -73,7 +72,7 @@ interface SplitRange {
   partial: DateBound[][];
 }
 
-const isoDay = (dayNumber: number) => new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
+const isoDay = (dayNumber: number) => utcDay(dayNumber * DAY_MS);
 
 /** Whether a bound's instant is exactly a UTC midnight (sub-millisecond digits count). */
 function boundDay(b: DateBound): { day: number; midnight: boolean } {
@@ -83,7 +82,7 @@ function boundDay(b: DateBound): { day: number; midnight: boolean } {
 }
 
 /**
- * Splits date bounds (at most one lower `>=` and one upper `<`/`<=`, as the section 7 rules make them)
+ * Splits date bounds (at most one lower `>=` and one upper `<`/`<=`, as the rules of docs/api-rules.md, "Dates" make them)
  * into whole days and the partial days at either end.
  */
 export function splitRange(bounds: readonly DateBound[]): SplitRange {
@@ -113,14 +112,14 @@ function dayRange(q: Knex.QueryBuilder, days: NonNullable<SplitRange['days']>): 
   return q;
 }
 
-function partialResponses(db: Db, workspaceId: string, formId: string, range: readonly DateBound[]): Knex.QueryBuilder {
+function partialResponses(db: DbHandle, workspaceId: string, formId: string, range: readonly DateBound[]): Knex.QueryBuilder {
   const q = db('responses as r').where({ 'r.workspace_id': workspaceId, 'r.form_id': formId });
   for (const b of range) q.where('r.created_at', b.op, b.value);
   return q;
 }
 
 /** Per (question, value key) answer counts and the number of responses in range. */
-async function keyCounts(db: Db, workspaceId: string, formId: string, range: SplitRange) {
+async function keyCounts(db: DbHandle, workspaceId: string, formId: string, range: SplitRange) {
   const counts = new Map<string, Map<string, number>>();
   const add = (questionId: string, key: string, n: number) => {
     let m = counts.get(questionId);
@@ -214,12 +213,12 @@ function analyseQuestion(q: Question, keys: Map<string, number>, responses: numb
 }
 
 /**
- * Per-question analytics of a form over a created_at range (CONTRACT section 15).
- * @param created date bounds by the section 7 rules (at most one lower and one upper), [] for all time.
+ * Per-question analytics of a form over a created_at range (docs/analytics.md, "Per-question analytics").
+ * @param created date bounds by the rules of docs/api-rules.md, "Dates" (at most one lower and one upper), [] for all time.
  * @returns one item per question in form order; `answered + skipped` = the responses in range.
  * @throws AppError resource_not_found when the form is not in the workspace.
  */
-export async function questionAnalytics(db: Db, workspaceId: string, formId: string, created: readonly DateBound[]): Promise<QuestionAnalytics[]> {
+export async function questionAnalytics(db: DbHandle, workspaceId: string, formId: string, created: readonly DateBound[]): Promise<QuestionAnalytics[]> {
   const questions = await listQuestions(db, workspaceId, formId);
   const { counts, responses } = await keyCounts(db, workspaceId, formId, splitRange(created));
   return questions.map((q) => analyseQuestion(q, counts.get(q.id) ?? new Map(), responses));
@@ -239,7 +238,7 @@ function nextPeriod(start: string, interval: Interval): string {
   if (interval === 'day') t.setUTCDate(t.getUTCDate() + 1);
   else if (interval === 'week') t.setUTCDate(t.getUTCDate() + 7);
   else t.setUTCMonth(t.getUTCMonth() + 1);
-  return t.toISOString().slice(0, 10);
+  return utcDay(t.getTime());
 }
 
 interface DayTotals {
@@ -249,13 +248,13 @@ interface DayTotals {
 }
 
 /**
- * The time series of a form (CONTRACT section 15): responses, average score and NPS per period,
+ * The time series of a form (docs/analytics.md, "Time series"): responses, average score and NPS per period,
  * ascending, from the period of the first response in range to that of the last, empty periods
  * included. NPS is that of the form's first nps question (null without one).
  * @throws AppError resource_not_found when the form is not in the workspace.
  */
 export async function timeSeries(
-  db: Db,
+  db: DbHandle,
   workspaceId: string,
   formId: string,
   created: readonly DateBound[],
@@ -330,14 +329,17 @@ export async function timeSeries(
   if (periods.size === 0) return [];
   const starts = [...periods.keys()].sort();
   const out: PeriodPoint[] = [];
-  for (let s = starts[0]!; s <= starts[starts.length - 1]!; s = nextPeriod(s, interval)) {
+  const last = starts[starts.length - 1]!;
+  // Steps from period start to period start until the last one (never past it: after 9999-12 comes a
+  // five-digit year, which sorts before it as text).
+  for (let s = starts[0]!; ; s = nextPeriod(s, interval)) {
     const p = periods.get(s);
-    if (!p) {
-      out.push({ periodStart: s, responses: 0, averageScore: null, nps: null });
-      continue;
+    if (!p) out.push({ periodStart: s, responses: 0, averageScore: null, nps: null });
+    else {
+      const nps = npsQuestion === undefined ? null : npsScore(bucketsOf([...p.nps.entries()].filter(([, n]) => n > 0)));
+      out.push({ periodStart: s, responses: p.responses, averageScore: roundTo(p.scoreSum / p.responses, 2), nps });
     }
-    const nps = npsQuestion === undefined ? null : npsScore(bucketsOf([...p.nps.entries()].filter(([, n]) => n > 0)));
-    out.push({ periodStart: s, responses: p.responses, averageScore: roundTo(p.scoreSum / p.responses, 2), nps });
+    if (s >= last) break;
   }
   return out;
 }

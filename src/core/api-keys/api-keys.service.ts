@@ -1,11 +1,10 @@
 /**
  * API keys: lookup for authentication and metadata lists (API document "Authentication", "API key";
- * CONTRACT sections 3 and 8). Secrets are never stored or returned here; only their SHA-256.
+ * docs/writes-keys-limits.md, "API keys and scopes"; docs/decisions.md, "Resource shapes"). Secrets are never stored or returned here; only their SHA-256.
  */
 import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import type { Scope } from '../scopes';
-
-type Db = Knex | Knex.Transaction;
 
 export interface ApiKeyMeta {
   id: string;
@@ -49,7 +48,7 @@ const toMeta = (r: KeyRow): ApiKeyMeta => ({
   revokedAt: r.revoked_at,
 });
 
-function keyQuery(db: Db): Knex.QueryBuilder {
+function keyQuery(db: DbHandle): Knex.QueryBuilder {
   return db('api_keys as k').select(
     'k.id',
     'k.name',
@@ -66,19 +65,19 @@ function keyQuery(db: Db): Knex.QueryBuilder {
 }
 
 /** The key whose secret has this SHA-256 (hex, as hashApiKeySecret gives), or undefined (one indexed lookup). */
-export async function findApiKeyByHash(db: Db, hash: string): Promise<ApiKeyMeta | undefined> {
+export async function findApiKeyByHash(db: DbHandle, hash: string): Promise<ApiKeyMeta | undefined> {
   const row = (await keyQuery(db).where('k.key_hash', hash).first()) as KeyRow | undefined;
   return row && toMeta(row);
 }
 
 /** A key by id, or undefined. */
-export async function findApiKeyById(db: Db, id: string): Promise<ApiKeyMeta | undefined> {
+export async function findApiKeyById(db: DbHandle, id: string): Promise<ApiKeyMeta | undefined> {
   const row = (await keyQuery(db).where('k.id', id).first()) as KeyRow | undefined;
   return row && toMeta(row);
 }
 
 /** Keys with access to the workspace (revoked ones included, with `revokedAt`), newest first. */
-export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyMeta[]> {
+export async function listApiKeys(db: DbHandle, workspaceId: string): Promise<ApiKeyMeta[]> {
   const rows = (await keyQuery(db)
     .whereExists(db('api_key_workspaces as w').select(db.raw('1')).whereRaw('w.api_key_id = k.id').where('w.workspace_id', workspaceId))
     .orderBy([
@@ -97,7 +96,7 @@ export function isKeyInactive(key: ApiKeyMeta, now = new Date()): boolean {
  * Records use without a write per request: at most one UPDATE per key per minute (the WHERE clause
  * also makes concurrent instances skip a fresh value).
  */
-export async function touchLastUsed(db: Db, keyId: string): Promise<void> {
+export async function touchLastUsed(db: DbHandle, keyId: string): Promise<void> {
   await db('api_keys')
     .where('id', keyId)
     .andWhere((q) => q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'"))

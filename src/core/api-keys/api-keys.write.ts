@@ -1,16 +1,15 @@
 /**
- * API key writes through the API (API document "Authentication"; CONTRACT sections 3 and 10):
+ * API key writes through the API (API document "Authentication"; docs/writes-keys-limits.md, "API keys and scopes"):
  * create with the subset rule, and revoke. Secrets are shown once by the caller; only their
  * SHA-256 is stored (create-api-key.ts).
  */
 import type { Knex } from 'knex';
 import { errors } from '../errors';
+import { parseDateValue } from '../query/dates';
 import type { Scope } from '../scopes';
-import { affectedRows } from '../../db';
+import { affectedRows, type DbHandle } from '../../db';
 import { findApiKeyById, type ApiKeyMeta } from './api-keys.service';
 import { createApiKey, type ApiKeyStyle, type CreatedApiKey } from './create-api-key';
-
-type Db = Knex | Knex.Transaction;
 
 export interface ApiKeyCreateInput {
   name: string;
@@ -24,15 +23,17 @@ export interface ApiKeyCreateInput {
 }
 
 /**
- * Creates a key on behalf of `creator`: its workspaces and scopes must be a subset of the creator's.
+ * Creates a key on behalf of `creator`, in the caller's transaction (the key and its workspaces are two
+ * inserts): its workspaces and scopes must be a subset of the creator's.
  * @param pathWorkspaceId the workspace in the path (default of `workspace_ids`).
  * @returns the new key with its clear `secret` (shown only in this answer).
  * @throws AppError workspace_access_denied for a workspace the creator lacks; insufficient_scope
- * for a scope it lacks; validation_error naming `expires_at` when it is not in the future.
- * Spec: POST {ws}/api-keys; CONTRACT section 10 (subset rule, defaults).
+ * for a scope it lacks; validation_error naming `expires_at` when it is not a date-time with an offset in the
+ * range of query/dates.ts or not in the future.
+ * Spec: POST {ws}/api-keys; docs/writes-keys-limits.md, "API keys and scopes" (subset rule, defaults).
  */
 export async function createApiKeyFor(
-  db: Knex,
+  trx: Knex.Transaction,
   creator: ApiKeyMeta,
   pathWorkspaceId: string,
   input: ApiKeyCreateInput,
@@ -44,26 +45,25 @@ export async function createApiKeyFor(
   if (missing !== undefined) throw errors.insufficientScope(missing);
   let expiresAt: Date | null = null;
   if (input.expiresAt !== undefined && input.expiresAt !== null) {
-    expiresAt = new Date(input.expiresAt);
-    if (Number.isNaN(expiresAt.getTime())) throw errors.invalid('body', 'expires_at', '`expires_at` must be an ISO 8601 date-time.');
+    const parsed = parseDateValue(input.expiresAt, 'expires_at', 'body');
+    if (parsed.kind !== 'date-time') throw errors.invalid('body', 'expires_at', `\`expires_at\` must be an ISO 8601 date-time with an offset; got "${input.expiresAt}".`);
+    expiresAt = new Date(parsed.value);
     if (expiresAt.getTime() <= Date.now()) {
       throw errors.invalid('body', 'expires_at', `\`expires_at\` must be in the future; got "${input.expiresAt}".`);
     }
   }
-  return db.transaction((trx) =>
-    createApiKey(trx, {
-      name: input.name,
-      workspaceIds,
-      scopes,
-      expiresAt,
-      style: input.style ?? 'A',
-      rateLimitPerMinute: input.rateLimitPerMinute ?? null,
-    }),
-  );
+  return createApiKey(trx, {
+    name: input.name,
+    workspaceIds,
+    scopes,
+    expiresAt,
+    style: input.style ?? 'A',
+    rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+  });
 }
 
 /**
- * Revokes a key on behalf of `revoker` (CONTRACT section 3, revocation rule): sets `revoked_at` (kept
+ * Revokes a key on behalf of `revoker` (docs/writes-keys-limits.md, "API keys and scopes", revocation rule): sets `revoked_at` (kept
  * when already set). A key may revoke itself, or a key whose workspaces and scopes are a subset of
  * its own, so a key of one workspace never cuts off a key that also opens others. The revoked key is
  * refused with 401 api_key_expired from its next request on, on every instance (authentication
@@ -73,7 +73,7 @@ export async function createApiKeyFor(
  * naming a scope the key has and the revoker lacks.
  * Spec: DELETE {ws}/api-keys/{key_id}.
  */
-export async function revokeApiKey(db: Db, revoker: ApiKeyMeta, workspaceId: string, keyId: string): Promise<void> {
+export async function revokeApiKey(db: DbHandle, revoker: ApiKeyMeta, workspaceId: string, keyId: string): Promise<void> {
   const target = await findApiKeyById(db, keyId);
   if (!target || !target.workspaceIds.includes(workspaceId)) throw errors.notFound('API key', keyId);
   if (target.id !== revoker.id) {

@@ -1,10 +1,9 @@
 /**
- * Creating an API key row (CONTRACT section 3): the secret is returned once and only its SHA-256
+ * Creating an API key row (docs/api-rules.md, "Keys and access"): the secret is returned once and only its SHA-256
  * hash is stored. Used by the fixture importer, `keys create` and the demo seed; the HTTP endpoint
- * applies its own subset rules (CONTRACT section 10) before calling it.
+ * applies its own subset rules (docs/writes-keys-limits.md, "API keys and scopes") before calling it.
  */
-import type { Knex } from 'knex';
-import type { Db } from '../../db';
+import type { DbHandle } from '../../db';
 import { newId } from '../ids';
 import { ALL_SCOPES, isScope, type Scope } from '../scopes';
 import { API_KEY_PREFIX, generateApiKeySecret, hashApiKeySecret, secretDisplayPrefix } from './secrets';
@@ -19,7 +18,7 @@ export interface CreateApiKeyInput {
   secret?: string;
   /** At least one; each must exist (the foreign key rejects others). */
   workspaceIds: string[];
-  /** Absent: every scope (CONTRACT section 3). `[]` means none. */
+  /** Absent: every scope (docs/api-rules.md, "Keys and access"). `[]` means none. */
   scopes?: Scope[] | undefined;
   expiresAt?: Date | null;
   revokedAt?: Date | null;
@@ -49,13 +48,14 @@ export interface CreatedApiKey {
 
 /**
  * Inserts a key into `api_keys` (hash of the secret only) and its workspaces into
- * `api_key_workspaces`. Run it inside the caller's transaction to make it part of a larger write.
+ * `api_key_workspaces`: two inserts, so the caller runs it in its transaction (alone or as part of a
+ * larger write).
  * @throws Error when the secret does not start with `fa_`, a scope is unknown, `workspaceIds` is
  * empty or `rateLimitPerMinute` is not a positive integer; the database rejects unknown workspaces
  * (foreign key, 23503) and an id or secret already in use (unique, 23505).
- * Spec: CONTRACT sections 3 (secrets, scopes) and 9 (fixture keys).
+ * Spec: docs/api-rules.md, "Keys and access" (secrets, scopes); docs/import.md, "The fixture document" (fixture keys).
  */
-export async function createApiKey(db: Db | Knex.Transaction, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+export async function createApiKey(db: DbHandle, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const secret = input.secret ?? generateApiKeySecret();
   if (!secret.startsWith(API_KEY_PREFIX) || secret.length <= API_KEY_PREFIX.length) {
     throw new Error(`an API key secret must start with "${API_KEY_PREFIX}"`);

@@ -1,7 +1,7 @@
 /**
- * API key secrets (CONTRACT section 3): `fa_` + 40 URL-safe random characters (240 bits).
+ * API key secrets (docs/api-rules.md, "Keys and access"): `fa_` + 40 URL-safe random characters (240 bits).
  * Only the SHA-256 hex digest is stored; the display prefix is the secret's first 8 characters.
- * Webhook signing secrets are `whsec_` + standard padded base64 of 32 random bytes (CONTRACT section 13),
+ * Webhook signing secrets are `whsec_` + standard padded base64 of 32 random bytes (docs/webhooks.md, "Verifying a signature"),
  * the format Standard Webhooks libraries expect.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';

@@ -2,17 +2,15 @@
  * Datatables, their fields and rows, style-neutral (API document "Datatable and row"; Style A
  * `/datatables…`, Style B `/tables…`). Row columns live in JSONB `data`; `data.id` is the upsert key.
  */
-import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import { errors } from '../errors';
 import type { DateBound } from '../query/dates';
 import { fieldMap, type ListField } from '../query/fields';
 import { compileFilter } from '../query/filter';
-import { countRows, fetchKeysetPage, fetchOffsetPage, type KeysetPage, type ListPage, type Pagination } from '../query/list';
-import { listByCreatedOrName } from '../query/simple-list';
-import { parseSort } from '../query/sort';
+import { countRows, fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery } from '../query/list';
+import { listByCreatedOrName, type SortedKeysetParams } from '../query/simple-list';
+import { parseSortNewestFirst } from '../query/sort';
 import { sql } from '../query/sql';
-
-type Db = Knex | Knex.Transaction;
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'json';
 
@@ -58,9 +56,9 @@ const toDatatable = (r: DatatableRow): Datatable => ({
 });
 
 export async function listDatatables(
-  db: Db,
+  db: DbHandle,
   workspaceId: string,
-  params: { limit: number; cursor?: string | undefined; sort?: string | undefined },
+  params: SortedKeysetParams,
 ): Promise<KeysetPage<Datatable>> {
   const query = db('datatables').select('id', 'name', 'row_count', 'created_at', 'updated_at').where('workspace_id', workspaceId);
   const page = await listByCreatedOrName<DatatableRow & Record<string, unknown>>(db, query, `datatables:${workspaceId}`, params);
@@ -68,7 +66,7 @@ export async function listDatatables(
 }
 
 /** Every datatable of the workspace by name (Style B `/tables` has no pagination). */
-export async function listAllDatatables(db: Db, workspaceId: string): Promise<Datatable[]> {
+export async function listAllDatatables(db: DbHandle, workspaceId: string): Promise<Datatable[]> {
   const rows = (await db('datatables')
     .select('id', 'name', 'row_count', 'created_at', 'updated_at')
     .where('workspace_id', workspaceId)
@@ -77,7 +75,7 @@ export async function listAllDatatables(db: Db, workspaceId: string): Promise<Da
 }
 
 /** @throws AppError resource_not_found */
-export async function getDatatable(db: Db, workspaceId: string, id: string, opts: { fields?: boolean } = {}): Promise<Datatable> {
+export async function getDatatable(db: DbHandle, workspaceId: string, id: string, opts: { fields?: boolean } = {}): Promise<Datatable> {
   const row = (await db('datatables')
     .select('id', 'name', 'row_count', 'created_at', 'updated_at')
     .where({ workspace_id: workspaceId, id })
@@ -88,7 +86,7 @@ export async function getDatatable(db: Db, workspaceId: string, id: string, opts
   return table;
 }
 
-export async function listFields(db: Db, workspaceId: string, datatableId: string): Promise<DatatableField[]> {
+export async function listFields(db: DbHandle, workspaceId: string, datatableId: string): Promise<DatatableField[]> {
   return (await db('datatable_fields')
     .select('name', 'type')
     .where({ workspace_id: workspaceId, datatable_id: datatableId })
@@ -109,7 +107,6 @@ export interface RowListQuery {
   sort?: string | undefined;
   multiSort?: boolean;
   created?: readonly DateBound[];
-  pagination: Pagination;
 }
 
 /** A `datatable_rows` row as selected (snake_case). */
@@ -130,18 +127,18 @@ export const toRow = (r: RowRecord): Row => ({
 });
 
 /**
- * Lists a datatable's rows: sort by `created_at`, `updated_at`, `row_id` or any column; `filter` on
- * any column and `row_id`; date bounds on `created_at`.
- * @throws AppError resource_not_found for the datatable; validation_error for sort/filter/cursor.
+ * The table (404 when missing), the sort keys and the narrowed query of a rows list: sort by
+ * `created_at`, `updated_at`, `row_id` or any column; `filter` on any column and `row_id`; date
+ * bounds on `created_at`.
+ * @throws AppError resource_not_found for the datatable; validation_error for sort/filter.
  */
-export async function listRows(db: Db, workspaceId: string, datatableId: string, q: RowListQuery): Promise<ListPage<Row>> {
+async function rowsQuery(db: DbHandle, workspaceId: string, datatableId: string, q: RowListQuery) {
   const table = await getDatatable(db, workspaceId, datatableId, { fields: true });
   const columns = (table.fields ?? []).map(columnField);
   const sortFields = fieldMap([builtin('created_at', 'timestamp'), builtin('updated_at', 'timestamp'), ROW_ID, ...columns]);
-  const keys = parseSort(q.sort, {
+  const keys = parseSortNewestFirst(q.sort, {
     fields: sortFields,
     tieBreaker: ROW_ID,
-    defaultSort: [{ field: sortFields.get('created_at')!, dir: 'desc' }],
     multi: q.multiSort ?? false,
   });
   const base = db('datatable_rows')
@@ -153,18 +150,27 @@ export async function listRows(db: Db, workspaceId: string, datatableId: string,
     base.whereRaw(where.sql, where.bindings);
   }
   for (const b of q.created ?? []) base.where('created_at', b.op, b.value);
+  return { table, keys, base, narrowed };
+}
 
-  if (q.pagination.kind === 'keyset') {
-    const page = await fetchKeysetPage<RowRecord & Record<string, unknown>>(
-      db,
-      base,
-      keys,
-      q.pagination.limit,
-      q.pagination.cursor,
-      `rows:${workspaceId}:${datatableId}`,
-    );
-    return { kind: 'keyset', items: page.rows.map(toRow), limit: q.pagination.limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
-  }
+/**
+ * Lists a datatable's rows (sort, filter and dates as in rowsQuery) as a keyset page (Style A).
+ * @throws AppError resource_not_found for the datatable; validation_error for sort/filter/cursor.
+ */
+export async function listRowsKeyset(db: DbHandle, workspaceId: string, datatableId: string, q: KeysetQuery<RowListQuery>): Promise<KeysetPage<Row>> {
+  const { keys, base } = await rowsQuery(db, workspaceId, datatableId, q);
+  const { limit, cursor } = q.pagination;
+  const page = await fetchKeysetPage<RowRecord & Record<string, unknown>>(db, base, keys, limit, cursor, `rows:${workspaceId}:${datatableId}`);
+  return { kind: 'keyset', items: page.rows.map(toRow), limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
+}
+
+/**
+ * Lists a datatable's rows (sort, filter and dates as in rowsQuery) as an offset page (Style B) with
+ * `total` and `filteredTotal`.
+ * @throws AppError resource_not_found for the datatable; validation_error for sort/filter or a `page` too large.
+ */
+export async function listRowsOffset(db: DbHandle, workspaceId: string, datatableId: string, q: OffsetQuery<RowListQuery>): Promise<OffsetPage<Row>> {
+  const { table, keys, base, narrowed } = await rowsQuery(db, workspaceId, datatableId, q);
   const { page, limit } = q.pagination;
   const [rows, filteredTotal] = await Promise.all([
     fetchOffsetPage<RowRecord>(base, keys, page, limit, ['workspace_id', 'row_id']),
@@ -174,7 +180,7 @@ export async function listRows(db: Db, workspaceId: string, datatableId: string,
 }
 
 /** @throws AppError resource_not_found for the datatable or the row */
-export async function getRow(db: Db, workspaceId: string, datatableId: string, rowId: string): Promise<Row> {
+export async function getRow(db: DbHandle, workspaceId: string, datatableId: string, rowId: string): Promise<Row> {
   await getDatatable(db, workspaceId, datatableId);
   const row = (await db('datatable_rows')
     .select('row_id', 'datatable_id', 'data', 'created_at', 'updated_at')

@@ -1,18 +1,18 @@
 /**
- * Row writes, style-neutral (API document "Datatable and row"; CONTRACT sections 8 and 10): one
+ * Row writes, style-neutral (API document "Datatable and row"; docs/writes-keys-limits.md, "Row writes"): one
  * upsert on `data.id` for Style A `POST …/rows` and Style B `POST …/entries` / `…/bulk-entries`, a
- * merging patch and a delete. Every multi-row write is one transaction: all rows or none. Each write
- * records its webhook events (`row.created`, `row.updated`, `row.deleted`) in its own transaction.
+ * merging patch and a delete. The caller owns the transaction (docs/decisions.md, "Who opens transactions"):
+ * patchRow and deleteRow run in the one it passes; an upsert says whether it needs one
+ * (`needsTransaction`), so a single INSERT runs without BEGIN/COMMIT. Each write records its webhook
+ * events (`row.created`, `row.updated`, `row.deleted`) in the same transaction as the write.
  */
 import type { Knex } from 'knex';
-import { affectedRows } from '../../db';
+import { affectedRows, type DbHandle } from '../../db';
 import { errors, type ErrorDetail } from '../errors';
 import { newId } from '../ids';
 import { parseDateValue } from '../query/dates';
 import { anySubscribed, recordEvents, type SubscribedEndpoint } from '../webhooks/outbox';
 import { getDatatable, toRow, type DatatableField, type Row, type RowRecord as RowTableRecord } from './datatables.service';
-
-type Db = Knex | Knex.Transaction;
 
 export interface UpsertOptions {
   /** How the adapter names item `i` in error details: `data` for a single object, `data[i]` for arrays. */
@@ -37,7 +37,7 @@ const STRIP_NULLS = (expr: string) =>
   `COALESCE((SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each(${expr}) e WHERE e.value <> 'null'::jsonb), '{}'::jsonb)`;
 
 /**
- * Why a column value does not fit its field type (CONTRACT section 10), or undefined when it fits.
+ * Why a column value does not fit its field type (docs/writes-keys-limits.md, "Row writes"), or undefined when it fits.
  * The one check for row writes and fixture rows (the importer).
  */
 export function columnTypeProblem(type: DatatableField['type'], value: unknown): string | undefined {
@@ -108,7 +108,7 @@ interface WriteContext {
  * and the workspace's enabled webhook endpoints.
  * @throws AppError resource_not_found for the datatable.
  */
-async function writeContext(db: Db, workspaceId: string, datatableId: string): Promise<WriteContext> {
+async function writeContext(db: DbHandle, workspaceId: string, datatableId: string): Promise<WriteContext> {
   const { rows } = (await db.raw(
     `SELECT COALESCE((SELECT json_agg(json_build_object('name', f.name, 'type', f.type) ORDER BY f.position, f.name)
                         FROM datatable_fields f WHERE f.workspace_id = d.workspace_id AND f.datatable_id = d.id), '[]') AS fields,
@@ -124,24 +124,36 @@ async function writeContext(db: Db, workspaceId: string, datatableId: string): P
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A checked upsert, ready to write (see prepareRowUpsert). */
+export interface RowUpsert {
+  workspaceId: string;
+  datatableId: string;
+  /**
+   * True when the write is more than one statement (webhook events to record, or nulls to drop from
+   * created rows): the caller then runs writeRowUpsert in a transaction. False: one INSERT, atomic by
+   * itself, so no BEGIN/COMMIT (docs/performance.md).
+   */
+  needsTransaction: boolean;
+  endpoints: SubscribedEndpoint[];
+  items: PreparedItem[];
+}
+
 /**
- * Creates or updates rows in ONE transaction (all or nothing). An item with `id` is an upsert on it
- * (`INSERT … ON CONFLICT (workspace_id, datatable_id, external_id) DO UPDATE`, race-free): the columns
- * sent overwrite, the others stay, `null` removes a column. An item without `id` always creates a
- * row with a new `row_…` id.
- * @returns the rows in request order, each with `created`; times are UTC Dates.
+ * Checks an upsert of rows against the table's fields, in one query for the fields and the workspace's
+ * webhook endpoints; writes nothing. An item with `id` is an upsert on it, one without `id` creates a
+ * row with a new `row_…` id (writeRowUpsert).
  * @throws AppError resource_not_found for the datatable; validation_error (details naming e.g.
  * `data[3].seats`) for an unknown column, a value of the wrong type, a missing `id` when required,
  * the same `id` twice, or too many items.
  * Spec: Style A POST {ws}/datatables/{id}/rows; Style B POST {ws}/tables/{id}/entries and bulk-entries.
  */
-export async function upsertRows(
-  db: Knex,
+export async function prepareRowUpsert(
+  db: DbHandle,
   workspaceId: string,
   datatableId: string,
   items: Record<string, unknown>[],
   opts: UpsertOptions,
-): Promise<UpsertedRow[]> {
+): Promise<RowUpsert> {
   if (opts.maxItems !== undefined && items.length > opts.maxItems) {
     throw errors.invalid('body', 'data', `\`data\` holds at most ${opts.maxItems} rows; got ${items.length}.`);
   }
@@ -150,19 +162,31 @@ export async function upsertRows(
   const prepared = prepareItems(items, fields, opts);
   // One INSERT statement is atomic by itself: a transaction is needed only to add webhook events or to
   // drop the nulls of created rows in a second statement.
-  if (!anySubscribed(endpoints, ['row.created', 'row.updated']) && !prepared.some((p) => p.hasNull)) {
-    return upsertStatement(db, workspaceId, datatableId, prepared);
-  }
-  return db.transaction(async (trx) => {
-    const result = await upsertStatement(trx, workspaceId, datatableId, prepared);
-    await recordEvents(
-      trx,
-      workspaceId,
-      result.map(({ created, ...row }) => ({ type: created ? 'row.created' : 'row.updated', resource: { kind: 'row', row } })),
-      endpoints,
-    );
-    return result;
-  });
+  const needsTransaction = anySubscribed(endpoints, ['row.created', 'row.updated']) || prepared.some((p) => p.hasNull);
+  return { workspaceId, datatableId, needsTransaction, endpoints, items: prepared };
+}
+
+/**
+ * Writes a prepared upsert: all rows or none (`INSERT … ON CONFLICT (workspace_id, datatable_id,
+ * external_id) DO UPDATE`, race-free: two clients upserting the same `data.id` leave one row); the
+ * columns sent overwrite, the others stay, `null` removes a column; then the `row.created` /
+ * `row.updated` events in the same transaction.
+ * @param db the caller's transaction when `upsert.needsTransaction` (the database handle otherwise).
+ * @returns the rows in request order, each with `created`; times are UTC Dates.
+ * @throws Error when `upsert.needsTransaction` and `db` is not a transaction (a programming error).
+ */
+export async function writeRowUpsert(db: DbHandle, upsert: RowUpsert): Promise<UpsertedRow[]> {
+  if (upsert.needsTransaction && !db.isTransaction) throw new Error('this row upsert needs a transaction (RowUpsert.needsTransaction)');
+  const { workspaceId, datatableId, endpoints } = upsert;
+  const result = await upsertStatement(db, workspaceId, datatableId, upsert.items);
+  if (!upsert.needsTransaction) return result;
+  await recordEvents(
+    db as Knex.Transaction,
+    workspaceId,
+    result.map(({ created, ...row }) => ({ type: created ? 'row.created' : 'row.updated', resource: { kind: 'row', row } })),
+    endpoints,
+  );
+  return result;
 }
 
 interface PreparedItem {
@@ -211,7 +235,7 @@ function prepareItems(items: Record<string, unknown>[], fields: ReadonlyMap<stri
  * upserting the same `data.id` at once leave one row), then, for created rows that were sent with
  * a `null` column, one UPDATE that drops those columns. Rows come back in request order.
  */
-async function upsertStatement(q: Db, workspaceId: string, datatableId: string, prepared: readonly PreparedItem[]): Promise<UpsertedRow[]> {
+async function upsertStatement(q: DbHandle, workspaceId: string, datatableId: string, prepared: readonly PreparedItem[]): Promise<UpsertedRow[]> {
   // Upserts in a stable key order, so two overlapping bulk writes lock rows in the same order.
   const ordered = [...prepared].sort((a, b) => (a.key ?? '\uffff' + a.row_id).localeCompare(b.key ?? '\uffff' + b.row_id));
   const { rows } = (await q.raw(
@@ -250,7 +274,8 @@ async function upsertStatement(q: Db, workspaceId: string, datatableId: string, 
 }
 
 /**
- * Merges columns into one row: the columns sent overwrite, `null` removes a column, the others stay.
+ * Merges columns into one row, in the caller's transaction, with its `row.updated` event: the columns
+ * sent overwrite, `null` removes a column, the others stay.
  * Changing `id` to the `id` of another row of the table violates the unique index (23505), which
  * the error handler answers as 409 conflict.
  * @throws AppError resource_not_found for the datatable or the row; validation_error naming
@@ -258,42 +283,39 @@ async function upsertStatement(q: Db, workspaceId: string, datatableId: string, 
  * Spec: Style A PATCH {ws}/datatables/{id}/rows/{row_id}; Style B PATCH {ws}/tables/{id}/entries/{row_id}.
  */
 export async function patchRow(
-  db: Knex,
+  trx: Knex.Transaction,
   workspaceId: string,
   datatableId: string,
   rowId: string,
   patch: Record<string, unknown>,
 ): Promise<Row> {
-  const { fields, endpoints } = await writeContext(db, workspaceId, datatableId);
-  return db.transaction(async (trx) => {
-    const problems: ErrorDetail[] = [];
-    checkColumns(patch, fields, 'data', problems, { idMayBeNull: true });
-    if (problems.length > 0) throw errors.validation(problems);
-    const remove = Object.keys(patch).filter((k) => patch[k] === null);
-    const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null));
-    const { rows } = (await trx.raw(
-      `UPDATE datatable_rows SET data = (data - ?::text[]) || ?::jsonb, updated_at = now()
-        WHERE workspace_id = ? AND datatable_id = ? AND row_id = ?
-        RETURNING ${RETURNING}`,
-      [remove, JSON.stringify(set), workspaceId, datatableId, rowId],
-    )) as { rows: RowRecord[] };
-    if (!rows[0]) throw errors.notFound('Row', rowId);
-    const row = toRow(rows[0]);
-    await recordEvents(trx, workspaceId, [{ type: 'row.updated', resource: { kind: 'row', row } }], endpoints);
-    return row;
-  });
+  const { fields, endpoints } = await writeContext(trx, workspaceId, datatableId);
+  const problems: ErrorDetail[] = [];
+  checkColumns(patch, fields, 'data', problems, { idMayBeNull: true });
+  if (problems.length > 0) throw errors.validation(problems);
+  const remove = Object.keys(patch).filter((k) => patch[k] === null);
+  const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null));
+  const { rows } = (await trx.raw(
+    `UPDATE datatable_rows SET data = (data - ?::text[]) || ?::jsonb, updated_at = now()
+      WHERE workspace_id = ? AND datatable_id = ? AND row_id = ?
+      RETURNING ${RETURNING}`,
+    [remove, JSON.stringify(set), workspaceId, datatableId, rowId],
+  )) as { rows: RowRecord[] };
+  if (!rows[0]) throw errors.notFound('Row', rowId);
+  const row = toRow(rows[0]);
+  await recordEvents(trx, workspaceId, [{ type: 'row.updated', resource: { kind: 'row', row } }], endpoints);
+  return row;
 }
 
 /**
- * Deletes one row (responses linked to it keep their captured `table_data`; their `row_id` is cleared).
+ * Deletes one row in the caller's transaction, with its `row.deleted` event (responses linked to it
+ * keep their captured `table_data`; their `row_id` is cleared).
  * @throws AppError resource_not_found for the datatable or the row.
  * Spec: Style A DELETE {ws}/datatables/{id}/rows/{row_id}; Style B DELETE {ws}/tables/{id}/entries/{row_id}.
  */
-export async function deleteRow(db: Knex, workspaceId: string, datatableId: string, rowId: string): Promise<void> {
-  await db.transaction(async (trx) => {
-    await getDatatable(trx, workspaceId, datatableId);
-    const n = await affectedRows(trx('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete(), 'row_id');
-    if (n === 0) throw errors.notFound('Row', rowId);
-    await recordEvents(trx, workspaceId, [{ type: 'row.deleted', resource: { kind: 'row_deleted', rowId, datatableId } }]);
-  });
+export async function deleteRow(trx: Knex.Transaction, workspaceId: string, datatableId: string, rowId: string): Promise<void> {
+  await getDatatable(trx, workspaceId, datatableId);
+  const n = await affectedRows(trx('datatable_rows').where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId }).delete(), 'row_id');
+  if (n === 0) throw errors.notFound('Row', rowId);
+  await recordEvents(trx, workspaceId, [{ type: 'row.deleted', resource: { kind: 'row_deleted', rowId, datatableId } }]);
 }

@@ -1,17 +1,15 @@
 /**
- * Email events (API document "Email event"; CONTRACT section 8): history records of sends, deliveries,
+ * Email events (API document "Email event"; docs/decisions.md, "Resource shapes"): history records of sends, deliveries,
  * opens, clicks, bounces, complaints and unsubscribes. Style A `/email-events`, `/emails/{id}/events`;
  * Style B `/emails/events`. Totals for Style B come from `email_event_counts`.
  */
-import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import type { DateBound } from '../query/dates';
 import { fieldMap, type ListField } from '../query/fields';
 import { compileFilter } from '../query/filter';
-import { countRows, fetchKeysetPage, fetchOffsetPage, sumColumn, type ListPage, type Pagination } from '../query/list';
-import { parseSort } from '../query/sort';
+import { countRows, fetchKeysetPage, fetchOffsetPage, sumColumn, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery } from '../query/list';
+import { parseSortNewestFirst } from '../query/sort';
 import { sql } from '../query/sql';
-
-type Db = Knex | Knex.Transaction;
 
 export const EMAIL_EVENT_TYPES = ['send', 'delivery', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
 
@@ -34,7 +32,7 @@ const col = (name: string, column: string, type: ListField['type'], nullable = f
 });
 const ID = col('id', 'id', 'text');
 const SORT_FIELDS = fieldMap([col('created_at', 'created_at', 'timestamp')]);
-/** Style B `filter` fields (CONTRACT section 7). */
+/** Style B `filter` fields (docs/api-rules.md, "Filter language"). */
 const FILTER_FIELDS = fieldMap([
   col('event_type', 'type', 'text'),
   col('email_id', 'email_id', 'text'),
@@ -53,7 +51,6 @@ export interface EmailEventListQuery {
   filter?: string | undefined;
   sort?: string | undefined;
   multiSort?: boolean;
-  pagination: Pagination;
 }
 
 /** An `email_events` row as selected (snake_case). */
@@ -80,14 +77,13 @@ export const toEvent = (r: EventRow): EmailEvent => ({
 });
 
 /**
- * Lists email events of a workspace, narrowed by email, type, recipient, dates and `filter`.
- * @throws AppError validation_error for sort, filter or cursor problems.
+ * The sort keys and the narrowed query of an email events list.
+ * @throws AppError validation_error for sort or filter problems.
  */
-export async function listEmailEvents(db: Db, workspaceId: string, q: EmailEventListQuery): Promise<ListPage<EmailEvent>> {
-  const keys = parseSort(q.sort, {
+function eventsQuery(db: DbHandle, workspaceId: string, q: EmailEventListQuery) {
+  const keys = parseSortNewestFirst(q.sort, {
     fields: SORT_FIELDS,
     tieBreaker: ID,
-    defaultSort: [{ field: SORT_FIELDS.get('created_at')!, dir: 'desc' }],
     multi: q.multiSort ?? false,
   });
   const base = db('email_events')
@@ -101,12 +97,29 @@ export async function listEmailEvents(db: Db, workspaceId: string, q: EmailEvent
     const { where } = compileFilter(q.filter, { fields: FILTER_FIELDS });
     base.whereRaw(where.sql, where.bindings);
   }
+  return { keys, base };
+}
 
-  if (q.pagination.kind === 'keyset') {
-    const listId = q.emailId === undefined ? `email_events:${workspaceId}` : `email_events:${workspaceId}:${q.emailId}`;
-    const page = await fetchKeysetPage<EventRow & Record<string, unknown>>(db, base, keys, q.pagination.limit, q.pagination.cursor, listId);
-    return { kind: 'keyset', items: page.rows.map(toEvent), limit: q.pagination.limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
-  }
+/**
+ * Lists email events of a workspace, narrowed by email, type, recipient, dates and `filter`, as a
+ * keyset page (Style A).
+ * @throws AppError validation_error for sort, filter or cursor problems.
+ */
+export async function listEmailEventsKeyset(db: DbHandle, workspaceId: string, q: KeysetQuery<EmailEventListQuery>): Promise<KeysetPage<EmailEvent>> {
+  const { keys, base } = eventsQuery(db, workspaceId, q);
+  const listId = q.emailId === undefined ? `email_events:${workspaceId}` : `email_events:${workspaceId}:${q.emailId}`;
+  const { limit, cursor } = q.pagination;
+  const page = await fetchKeysetPage<EventRow & Record<string, unknown>>(db, base, keys, limit, cursor, listId);
+  return { kind: 'keyset', items: page.rows.map(toEvent), limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
+}
+
+/**
+ * Lists email events of a workspace, narrowed as listEmailEventsKeyset does, as an offset page
+ * (Style B) with `total` and `filteredTotal`.
+ * @throws AppError validation_error for sort or filter problems or a `page` too large.
+ */
+export async function listEmailEventsOffset(db: DbHandle, workspaceId: string, q: OffsetQuery<EmailEventListQuery>): Promise<OffsetPage<EmailEvent>> {
+  const { keys, base } = eventsQuery(db, workspaceId, q);
   const { page, limit } = q.pagination;
   const onlyType = q.emailId === undefined && q.recipient === undefined && (q.created?.length ?? 0) === 0 && q.filter === undefined;
   const counts = db('email_event_counts').where('workspace_id', workspaceId);

@@ -1,5 +1,5 @@
 /**
- * The one path that stores email events (CONTRACT section 12): the provider endpoint
+ * The one path that stores email events (docs/collecting.md, "Provider events"): the provider endpoint
  * `POST {ws}/email-events` and the email links' `click` / `open` both call `recordEmailEvents`.
  */
 import type { Knex } from 'knex';
@@ -49,15 +49,15 @@ export interface RecordedEmailEvents {
 }
 
 /**
- * Stores email events of a workspace, idempotent on `id`, all in one transaction (a savepoint when `db`
- * is already a transaction); emits `email_event.created` for each newly stored event.
+ * Stores email events of a workspace, idempotent on `id`, in the caller's transaction; emits
+ * `email_event.created` for each newly stored event in the same transaction.
  * @param opts.single the items came as one `{"data": event}` (error fields `data.type`, else `data[i].type`).
  * @returns the events in request order and how many were newly stored.
- * @throws AppError validation_error naming `data[i].type` for a type outside CONTRACT section 8's list
+ * @throws AppError validation_error naming `data[i].type` for a type outside the list of docs/decisions.md, "Resource shapes"
  * (adapters validate shapes first; this guards other callers). Nothing is stored on any error.
  */
 export async function recordEmailEvents(
-  db: Knex | Knex.Transaction,
+  trx: Knex.Transaction,
   workspaceId: string,
   items: readonly EmailEventInput[],
   opts: { single?: boolean } = {},
@@ -80,26 +80,24 @@ export async function recordEmailEvents(
   const rows = [...firstIndex.entries()].map(([id, i]) => emailEventRecord(workspaceId, id, items[i]!, items[i]!.createdAt ?? now));
   const columns = ['id', 'email_id', 'email', 'type', 'row_id', 'form_id', 'flow_id', 'created_at'];
 
-  return db.transaction(async (trx) => {
-    const inserted = (await trx('email_events')
-      .insert(rows)
-      .onConflict(['workspace_id', 'id'])
-      .ignore()
-      .returning(columns)) as EventRow[];
-    const byId = new Map(inserted.map((r) => [r.id, toEvent(r)]));
-    const fresh = [...byId.values()];
-    const missing = [...firstIndex.keys()].filter((id) => !byId.has(id));
-    if (missing.length > 0) {
-      const stored = (await trx('email_events').select(columns).where('workspace_id', workspaceId).whereIn('id', missing)) as EventRow[];
-      for (const r of stored) byId.set(r.id, toEvent(r));
-    }
-    if (fresh.length > 0) {
-      await recordEvents(
-        trx,
-        workspaceId,
-        fresh.map((event) => ({ type: 'email_event.created' as const, resource: { kind: 'email_event' as const, event } })),
-      );
-    }
-    return { events: ids.map((id) => byId.get(id)!), created: fresh.length };
-  });
+  const inserted = (await trx('email_events')
+    .insert(rows)
+    .onConflict(['workspace_id', 'id'])
+    .ignore()
+    .returning(columns)) as EventRow[];
+  const byId = new Map(inserted.map((r) => [r.id, toEvent(r)]));
+  const fresh = [...byId.values()];
+  const missing = [...firstIndex.keys()].filter((id) => !byId.has(id));
+  if (missing.length > 0) {
+    const stored = (await trx('email_events').select(columns).where('workspace_id', workspaceId).whereIn('id', missing)) as EventRow[];
+    for (const r of stored) byId.set(r.id, toEvent(r));
+  }
+  if (fresh.length > 0) {
+    await recordEvents(
+      trx,
+      workspaceId,
+      fresh.map((event) => ({ type: 'email_event.created' as const, resource: { kind: 'email_event' as const, event } })),
+    );
+  }
+  return { events: ids.map((id) => byId.get(id)!), created: fresh.length };
 }

@@ -1,28 +1,32 @@
 /**
  * Forms, their questions, schema and analytics summary (API document: Form, Form schema, Analytics
- * summary, Question; shapes in docs/decisions.md and CONTRACT section 8).
+ * summary, Question; shapes in docs/decisions.md, "Resource shapes").
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
+import { canonicalJson } from '../canonical-json';
 import { errors } from '../errors';
-import type { FormTranslations } from '../responses/answers';
+import {
+  formLanguages,
+  QUESTION_COLUMNS,
+  toFormQuestion,
+  type FormQuestion,
+  type FormTranslations,
+  type QuestionRow,
+  type QuestionValidation,
+} from './form-model';
 import type { KeysetPage } from '../query/list';
-import { listByCreatedOrName } from '../query/simple-list';
+import { listByCreatedOrName, type SortedKeysetParams } from '../query/simple-list';
 
-type Db = Knex | Knex.Transaction;
-
-export interface Question {
-  id: string;
+/** A question as the API reads it: the form model's question (form-model.ts) with its form and position. */
+export interface Question extends FormQuestion {
   formId: string;
   position: number;
-  type: string;
-  title: string;
-  required: boolean;
-  options: Array<{ id: string; value: string }>;
-  validation: Record<string, unknown>;
+  validation: QuestionValidation;
 }
 
-/** The form's translations: the one type, shared with the answer validator (responses/answers.ts). */
+/** The form's translations: the one type of the form model (form-model.ts). */
 export type Translations = FormTranslations;
 
 export interface Form {
@@ -64,7 +68,7 @@ interface FormRow {
   updated_at: Date;
 }
 
-function formQuery(db: Db, workspaceId: string): Knex.QueryBuilder {
+function formQuery(db: DbHandle, workspaceId: string): Knex.QueryBuilder {
   return db('forms as f')
     .select(
       'f.id',
@@ -83,40 +87,20 @@ function toForm(row: FormRow): Form {
     id: row.id,
     name: row.name,
     defaultLanguage: row.default_language,
-    languages: [row.default_language, ...Object.keys(row.translations ?? {}).filter((l) => l !== row.default_language).sort()],
+    languages: formLanguages(row.default_language, row.translations),
     questionCount: Number(row.question_count),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
-interface QuestionRow {
-  id: string;
-  form_id: string;
-  position: number;
-  type: string;
-  title: string;
-  required: boolean;
-  options: Array<{ id: string; value: string }>;
-  validation: Record<string, unknown>;
-}
-
-const toQuestion = (q: QuestionRow): Question => ({
-  id: q.id,
-  formId: q.form_id,
-  position: q.position,
-  type: q.type,
-  title: q.title,
-  required: q.required,
-  options: q.options ?? [],
-  validation: q.validation ?? {},
-});
+const toQuestion = (q: QuestionRow): Question => ({ ...toFormQuestion(q), formId: q.form_id, position: q.position });
 
 /** Keyset list of forms (sort `created_at` or `name`). */
 export async function listForms(
-  db: Db,
+  db: DbHandle,
   workspaceId: string,
-  params: { limit: number; cursor?: string | undefined; sort?: string | undefined },
+  params: SortedKeysetParams,
 ): Promise<KeysetPage<Form>> {
   // Unqualified sort columns: wrap so `created_at`/`name`/`id` are unambiguous.
   const inner = formQuery(db, workspaceId);
@@ -126,7 +110,7 @@ export async function listForms(
 }
 
 /** @throws AppError resource_not_found */
-export async function getForm(db: Db, workspaceId: string, formId: string, opts: { questions?: boolean } = {}): Promise<Form> {
+export async function getForm(db: DbHandle, workspaceId: string, formId: string, opts: { questions?: boolean } = {}): Promise<Form> {
   const row = (await formQuery(db, workspaceId).where('f.id', formId).first()) as FormRow | undefined;
   if (!row) throw errors.notFound('Form', formId);
   const form = toForm(row);
@@ -134,53 +118,41 @@ export async function getForm(db: Db, workspaceId: string, formId: string, opts:
   return form;
 }
 
-async function listQuestionsOf(db: Db, workspaceId: string, formId: string): Promise<Question[]> {
-  const rows = (await db('questions')
-    .select('id', 'form_id', 'position', 'type', 'title', 'required', 'options', 'validation')
-    .where({ workspace_id: workspaceId, form_id: formId })
-    .orderBy([{ column: 'position' }, { column: 'id' }])) as QuestionRow[];
+/** The questions of one form of the workspace, as QuestionRows. */
+function questionsQuery(db: DbHandle, workspaceId: string, formId: string): Knex.QueryBuilder {
+  return db('questions').select(QUESTION_COLUMNS).where({ workspace_id: workspaceId, form_id: formId });
+}
+
+async function listQuestionsOf(db: DbHandle, workspaceId: string, formId: string): Promise<Question[]> {
+  const rows = (await questionsQuery(db, workspaceId, formId).orderBy([{ column: 'position' }, { column: 'id' }])) as QuestionRow[];
   return rows.map(toQuestion);
 }
 
 /** @throws AppError resource_not_found for the form */
-export async function listQuestions(db: Db, workspaceId: string, formId: string): Promise<Question[]> {
+export async function listQuestions(db: DbHandle, workspaceId: string, formId: string): Promise<Question[]> {
   await assertFormExists(db, workspaceId, formId);
   return listQuestionsOf(db, workspaceId, formId);
 }
 
 /** @throws AppError resource_not_found for the form or the question */
-export async function getQuestion(db: Db, workspaceId: string, formId: string, questionId: string): Promise<Question> {
+export async function getQuestion(db: DbHandle, workspaceId: string, formId: string, questionId: string): Promise<Question> {
   await assertFormExists(db, workspaceId, formId);
-  const row = (await db('questions')
-    .select('id', 'form_id', 'position', 'type', 'title', 'required', 'options', 'validation')
-    .where({ workspace_id: workspaceId, form_id: formId, id: questionId })
-    .first()) as QuestionRow | undefined;
+  const row = (await questionsQuery(db, workspaceId, formId).where('id', questionId).first()) as QuestionRow | undefined;
   if (!row) throw errors.notFound('Question', questionId);
   return toQuestion(row);
 }
 
 /** @throws AppError resource_not_found */
-export async function assertFormExists(db: Db, workspaceId: string, formId: string): Promise<void> {
+export async function assertFormExists(db: DbHandle, workspaceId: string, formId: string): Promise<void> {
   const row = await db('forms').select('id').where({ workspace_id: workspaceId, id: formId }).first();
   if (!row) throw errors.notFound('Form', formId);
 }
 
-/** Canonical JSON: object keys sorted, so equal content always hashes equally. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /**
- * The form schema with its strong ETag (CONTRACT section 6): a SHA-256 of the canonical schema.
+ * The form schema with its strong ETag (docs/api-rules.md, "Conditional requests"): a SHA-256 of the canonical schema.
  * @throws AppError resource_not_found
  */
-export async function getFormSchema(db: Db, workspaceId: string, formId: string): Promise<FormSchema> {
+export async function getFormSchema(db: DbHandle, workspaceId: string, formId: string): Promise<FormSchema> {
   const form = await getForm(db, workspaceId, formId, { questions: true });
   const row = (await db('forms').select('translations').where({ workspace_id: workspaceId, id: formId }).first()) as {
     translations: Translations;
@@ -201,7 +173,7 @@ export async function getFormSchema(db: Db, workspaceId: string, formId: string)
  * a sum over the form's `response_counts` rows and one index probe for the newest response.
  * @throws AppError resource_not_found
  */
-export async function getFormSummary(db: Db, workspaceId: string, formId: string): Promise<FormSummary> {
+export async function getFormSummary(db: DbHandle, workspaceId: string, formId: string): Promise<FormSummary> {
   await assertFormExists(db, workspaceId, formId);
   const [agg, last] = await Promise.all([
     db('response_counts')

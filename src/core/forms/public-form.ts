@@ -1,10 +1,10 @@
 /**
- * Forms as the public ways in see them (CONTRACT section 11): found by id alone (no key names a
+ * Forms as the public ways in see them (docs/collecting.md, "Public JSON"): found by id alone (no key names a
  * workspace), and the language a submission or page is given in.
  */
-import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import { errors } from '../errors';
-import { formDefinitionsFromDb, type FormDefinition } from '../responses/answers';
+import { formDefinitionsFromDb, type FormDefinition } from './form-model';
 
 export interface PublicForm {
   workspaceId: string;
@@ -18,7 +18,7 @@ export interface PublicForm {
  * practice; should one exist in two workspaces, the first workspace in id order wins.
  * @returns undefined when no workspace has the form.
  */
-export async function loadPublicForm(db: Knex | Knex.Transaction, formId: string): Promise<PublicForm | undefined> {
+export async function loadPublicForm(db: DbHandle, formId: string): Promise<PublicForm | undefined> {
   // No stored id holds NUL, and PostgreSQL refuses it in a query: such a path names no form.
   if (formId.includes('\u0000')) return undefined;
   const [found] = await formDefinitionsFromDb(db, [formId]);
@@ -51,7 +51,7 @@ function parseAcceptLanguage(header: string): string[] {
 }
 
 /**
- * The language of a response or page (CONTRACT section 11): `explicit` (body `language`), else
+ * The language of a response or page (docs/collecting.md, "Languages"): `explicit` (body `language`), else
  * `query` (`?lang=`) when the form knows it, else the best `Accept-Language` match among the form's
  * languages (exact tag, then the primary subtag: `de-CH` matches `de`; `*` matches the default), else
  * the form's default language. Matching ignores case; the form's own spelling is returned.

@@ -1,5 +1,5 @@
 /**
- * API keys of a fixture document (CONTRACT sections 3 and 9): workspaces known, a given secret starts
+ * API keys of a fixture document (docs/import.md, "What is checked"; docs/api-rules.md, "Keys and access"): workspaces known, a given secret starts
  * with `fa_` and is used by no other key, in the document or in the database.
  */
 import { API_KEY_PREFIX, hashApiKeySecret } from '../api-keys/secrets';

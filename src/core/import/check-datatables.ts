@@ -1,5 +1,5 @@
 /**
- * Datatables and their rows in a fixture document (CONTRACT sections 9 and 10): fields with unique,
+ * Datatables and their rows in a fixture document (docs/import.md, "What is checked"; docs/writes-keys-limits.md, "Row writes"): fields with unique,
  * unreserved names; rows whose columns are fields of the table and fit their types, with a `data.id`
  * unique per table and row ids unique in the document and new to their workspace.
  */

@@ -1,5 +1,5 @@
 /**
- * Email events of a fixture document (CONTRACT sections 9 and 12), a batch at a time: a known
+ * Email events of a fixture document (docs/import.md, "What is checked"; docs/collecting.md, "Provider events"), a batch at a time: a known
  * workspace, an id new to it.
  */
 import { emailEventRecord } from '../email-events/email-events.write';

@@ -1,10 +1,11 @@
 /**
- * Forms of a fixture document (CONTRACT sections 9 and 11): questions with unique ids and options that
+ * Forms of a fixture document (docs/import.md, "What is checked"; docs/collecting.md, "Score"): questions with unique ids and options that
  * fit their type, translations of existing questions and options only, a score question that can score.
  * Each sound form becomes the definition its responses are checked against (answers.ts).
  */
 import { newId } from '../ids';
-import { defaultValidation, type FormQuestion, type QuestionValidation } from '../responses/answers';
+import type { FormQuestion, QuestionValidation } from '../forms/form-model';
+import { defaultValidation } from '../responses/answers';
 import type { FixtureForm } from './fixture-schema';
 import type { ImportContext, Item, Rec } from './context';
 import { prop } from './paths';
@@ -77,52 +78,51 @@ function checkScoreQuestion(ctx: ImportContext, path: string, formId: string, sc
  * @returns the `forms` and `questions` records to write.
  */
 export function checkForms(ctx: ImportContext, items: Item<FixtureForm>[], ids: string[]): { forms: Rec[]; questions: Rec[] } {
-  const forms: Rec[] = [];
-  const questions: Rec[] = [];
-  items.forEach((item, i) => {
-    const f = item.value;
-    const path = `forms[${item.index}]`;
-    const id = ids[i]!;
-    if (!item.ok) {
-      if (typeof f?.workspace_id === 'string' && !ctx.forms.has(id)) ctx.forms.set(id, { workspaceId: f.workspace_id, def: undefined });
-      return;
-    }
-    const before = ctx.problems.count;
-    ctx.checkWorkspace(`${path}.workspace_id`, f.workspace_id);
-    const defaultLanguage = f.default_language ?? 'en';
-    const qs = checkQuestions(ctx, path, f.questions ?? []);
-    const translations = f.translations ?? {};
-    checkTranslations(ctx, `${path}.translations`, translations, qs);
-    const scoreQuestionId = f.score_question_id ?? null;
-    checkScoreQuestion(ctx, path, id, scoreQuestionId, qs);
-    const ok = ctx.problems.count === before;
-    if (!ctx.forms.has(id)) {
-      ctx.forms.set(id, { workspaceId: f.workspace_id, def: ok ? { id, defaultLanguage, questions: qs, translations, scoreQuestionId } : undefined });
-    }
-    const created = ctx.iso(f.created_at);
-    forms.push({
-      workspace_id: f.workspace_id,
-      id,
-      name: f.name,
-      default_language: defaultLanguage,
-      translations,
-      score_question_id: scoreQuestionId,
-      created_at: created,
-      updated_at: ctx.iso(f.updated_at, created),
-    });
-    qs.forEach((q, position) =>
-      questions.push({
-        workspace_id: f.workspace_id,
-        form_id: id,
-        id: q.id,
-        position,
-        type: q.type,
-        title: q.title,
-        required: q.required,
-        options: q.options,
-        validation: q.validation,
-      }),
-    );
-  });
-  return { forms, questions };
+  const checked = items.flatMap((item, i) => checkForm(ctx, item, ids[i]!) ?? []);
+  return { forms: checked.map((c) => c.form), questions: checked.flatMap((c) => c.questions) };
+}
+
+/** One form of checkForms: its records, or undefined when the item has schema problems. */
+function checkForm(ctx: ImportContext, item: Item<FixtureForm>, id: string): { form: Rec; questions: Rec[] } | undefined {
+  const f = item.value;
+  const path = `forms[${item.index}]`;
+  if (!item.ok) {
+    if (typeof f?.workspace_id === 'string' && !ctx.forms.has(id)) ctx.forms.set(id, { workspaceId: f.workspace_id, def: undefined });
+    return undefined;
+  }
+  const before = ctx.problems.count;
+  ctx.checkWorkspace(`${path}.workspace_id`, f.workspace_id);
+  const defaultLanguage = f.default_language ?? 'en';
+  const qs = checkQuestions(ctx, path, f.questions ?? []);
+  const translations = f.translations ?? {};
+  checkTranslations(ctx, `${path}.translations`, translations, qs);
+  const scoreQuestionId = f.score_question_id ?? null;
+  checkScoreQuestion(ctx, path, id, scoreQuestionId, qs);
+  const ok = ctx.problems.count === before;
+  if (!ctx.forms.has(id)) {
+    ctx.forms.set(id, { workspaceId: f.workspace_id, def: ok ? { id, defaultLanguage, questions: qs, translations, scoreQuestionId } : undefined });
+  }
+  const created = ctx.iso(f.created_at);
+  const form = {
+    workspace_id: f.workspace_id,
+    id,
+    name: f.name,
+    default_language: defaultLanguage,
+    translations,
+    score_question_id: scoreQuestionId,
+    created_at: created,
+    updated_at: ctx.iso(f.updated_at, created),
+  };
+  const questions = qs.map((q, position) => ({
+    workspace_id: f.workspace_id,
+    form_id: id,
+    id: q.id,
+    position,
+    type: q.type,
+    title: q.title,
+    required: q.required,
+    options: q.options,
+    validation: q.validation,
+  }));
+  return { form, questions };
 }

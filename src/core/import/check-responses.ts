@@ -1,10 +1,11 @@
 /**
- * Responses of a fixture document (CONTRACT sections 9 and 11), a batch at a time: the form (in the
+ * Responses of a fixture document (docs/import.md, "What is checked"; docs/collecting.md, "Answers"), a batch at a time: the form (in the
  * document or the database; its workspace is the response's), the row (in the form's workspace), the
  * e-mail pair, and the answers, checked and rendered in the response's language by the one answer
  * validator the submissions use (answers.ts). `table_data` absent with a `row_id`: the row's data.
  */
-import { validateAnswers, type FormDefinition, type StoredAnswer } from '../responses/answers';
+import type { FormDefinition } from '../forms/form-model';
+import { validateAnswers, type StoredAnswer } from '../responses/answers';
 import type { FixtureResponse } from './fixture-schema';
 import type { ImportContext, Rec } from './context';
 import { checkItemSchema } from './item-schema';

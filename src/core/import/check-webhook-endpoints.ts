@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints of a fixture document (CONTRACT sections 9 and 13): a known workspace, a signing
+ * Webhook endpoints of a fixture document (docs/import.md, "What is checked"; docs/webhooks.md, "Endpoints"): a known workspace, a signing
  * secret `whsec_…` (generated when absent).
  */
 import { generateWebhookSecret } from '../api-keys/secrets';

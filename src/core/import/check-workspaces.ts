@@ -1,5 +1,5 @@
 /**
- * Workspaces of a fixture document (CONTRACT section 9): ids and links unique in the document and new
+ * Workspaces of a fixture document (docs/import.md, "What is checked"): ids and links unique in the document and new
  * to the database; an absent link is derived from the name.
  */
 import type { FixtureWorkspace } from './fixture-schema';

@@ -1,12 +1,12 @@
 /**
- * What the checks of one import share (CONTRACT section 9): the problems found so far, the document's
+ * What the checks of one import share (docs/import.md, "What is checked"): the problems found so far, the document's
  * ids (to find duplicates and resolve references), what the document defines (workspaces, forms,
  * datatables and their rows) and what the database already holds, looked up in batches and cached.
  * Only small per-record state is kept: ids and the positions that name them, never whole responses.
  */
 import type { DbHandle } from '../../db';
 import { newId, type IdKind } from '../ids';
-import { formDefinitionsFromDb, type FormDefinition } from '../responses/answers';
+import { formDefinitionsFromDb, type FormDefinition } from '../forms/form-model';
 import type { DatatableFieldType } from './fixture-schema';
 import type { Collection } from './fixture-source';
 import { IdTable } from './id-table';

@@ -1,9 +1,9 @@
 /**
- * The fixture document of `import` and `seed` (CONTRACT section 9): its TypeScript shape and the
+ * The fixture document of `import` and `seed` (docs/import.md, "The fixture document"): its TypeScript shape and the
  * JSON Schema (draft-07, for ajv with ajv-formats and allErrors) that checks its structure.
  * Cross-references, duplicates and answers are checked by the importer, not here.
  */
-import { QUESTION_TYPES, type QuestionType } from '../responses/answers';
+import { QUESTION_TYPES, type QuestionType } from '../forms/form-model';
 import { ALL_SCOPES, type Scope } from '../scopes';
 
 export const DATATABLE_FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'json'] as const;
@@ -12,7 +12,7 @@ export type DatatableFieldType = (typeof DATATABLE_FIELD_TYPES)[number];
 export const EMAIL_EVENT_TYPES = ['send', 'delivery', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
 export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
-/** CONTRACT section 8 (suggested event types). */
+/** The event types an endpoint subscribes to (docs/webhooks.md, "Events and payloads"). */
 export const WEBHOOK_EVENT_TYPES = [
   'response.created',
   'row.created',
@@ -138,7 +138,7 @@ export interface FixtureWebhookEndpoint {
   updated_at?: IsoDateTime;
 }
 
-/** The whole document: every array optional (CONTRACT section 9). */
+/** The whole document: every array optional (docs/import.md, "The fixture document"). */
 export interface FixtureDocument {
   workspaces?: FixtureWorkspace[];
   api_keys?: FixtureApiKey[];
@@ -202,11 +202,26 @@ const translations = {
   },
 } as const;
 
+/**
+ * The schema of a list of named things that live in a workspace (forms, datatables): `workspace_id` and
+ * `name` required, `id` and the timestamps optional, plus each one's own `properties`.
+ */
+const workspaceItems = <P extends Record<string, unknown>>(properties: P) =>
+  ({
+    type: 'array',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['workspace_id', 'name'],
+      properties: { id, workspace_id: id, name: text, created_at: dateTime, updated_at: dateTime, ...properties },
+    },
+  }) as const;
+
 /** JSON Schema (draft-07) of FixtureDocument; compile with `new Ajv({allErrors: true})` + ajv-formats. */
 export const FIXTURE_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://feedback-service.local/schemas/fixture.json',
-  title: 'feedback-service fixture document (CONTRACT section 9)',
+  title: 'feedback-service fixture document (docs/import.md, "The fixture document")',
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -244,63 +259,37 @@ export const FIXTURE_SCHEMA = {
         },
       },
     },
-    forms: {
+    forms: workspaceItems({
+      default_language: { type: 'string', minLength: 1, maxLength: 35 },
+      questions: { type: 'array', items: question },
+      translations,
+      score_question_id: nullable(id),
+    }),
+    datatables: workspaceItems({
+    fields: {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['workspace_id', 'name'],
-        properties: {
-          id,
-          workspace_id: id,
-          name: text,
-          default_language: { type: 'string', minLength: 1, maxLength: 35 },
-          created_at: dateTime,
-          updated_at: dateTime,
-          questions: { type: 'array', items: question },
-          translations,
-          score_question_id: nullable(id),
-        },
+        required: ['name', 'type'],
+        properties: { name: text, type: { enum: [...DATATABLE_FIELD_TYPES] } },
       },
     },
-    datatables: {
+    rows: {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['workspace_id', 'name'],
+        required: ['data'],
         properties: {
-          id,
-          workspace_id: id,
-          name: text,
+          row_id: id,
+          data: { type: 'object' },
           created_at: dateTime,
           updated_at: dateTime,
-          fields: {
-            type: 'array',
-            items: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['name', 'type'],
-              properties: { name: text, type: { enum: [...DATATABLE_FIELD_TYPES] } },
-            },
-          },
-          rows: {
-            type: 'array',
-            items: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['data'],
-              properties: {
-                row_id: id,
-                data: { type: 'object' },
-                created_at: dateTime,
-                updated_at: dateTime,
-              },
-            },
-          },
         },
       },
     },
+    }),
     responses: {
       type: 'array',
       items: {

@@ -1,5 +1,5 @@
 /**
- * A fixture document (CONTRACT section 9) as a sequence of entries, read as often as the importer
+ * A fixture document (docs/import.md, "Streaming, reading and writing") as a sequence of entries, read as often as the importer
  * needs (it reads in passes: small collections first, then rows, then responses and email events).
  * Two sources give the same entries: a document already in memory (documentSource) and the bytes of a
  * JSON text, parsed one item at a time (jsonSource in json-scanner.ts), so memory stays flat in the

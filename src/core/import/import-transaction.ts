@@ -1,5 +1,7 @@
 /**
- * The import's one transaction (CONTRACT section 1) with the writer that fits the database.
+ * The import's one transaction (docs/import.md, "Running an import") with the writer that fits the database.
+ * The one core module that opens a transaction itself: COPY must run on the very connection the
+ * transaction holds (docs/decisions.md, "Who opens transactions").
  */
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';

@@ -1,5 +1,5 @@
 /**
- * The fixture importer (CONTRACT sections 1 and 9): checks a fixture document against the schema,
+ * The fixture importer (docs/import.md, "Running an import"; docs/import.md, "The fixture document"): checks a fixture document against the schema,
  * itself and the database, and writes it in ONE transaction, or writes nothing and reports every
  * problem with its JSON path.
  *
@@ -34,7 +34,7 @@ import type { ImportTable, ImportWriter } from './writer';
 export { ImportError, type ImportProblem } from './problems';
 export type { FixtureSource } from './fixture-source';
 
-/** What `import` prints (CONTRACT section 1): counts of written records and every imported key's secret. */
+/** What `import` prints (docs/import.md, "Running an import"): counts of written records and every imported key's secret. */
 export interface ImportSummary {
   workspaces: number;
   forms: number;
@@ -271,7 +271,7 @@ async function run(db: Db, source: FixtureSource, opts: ImportOptions & { dryRun
 }
 
 /**
- * Imports a fixture document (CONTRACT section 9) in ONE transaction, reading it in passes
+ * Imports a fixture document (docs/import.md, "The fixture document") in ONE transaction, reading it in passes
  * (importer.ts header), so a document of any size imports in flat memory.
  *
  * Checked: the JSON Schema, duplicate ids in the document, ids (and workspace links, key secrets) that
@@ -297,7 +297,7 @@ export function importFixture(db: Db, doc: unknown, opts: ImportOptions = {}): P
 /**
  * Checks a fixture document without writing anything.
  * @returns every problem (empty when the document can be imported as it is, against the database now).
- * Spec: CONTRACT section 9.
+ * Spec: docs/import.md, "Running an import".
  */
 export async function checkFixture(db: Db, doc: unknown): Promise<ImportProblem[]> {
   try {

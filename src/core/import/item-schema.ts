@@ -6,6 +6,7 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isDateTimeWithOffset } from '../query/dates';
 import { FIXTURE_SCHEMA } from './fixture-schema';
 import { isCollection, type Part } from './fixture-source';
 import { pointerToPath, prop } from './paths';
@@ -16,6 +17,8 @@ let validators: Map<Part, ValidateFunction> | undefined;
 function compile(): Map<Part, ValidateFunction> {
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
   addFormats(ajv);
+  // The one date parser of the API (query/dates.ts): its range and rules, not ajv-formats' (leap seconds, year 0000).
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTimeWithOffset });
   const props = FIXTURE_SCHEMA.properties;
   const map = new Map<Part, ValidateFunction>();
   for (const [name, schema] of Object.entries(props)) {

@@ -1,5 +1,5 @@
 /**
- * JSON paths of a fixture document as problems name them (CONTRACT section 1: `responses[12].form_id`):
+ * JSON paths of a fixture document as problems name them (docs/import.md, "Running an import": `responses[12].form_id`):
  * identifiers joined with dots, indexes in brackets, other keys as quoted brackets; `$` is the document.
  */
 

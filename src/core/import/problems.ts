@@ -1,5 +1,5 @@
 /**
- * Problems of a fixture document (CONTRACT sections 1 and 9): each with its JSON path, reported all at
+ * Problems of a fixture document (docs/import.md, "Running an import"): each with its JSON path, reported all at
  * once, grouped by item in document order, without repeats.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Where an import writes (CONTRACT section 1: one transaction): the tables and their columns, and one
+ * Where an import writes (docs/import.md, "Streaming, reading and writing": one transaction): the tables and their columns, and one
  * writer interface with two implementations. On PostgreSQL each batch is one `COPY … FROM STDIN`
  * (copy-writer.ts); on the embedded PGlite, which has no COPY from a client stream, multi-row INSERTs
  * (insert-writer.ts). Either way the statement-level triggers run once per statement and keep the

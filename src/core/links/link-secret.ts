@@ -1,5 +1,5 @@
 /**
- * The server secret that signs email-link tokens (CONTRACT section 12): kept in the database
+ * The server secret that signs email-link tokens (docs/collecting.md, "Email links"): kept in the database
  * (`server_secrets`, migration 003) so links survive restarts and every instance verifies alike.
  * Created on first use without a race: `INSERT … ON CONFLICT DO NOTHING` and then `SELECT`, so two
  * instances starting at once both end up with the one row that won. Cached in-process per knex

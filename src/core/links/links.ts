@@ -1,5 +1,5 @@
 /**
- * Email links (CONTRACT section 12): a link to a hosted form page that knows whom it was sent to.
+ * Email links (docs/collecting.md, "Email links"): a link to a hosted form page that knows whom it was sent to.
  *
  * A token is `base64url(claims JSON) "." base64url(HMAC-SHA256(secret, claims part))`; the claims
  * carry the workspace, form, email, email_id, row_id, flow_id and expiry, so nothing is stored per
@@ -112,7 +112,7 @@ function decode(secret: Buffer, token: string): LinkClaims | undefined {
  * @returns the claims, the token and both URLs; `emailId` is generated (`em_…`) when not given.
  * @throws AppError resource_not_found when the form is not the workspace's; validation_error naming
  *   `email` (not an address), `row_id` (not a row of the workspace) or `expires_in_days` (not 1–90).
- * Spec: CONTRACT section 12.
+ * Spec: docs/collecting.md, "Email links".
  */
 export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInput, publicUrl: string, now = new Date()): Promise<MintedLink> {
   const days = input.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS;
@@ -152,7 +152,7 @@ export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInp
  * @param location where the token came from, for the error's `details` (`query` on the page, `body` in JSON).
  * @throws AppError validation_error naming `t` when the token is tampered with, malformed or minted
  *   for another form; 410 link_expired when it is past its expiry (checked after the signature).
- * Spec: CONTRACT section 12.
+ * Spec: docs/collecting.md, "Email links".
  */
 export async function verifyLinkToken(
   db: Knex,

@@ -1,8 +1,15 @@
 /**
- * Date parameters (CONTRACT section 7, "Dates"): a value is a date `YYYY-MM-DD` (00:00:00Z of that day)
+ * Date parameters (docs/api-rules.md, "Dates"): a value is a date `YYYY-MM-DD` (00:00:00Z of that day)
  * or an ISO 8601 date-time with an offset. `created_after`/`start_date` include their instant,
  * `created_before` excludes it, `end_date` includes its whole day (date) or its instant (date-time).
  * Anything else, a date-time without offset or an impossible date, is a validation_error.
+ *
+ * Range (docs/decisions.md, "Dates at the edge of the calendar"): years 0001–9999 as written, and the
+ * instant in UTC from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z; a value outside it (year
+ * 0000, an offset that carries the instant past either end, `+275760-…`) is a validation_error, so every
+ * value reaching a Date or PostgreSQL can be held by both. A day derived from a value may be 10000-01-01
+ * (the first whole day after a lower bound on 9999-12-31, in analytics): `utcDay` writes it as PostgreSQL
+ * reads it; `end_date=9999-12-31` ends at the last microsecond of that day instead of the next day.
  */
 import { errors, type ErrorLocation } from '../errors';
 
@@ -15,9 +22,31 @@ export interface DateBound {
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/i;
 
+/** The first and last instants a date value may name (ms since the epoch; the last includes its ms). */
+const FIRST_MS = -62135596800000; // 0001-01-01T00:00:00Z
+const END_MS = 253402300800000; // 10000-01-01T00:00:00Z, the first instant past the range
+
+/** Year 0000 does not exist in PostgreSQL; `Date.UTC` reads years 0–99 as 1900–1999, so set the year apart. */
 function realDate(y: number, m: number, d: number): boolean {
-  const t = new Date(Date.UTC(y, m - 1, d));
+  if (y < 1) return false;
+  const t = new Date(0);
+  t.setUTCFullYear(y, m - 1, d);
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+/** Whether an instant (ms since the epoch) lies in the range of date values (module docstring). */
+export function inDateRange(ms: number): boolean {
+  return ms >= FIRST_MS && ms < END_MS;
+}
+
+/**
+ * The UTC day of an instant as `YYYY-MM-DD`, in the form PostgreSQL reads: a day past 9999-12-31 (the
+ * day after the last, 10000-01-01) keeps its five digits without the `+0` toISOString adds.
+ */
+export function utcDay(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${String(d.getUTCFullYear()).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}`;
 }
 
 /** True for `YYYY-MM-DD` naming a day that exists (`2024-02-30` is false). */
@@ -37,7 +66,7 @@ export function isDateTimeWithOffset(value: string): boolean {
 
 /**
  * A date (`YYYY-MM-DD`, 00:00:00Z of that day) or a date-time with offset as a Date; undefined for
- * anything else (CONTRACT section 7). For values that are not query parameters (CLI flags, fixtures).
+ * anything else (docs/api-rules.md, "Dates"). For values that are not query parameters (CLI flags, fixtures).
  */
 export function parseInstant(value: string): Date | undefined {
   try {
@@ -69,7 +98,9 @@ export function parseDateValue(raw: string, field: string, location: ErrorLocati
       (s === undefined || Number(s) < 60) &&
       (oh === undefined || (Number(oh) < 24 && Number(om) < 60));
     if (!ok) throw bad('is not a real date-time');
-    return { kind: 'date-time', value: raw.toUpperCase() };
+    const value = raw.toUpperCase();
+    if (!inDateRange(Date.parse(value))) throw bad('is outside 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999999Z in UTC');
+    return { kind: 'date-time', value };
   }
   if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(raw)) throw bad('has no UTC offset');
   throw bad('is not a date');
@@ -96,5 +127,7 @@ export function beforeBound(raw: string, field: string): DateBound {
 /** Upper bound including its whole day for a date, its instant for a date-time (`end_date`). */
 export function endDateBound(raw: string, field: string): DateBound {
   const p = parseDateValue(raw, field);
-  return p.kind === 'date' ? { op: '<', value: `${nextDay(p.date)}T00:00:00Z` } : { op: '<=', value: p.value };
+  if (p.kind === 'date-time') return { op: '<=', value: p.value };
+  // The day after 9999-12-31 is past what Date.parse reads: end at the last stored microsecond instead.
+  return p.date === '9999-12-31' ? { op: '<=', value: '9999-12-31T23:59:59.999999Z' } : { op: '<', value: `${nextDay(p.date)}T00:00:00Z` };
 }

@@ -1,6 +1,6 @@
 /**
  * The fields a list can sort and filter on: API name → SQL expression and type. Every list has a
- * whitelist of these; user input only ever selects from it (STYLE section 5).
+ * whitelist of these; user input only ever selects from it, never reaches SQL text.
  */
 import type { Sql } from './sql';
 
@@ -22,7 +22,7 @@ export interface SortKey {
   dir: SortDirection;
 }
 
-/** camelCase → snake_case (`createdAt` → `created_at`): both spellings are accepted (CONTRACT section 2). */
+/** camelCase → snake_case (`createdAt` → `created_at`): both spellings are accepted (docs/api-rules.md, "Sorting"). */
 export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }

@@ -1,5 +1,5 @@
 /**
- * The `filter` expression language (API document, Style B query parameters; CONTRACT section 7):
+ * The `filter` expression language (API document, Style B query parameters; docs/api-rules.md, "Filter language"):
  *
  *   expression := clause ("," clause)*
  *   clause     := field op value | field "in" "[" value ("," value)* "]"

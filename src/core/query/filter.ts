@@ -16,10 +16,18 @@ export interface FilterContext {
   location?: ErrorLocation;
 }
 
+/** A compiled filter: its clauses (for callers that inspect them) and the ANDed SQL condition. */
+export interface CompiledFilter {
+  clauses: FilterClause[];
+  where: Sql;
+}
+
+/** ` (position N)` for a clause of an expression; nothing for a typed parameter's clause (position 0). */
+const at = (clause: FilterClause) => (clause.position > 0 ? ` (position ${clause.position})` : '');
+
 function typedValue(field: ListField, v: FilterValue, clause: FilterClause, ctx: FilterContext): unknown {
   const param = ctx.param ?? 'filter';
-  const bad = (what: string) =>
-    errors.invalid(ctx.location ?? 'query', param, `\`${param}\`: ${what} (position ${clause.position}).`);
+  const bad = (what: string) => errors.invalid(ctx.location ?? 'query', param, `\`${param}\`: ${what}${at(clause)}.`);
   switch (field.type) {
     case 'number': {
       const n = Number(v.text);
@@ -40,7 +48,12 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
+/**
+ * One clause as SQL over the whitelisted fields (the one place a filter condition becomes SQL; typed-filter.ts
+ * builds clauses for Style A's typed parameters and compiles them here too).
+ * @throws AppError validation_error naming `ctx.param` for an unknown field, `~` on a non-text field or a bad value.
+ */
+export function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
   const param = ctx.param ?? 'filter';
   const location = ctx.location ?? 'query';
   const field = lookupField(ctx.fields, clause.field);
@@ -69,7 +82,7 @@ function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
         throw errors.invalid(
           location,
           param,
-          `\`${param}\`: "~" (contains) applies to text fields; "${clause.field}" is a ${field.type} (position ${clause.position}).`,
+          `\`${param}\`: "~" (contains) applies to text fields; "${clause.field}" is a ${field.type}${at(clause)}.`,
         );
       }
       return sql(`(${e.sql}) ILIKE ?`, ...e.bindings, `%${escapeLike(clause.values[0]!.text)}%`);
@@ -89,7 +102,7 @@ function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
  * Parses and compiles a filter expression; clauses are ANDed.
  * @throws AppError validation_error (query `filter`) for syntax errors, unknown fields or operators, bad values.
  */
-export function compileFilter(expression: string, ctx: FilterContext): { clauses: FilterClause[]; where: Sql } {
+export function compileFilter(expression: string, ctx: FilterContext): CompiledFilter {
   let clauses: FilterClause[];
   try {
     clauses = parseFilter(expression);

@@ -1,10 +1,11 @@
 /**
- * Keyset (cursor) pagination, Style A (API document "Common query parameters"; CONTRACT section 7).
+ * Keyset (cursor) pagination, Style A (API document "Common query parameters"; docs/api-rules.md, "Lists and pages").
  * A cursor is opaque base64url JSON: the list it belongs to, the order, the sort key of the row it
  * points at (exact values as stored: timestamps are millisecond-precise) and a direction.
  * `n` continues after that row; `p` goes back to the rows before it.
  */
 import { errors } from '../errors';
+import { inDateRange } from './dates';
 import type { SortKey } from './fields';
 import { joinSql, sql, type Sql } from './sql';
 
@@ -63,7 +64,7 @@ function valueFits(key: SortKey, v: unknown): boolean {
   if (v === null) return key.field.nullable;
   switch (key.field.type) {
     case 'timestamp':
-      return typeof v === 'string' && ISO_TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v));
+      return typeof v === 'string' && ISO_TIMESTAMP.test(v) && inDateRange(Date.parse(v));
     case 'number':
       // pg returns numeric (cast JSON columns) as strings, double precision as numbers.
       return (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)));

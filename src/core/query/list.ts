@@ -4,15 +4,32 @@
  * styles return the same rows in the same order for the same filters.
  */
 import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import { errors } from '../errors';
 import type { SortKey } from './fields';
 import { decodeCursor, encodeCursor, keysetCondition, orderByClause } from './keyset';
 import { sortSignature } from './sort';
 import type { Sql } from './sql';
 
-export type Pagination =
-  | { kind: 'keyset'; limit: number; cursor?: string | undefined }
-  | { kind: 'page'; page: number; limit: number };
+/** Style A paging: `limit` rows after (or before) the `cursor`. */
+export interface KeysetPagination {
+  kind: 'keyset';
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** Style B paging: `page` (1-based) of `limit` rows. */
+export interface OffsetPagination {
+  kind: 'page';
+  page: number;
+  limit: number;
+}
+
+/** A list query `Q` (its filters and sort) with Style A paging. */
+export type KeysetQuery<Q> = Q & { pagination: KeysetPagination };
+
+/** A list query `Q` (its filters and sort) with Style B paging. */
+export type OffsetQuery<Q> = Q & { pagination: OffsetPagination };
 
 export interface KeysetPage<T> {
   kind: 'keyset';
@@ -33,8 +50,6 @@ export interface OffsetPage<T> {
   filteredTotal: number;
 }
 
-export type ListPage<T> = KeysetPage<T> | OffsetPage<T>;
-
 const KEY_ALIAS = '__k';
 
 function cursorValue(v: unknown): unknown {
@@ -48,7 +63,7 @@ function cursorValue(v: unknown): unknown {
  * @throws AppError validation_error for a malformed or foreign cursor.
  */
 export async function fetchKeysetPage<TRow extends Record<string, unknown>>(
-  db: Knex | Knex.Transaction,
+  db: DbHandle,
   query: Knex.QueryBuilder,
   keys: readonly SortKey[],
   limit: number,

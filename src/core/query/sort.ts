@@ -1,5 +1,5 @@
 /**
- * Sort parameters (API document "Common query parameters"; CONTRACT sections 7 and 10):
+ * Sort parameters (API document "Common query parameters"; docs/api-rules.md, "Sorting"):
  * `field:direction[,field:direction…]`, direction `asc` or `desc` (default `asc` when omitted).
  * Only whitelisted fields; the order always ends with the id tie-breaker in the direction of the
  * last field, so pages never repeat or skip a row.
@@ -52,6 +52,16 @@ export function parseSort(raw: string | undefined, opts: SortOptions): SortKey[]
   const lastDir = keys.length > 0 ? keys[keys.length - 1]!.dir : 'desc';
   const tie = keys.find((k) => k.field.name === opts.tieBreaker.name)?.dir ?? lastDir;
   return [...withoutTie, { field: opts.tieBreaker, dir: tie }];
+}
+
+/**
+ * parseSort for a list that is newest first unless `raw` says otherwise: the default order is the
+ * `created_at` field of `opts.fields`, descending (then the tie-breaker).
+ */
+export function parseSortNewestFirst(raw: string | undefined, opts: Omit<SortOptions, 'defaultSort'>): SortKey[] {
+  const createdAt = opts.fields.get('created_at');
+  if (!createdAt) throw new Error('parseSortNewestFirst: the list has no sortable created_at field');
+  return parseSort(raw, { ...opts, defaultSort: [{ field: createdAt, dir: 'desc' }] });
 }
 
 /** Stable text form of an order, e.g. `created_at:desc,id:desc` (part of every cursor). */

@@ -1,64 +1,16 @@
 /**
  * Answers as they are stored on a response: rendered once, when the response is written, in the
- * language of the response (docs/decisions.md, "Answers"; CONTRACT sections 8 and 9).
+ * language of the response (docs/decisions.md, "Answers"; docs/collecting.md, "Answers").
  *
  * A raw answer gives the question id and a bare value (`{"id"}` for a single choice, `[{"id"},…]`
  * for a multiple choice); the stored answer adds the question's `type` and `title` and the option
  * texts, all in the response's language, plus `reporting_label` (the title in the form's default
  * language) when the form has translations.
  */
-import type { Knex } from 'knex';
+import { scoreQuestion, type FormDefinition, type FormOption, type FormQuestion, type QuestionType, type QuestionValidation } from '../forms/form-model';
 import { isCalendarDate } from '../query/dates';
 
-export const QUESTION_TYPES = [
-  'single_choice',
-  'multiple_choice',
-  'text',
-  'email',
-  'number',
-  'rating',
-  'nps',
-  'date',
-] as const;
-
-export type QuestionType = (typeof QUESTION_TYPES)[number];
-
-export interface FormOption {
-  id: string;
-  value: string;
-}
-
-/** Bounds of numeric answers and the format of text answers (docs/decisions.md, question shape). */
-export interface QuestionValidation {
-  min?: number;
-  max?: number;
-  format?: 'email';
-}
-
-export interface FormQuestion {
-  id: string;
-  type: QuestionType;
-  title: string;
-  required: boolean;
-  /** `[]` for questions that are not choices. */
-  options: FormOption[];
-  /** Absent or `{}`: the type's defaults (nps 0..10, rating 1..5, no bounds for number). */
-  validation?: QuestionValidation;
-}
-
-/** `{lang: {question_id: {title?, options?: {option_id: text}}}}` (docs/decisions.md, form schema). */
-export type FormTranslations = Record<string, Record<string, { title?: string; options?: Record<string, string> }>>;
-
-export interface FormDefinition {
-  id: string;
-  defaultLanguage: string;
-  questions: FormQuestion[];
-  translations: FormTranslations;
-  /** The question whose answer is the score (CONTRACT section 11); null/absent: first nps, else first rating. */
-  scoreQuestionId?: string | null;
-}
-
-/** An answer as a client or a fixture gives it (CONTRACT sections 9 and 11). */
+/** An answer as a client or a fixture gives it (docs/collecting.md, "Answers"; docs/import.md, "The fixture document"). */
 export interface RawAnswer {
   question_id: string;
   value: unknown;
@@ -109,7 +61,7 @@ export interface ValidatedAnswers {
   problems: AnswerProblem[];
 }
 
-/** Longest `text` answer (CONTRACT section 11). */
+/** Longest `text` answer (docs/collecting.md, "Answers"). */
 export const MAX_TEXT_LENGTH = 10_000;
 
 const DEFAULT_BOUNDS: Partial<Record<QuestionType, { min: number; max: number }>> = {
@@ -136,18 +88,6 @@ export function defaultValidation(type: QuestionType): QuestionValidation {
   return {};
 }
 
-/**
- * The form's score question (CONTRACT section 11): `scoreQuestionId` when set, else the first `nps`
- * question, else the first `rating` question; undefined when there is none (the score is then 0).
- */
-export function scoreQuestion(form: FormDefinition): FormQuestion | undefined {
-  if (form.scoreQuestionId) {
-    const q = form.questions.find((x) => x.id === form.scoreQuestionId);
-    if (q) return q;
-  }
-  return form.questions.find((q) => q.type === 'nps') ?? form.questions.find((q) => q.type === 'rating');
-}
-
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -161,8 +101,8 @@ function describe(v: unknown): string {
 }
 
 /**
- * The one answer validator, used by every submission way and by the importer (CONTRACT sections 8,
- * 9, 11). Pure: checks raw answers against a form and renders them for storage.
+ * The one answer validator, used by every submission way and by the importer (docs/collecting.md,
+ * "Answers"; docs/import.md, "The fixture document"). Pure: checks raw answers against a form and renders them for storage.
  *
  * - `title` and option texts come from `form.translations[language]` when present, else from the
  *   form's default texts.
@@ -311,86 +251,4 @@ function pickBounds(validation: QuestionValidation | undefined): { min?: number;
   if (typeof validation?.min === 'number') out.min = validation.min;
   if (typeof validation?.max === 'number') out.max = validation.max;
   return out;
-}
-
-interface FormRow {
-  workspace_id: string;
-  id: string;
-  name: string;
-  default_language: string;
-  translations: FormTranslations | null;
-  score_question_id: string | null;
-}
-
-interface QuestionRow {
-  workspace_id: string;
-  form_id: string;
-  id: string;
-  type: QuestionType;
-  title: string;
-  required: boolean;
-  options: FormOption[] | null;
-  validation: QuestionValidation | null;
-}
-
-/** A stored form as a FormDefinition, with its workspace, name and languages (default first, then sorted). */
-export interface StoredFormDefinition extends FormDefinition {
-  workspaceId: string;
-  name: string;
-  languages: string[];
-}
-
-/**
- * Loads the definitions of forms by id from the database, in any workspace (form ids are random
- * and meant to be unique; the caller decides what an id found in two workspaces means).
- * @returns every match, questions in `position` order; an empty array when no id is known.
- */
-export async function formDefinitionsFromDb(
-  db: Knex | Knex.Transaction,
-  formIds: readonly string[],
-): Promise<StoredFormDefinition[]> {
-  if (formIds.length === 0) return [];
-  const forms: FormRow[] = await db('forms')
-    .select('workspace_id', 'id', 'name', 'default_language', 'translations', 'score_question_id')
-    .whereRaw('id = any(?)', [formIds as string[]])
-    .orderBy(['workspace_id', 'id']);
-  if (forms.length === 0) return [];
-  const questions: QuestionRow[] = await db('questions')
-    .select('workspace_id', 'form_id', 'id', 'type', 'title', 'required', 'options', 'validation')
-    .whereRaw('form_id = any(?)', [forms.map((f) => f.id)])
-    .orderBy(['workspace_id', 'form_id', 'position']);
-  return forms.map((f) => {
-    const translations = f.translations ?? {};
-    return {
-      workspaceId: f.workspace_id,
-      id: f.id,
-      name: f.name,
-      defaultLanguage: f.default_language,
-      languages: [f.default_language, ...Object.keys(translations).filter((l) => l !== f.default_language).sort()],
-      translations,
-      scoreQuestionId: f.score_question_id,
-      questions: questions
-        .filter((q) => q.workspace_id === f.workspace_id && q.form_id === f.id)
-        .map((q) => ({
-          id: q.id,
-          type: q.type,
-          title: q.title,
-          required: q.required,
-          options: q.options ?? [],
-          validation: q.validation ?? {},
-        })),
-    };
-  });
-}
-
-/**
- * Loads one form of a workspace as a StoredFormDefinition (for validating and rendering a new response).
- * @returns undefined when the form is not in the workspace.
- */
-export async function formDefinitionFromDb(
-  db: Knex | Knex.Transaction,
-  workspaceId: string,
-  formId: string,
-): Promise<StoredFormDefinition | undefined> {
-  return (await formDefinitionsFromDb(db, [formId])).find((f) => f.workspaceId === workspaceId);
 }

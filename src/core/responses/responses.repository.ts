@@ -5,13 +5,13 @@
  * a deep page in created_at order starts at the day `response_day_counts` places it on.
  */
 import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import { fieldMap, type ListField, type SortDirection } from '../query/fields';
 import type { OffsetStart } from '../query/list';
 import { sql, type Sql } from '../query/sql';
+import { typedFilterParams } from '../query/typed-filter';
 import type { DateBound } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, StoredAnswer } from './responses.types';
-
-type Db = Knex | Knex.Transaction;
 
 const col = (name: string, type: ListField['type'], nullable = false): ListField => ({
   name,
@@ -22,7 +22,7 @@ const col = (name: string, type: ListField['type'], nullable = false): ListField
 
 export const RESPONSE_ID_FIELD = col('id', 'text');
 export const RESPONSE_SORT_FIELDS = fieldMap([col('created_at', 'timestamp'), col('score', 'number')]);
-/** Style B `filter` fields on responses (CONTRACT section 7). */
+/** Style B `filter` fields on responses (docs/api-rules.md, "Filter language"). */
 export const RESPONSE_FILTER_FIELDS = fieldMap([
   col('id', 'text'),
   col('form_id', 'text'),
@@ -31,6 +31,12 @@ export const RESPONSE_FILTER_FIELDS = fieldMap([
   col('row_id', 'text', true),
   col('respondent_email', 'text', true),
 ]);
+/**
+ * Style A's typed filter parameters on responses (`id`, `id_ne`, `id_in`, `score_present`, …): one per
+ * filter field and operator; `form_id` itself is the list's own parameter (docs/migrating-between-styles.md,
+ * "Response filters").
+ */
+export const RESPONSE_FILTER_PARAMS = typedFilterParams(RESPONSE_FILTER_FIELDS, ['form_id']);
 /** Filter fields whose clauses `response_counts` can answer without touching responses. */
 export const COUNTABLE_FILTER_FIELDS = new Set(['form_id', 'score']);
 
@@ -68,7 +74,7 @@ export function applyNarrowing(q: Knex.QueryBuilder, workspaceId: string, n: Res
 }
 
 /** The base list query: selected columns per `include`, narrowing applied, no order or limit. */
-export function responsesQuery(db: Db, workspaceId: string, n: ResponseNarrowing, include: ResponseIncludes): Knex.QueryBuilder {
+export function responsesQuery(db: DbHandle, workspaceId: string, n: ResponseNarrowing, include: ResponseIncludes): Knex.QueryBuilder {
   const columns = [...BASE_COLUMNS];
   if (include.tableData) columns.push('table_data', 'table_data_captured_at');
   if (include.actionlists) columns.push('actionlists');
@@ -115,7 +121,7 @@ export function toRecord(row: ResponseRow, include: ResponseIncludes): ResponseR
 }
 
 /** Fills `formName` on records with one query for the distinct forms of the page. */
-export async function attachFormNames(db: Db, workspaceId: string, records: ResponseRecord[]): Promise<void> {
+export async function attachFormNames(db: DbHandle, workspaceId: string, records: ResponseRecord[]): Promise<void> {
   const ids = [...new Set(records.map((r) => r.formId))];
   if (ids.length === 0) return;
   const forms = (await db('forms').select('id', 'name').where('workspace_id', workspaceId).whereIn('id', ids)) as Array<{
@@ -126,13 +132,13 @@ export async function attachFormNames(db: Db, workspaceId: string, records: Resp
   for (const r of records) r.formName = names.get(r.formId) ?? '';
 }
 
-export async function findResponse(db: Db, workspaceId: string, id: string, include: ResponseIncludes): Promise<ResponseRecord | undefined> {
+export async function findResponse(db: DbHandle, workspaceId: string, id: string, include: ResponseIncludes): Promise<ResponseRecord | undefined> {
   const row = (await responsesQuery(db, workspaceId, { created: [] }, include).where('id', id).first()) as ResponseRow | undefined;
   return row && toRecord(row, include);
 }
 
 /** Number of responses of the workspace, from the counters. */
-export async function countAllResponses(db: Db, workspaceId: string): Promise<number> {
+export async function countAllResponses(db: DbHandle, workspaceId: string): Promise<number> {
   const row = (await db('response_counts').where('workspace_id', workspaceId).sum({ n: 'responses' }).first()) as { n: unknown };
   return Number(row?.n ?? 0);
 }
@@ -141,7 +147,7 @@ export async function countAllResponses(db: Db, workspaceId: string): Promise<nu
  * Number of responses after narrowing. From the counters when only form and score narrow
  * (a sum over a handful of rows); otherwise an index-assisted COUNT over responses.
  */
-export async function countNarrowed(db: Db, workspaceId: string, n: ResponseNarrowing, countersSuffice: boolean): Promise<number> {
+export async function countNarrowed(db: DbHandle, workspaceId: string, n: ResponseNarrowing, countersSuffice: boolean): Promise<number> {
   if (countersSuffice && n.created.length === 0) {
     const q = applyNarrowing(db('response_counts'), workspaceId, n, false).sum({ n: 'responses' }).first();
     const row = (await q) as { n: unknown } | undefined;
@@ -162,7 +168,7 @@ const DAY_MS = 86_400_000;
  * @returns null when the list holds no more than `offset` rows.
  */
 export async function findDayStart(
-  db: Db,
+  db: DbHandle,
   workspaceId: string,
   n: ResponseNarrowing,
   dir: SortDirection,

@@ -1,17 +1,22 @@
 /**
- * The one submission path (CONTRACT section 11): every way in (hosted page, public JSON, server to
- * server, email links) calls `submitResponse`, so a response looks the same however it arrived.
+ * The one submission path (docs/collecting.md, "Collecting responses"): every way in (hosted page, public JSON, server to
+ * server, email links) goes through `checkSubmission` and `storeSubmission`, so a response looks the same
+ * however it arrived.
  *
- * validate → render answers in the response's language → score → capture the linked row → store
- * (the counters follow through the table's triggers) → record `response.created` → `beforeCommit`,
- * all in ONE transaction: on any error nothing is stored and no event goes out.
+ * checkSubmission (no I/O): language → validate and render the answers → score → the other fields.
+ * storeSubmission, in the caller's transaction (docs/decisions.md, "Who opens transactions"): capture
+ * the linked row → store (the counters follow through the table's triggers) → record `response.created`.
+ * The caller may add its own writes to the same transaction (the hosted page claims its one-time
+ * token): on any error nothing is stored and no event goes out.
  */
 import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import { errors, type ErrorDetail } from '../errors';
 import { chooseLanguage } from '../forms/public-form';
 import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
-import { formDefinitionFromDb, validateAnswers, type AnswerProblem } from './answers';
+import { formDefinitionFromDb, type FormDefinition } from '../forms/form-model';
+import { validateAnswers, type AnswerProblem, type ValidatedAnswers } from './answers';
 import type { CapturedRow, ResponseRecord } from './responses.types';
 
 export interface SubmissionInput {
@@ -31,35 +36,51 @@ export interface SubmissionInput {
   version?: number | undefined;
 }
 
-export interface SubmitOptions {
-  /** Runs inside the transaction after the response is stored (e.g. a page records its one-time token). */
-  beforeCommit?: (trx: Knex.Transaction, record: ResponseRecord) => Promise<void>;
-}
-
 /** The API detail of an answer problem: `answers[2].value` with the field named in the message. */
 export function answerProblemDetail(p: AnswerProblem, answersPath = 'answers'): ErrorDetail {
   return { location: 'body', field: p.field, message: p.field === answersPath ? p.message : `\`${p.field}\` ${p.message}` };
 }
 
+/** A form as a submission needs it: its definition, name and languages (default first). */
+export type SubmissionForm = FormDefinition & { name: string; languages: readonly string[] };
+
+/** A checked submission (checkSubmission), ready for storeSubmission. */
+export interface CheckedSubmission {
+  form: SubmissionForm;
+  language: string;
+  checked: ValidatedAnswers;
+  input: SubmissionInput;
+  /** When it was checked: the default `created_at` and the capture time of the linked row. */
+  now: Date;
+}
+
 /**
- * Validates and stores one response of a workspace's form, with its counts and its `response.created`
- * event, in one transaction.
- * @returns the stored record with `formName`, `tableData` (null without a row) and `actionlists` ([]).
- * @throws AppError validation_error (400, location body) with one detail per problem: `form_id` not a
- * form of the workspace; `language` not a form language; `answers[i]…` per bad answer and `answers`
- * per required question left out (the message names it); `created_at` in the future;
- * `respondent_email`/`email_id` not both set or both absent; `row_id` not a row of the workspace.
+ * Loads a workspace's form for a submission.
+ * @throws AppError validation_error naming `form_id` when it is not a form of the workspace.
  */
-export async function submitResponse(
-  db: Knex | Knex.Transaction,
-  workspaceId: string,
+export async function loadSubmissionForm(db: DbHandle, workspaceId: string, formId: string): Promise<SubmissionForm> {
+  const form = await formDefinitionFromDb(db, workspaceId, formId);
+  if (!form) throw errors.invalid('body', 'form_id', `\`form_id\` names no form of this workspace; got "${formId}".`);
+  return form;
+}
+
+/**
+ * Checks a submission against its form, without I/O: the language (`input.language`, else the form's
+ * default), the answers (validated and rendered in that language, required questions enforced), the
+ * backfill time and the email pair.
+ * @param validated the language and answers a caller has already chosen and validated with
+ *   validateAnswers (the hosted page, which shows the problems beside the questions); not done again.
+ * @throws AppError validation_error (400, location body) with one detail per problem: `language` not a
+ * form language; `answers[i]…` per bad answer and `answers` per required question left out (the
+ * message names it); `created_at` in the future; `respondent_email`/`email_id` not both set or both absent.
+ */
+export function checkSubmission(
+  form: SubmissionForm,
   input: SubmissionInput,
-  opts: SubmitOptions = {},
-): Promise<ResponseRecord> {
-  const form = await formDefinitionFromDb(db, workspaceId, input.formId);
-  if (!form) throw errors.invalid('body', 'form_id', `\`form_id\` names no form of this workspace; got "${input.formId}".`);
-  const language = chooseLanguage(form, { explicit: input.language });
-  const checked = validateAnswers(form, input.answers, { language, enforceRequired: true });
+  validated?: { language: string; checked: ValidatedAnswers },
+): CheckedSubmission {
+  const language = validated?.language ?? chooseLanguage(form, { explicit: input.language });
+  const checked = validated?.checked ?? validateAnswers(form, input.answers, { language, enforceRequired: true });
   const details: ErrorDetail[] = checked.problems.map((p) => answerProblemDetail(p));
 
   const now = new Date();
@@ -73,52 +94,74 @@ export async function submitResponse(
     details.push({ location: 'body', field: missing, message: '`respondent_email` and `email_id` must both be given or both be left out.' });
   }
   if (details.length > 0) throw errors.validation(details);
+  return { form, language, checked, input, now };
+}
 
-  return db.transaction(async (trx) => {
-    const rowId = input.rowId ?? null;
-    let tableData: CapturedRow | null = null;
-    if (rowId !== null) {
-      // FOR SHARE: the captured data is the row as committed now, not overwritten before we commit.
-      const row = (await trx('datatable_rows').select('data').where({ workspace_id: workspaceId, row_id: rowId }).forShare().first()) as
-        | { data: Record<string, unknown> }
-        | undefined;
-      if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` names no row of this workspace; got "${rowId}".`);
-      tableData = { rowId, capturedAt: now, columns: row.data };
-    }
-    const record: ResponseRecord = {
-      id: newId('response'),
-      formId: form.id,
-      formName: form.name,
-      score: checked.score,
-      version: input.version ?? 1,
-      language,
-      createdAt: input.createdAt ?? now,
-      answers: checked.answers,
-      respondentEmail: email,
-      emailId,
-      rowId,
-      tableData,
-      actionlists: [],
-    };
-    await trx('responses').insert({
-      workspace_id: workspaceId,
-      id: record.id,
-      form_id: record.formId,
-      score: record.score,
-      version: record.version,
-      language,
-      // JSON text: a JS array must become jsonb, never a PostgreSQL array.
-      answers: JSON.stringify(record.answers),
-      respondent_email: email,
-      email_id: emailId,
-      row_id: rowId,
-      table_data: tableData === null ? null : JSON.stringify(tableData.columns),
-      table_data_captured_at: tableData === null ? null : now,
-      actionlists: '[]',
-      created_at: record.createdAt,
-    });
-    await recordEvents(trx, workspaceId, [{ type: 'response.created', resource: { kind: 'response', response: record } }]);
-    if (opts.beforeCommit) await opts.beforeCommit(trx, record);
-    return record;
+/**
+ * Stores a checked submission of a workspace in the caller's transaction: captures the linked row,
+ * inserts the response (its counts follow by trigger) and records its `response.created` event.
+ * @param trx the use case's transaction (the write and its event commit or roll back together).
+ * @returns the stored record with `formName`, `tableData` (null without a row) and `actionlists` ([]).
+ * @throws AppError validation_error naming `row_id` when it is not a row of the workspace.
+ */
+export async function storeSubmission(trx: Knex.Transaction, workspaceId: string, submission: CheckedSubmission): Promise<ResponseRecord> {
+  const { form, language, checked, input, now } = submission;
+  const email = input.respondentEmail ?? null;
+  const emailId = input.emailId ?? null;
+  const rowId = input.rowId ?? null;
+  let tableData: CapturedRow | null = null;
+  if (rowId !== null) {
+    // FOR SHARE: the captured data is the row as committed now, not overwritten before we commit.
+    const row = (await trx('datatable_rows').select('data').where({ workspace_id: workspaceId, row_id: rowId }).forShare().first()) as
+      | { data: Record<string, unknown> }
+      | undefined;
+    if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` names no row of this workspace; got "${rowId}".`);
+    tableData = { rowId, capturedAt: now, columns: row.data };
+  }
+  const record: ResponseRecord = {
+    id: newId('response'),
+    formId: form.id,
+    formName: form.name,
+    score: checked.score,
+    version: input.version ?? 1,
+    language,
+    createdAt: input.createdAt ?? now,
+    answers: checked.answers,
+    respondentEmail: email,
+    emailId,
+    rowId,
+    tableData,
+    actionlists: [],
+  };
+  await trx('responses').insert({
+    workspace_id: workspaceId,
+    id: record.id,
+    form_id: record.formId,
+    score: record.score,
+    version: record.version,
+    language,
+    // JSON text: a JS array must become jsonb, never a PostgreSQL array.
+    answers: JSON.stringify(record.answers),
+    respondent_email: email,
+    email_id: emailId,
+    row_id: rowId,
+    table_data: tableData === null ? null : JSON.stringify(tableData.columns),
+    table_data_captured_at: tableData === null ? null : now,
+    actionlists: '[]',
+    created_at: record.createdAt,
   });
+  await recordEvents(trx, workspaceId, [{ type: 'response.created', resource: { kind: 'response', response: record } }]);
+  return record;
+}
+
+/**
+ * Loads the form, checks and stores one response of a workspace in the caller's transaction
+ * (loadSubmissionForm, checkSubmission, storeSubmission in one call).
+ * @returns the stored record (storeSubmission).
+ * @throws AppError validation_error as the three do (`form_id`, `language`, `answers…`, `created_at`,
+ * `respondent_email`/`email_id`, `row_id`).
+ */
+export async function submitResponse(trx: Knex.Transaction, workspaceId: string, input: SubmissionInput): Promise<ResponseRecord> {
+  const form = await loadSubmissionForm(trx, workspaceId, input.formId);
+  return storeSubmission(trx, workspaceId, checkSubmission(form, input));
 }

@@ -1,12 +1,12 @@
 /**
- * The built-in demo data set of `seed --demo` and `npm run demo` (CONTRACT section 1): two
+ * The built-in demo data set of `seed --demo` and `npm run demo` (docs/import.md, "The demo data set"): two
  * workspaces, seven forms (one translated into German and French), 10,000 responses over the last
  * 90 days, two datatables whose rows responses link to, email events of every type and actionlists.
  *
- * The data set is a fixture document (CONTRACT section 9) built by a deterministic PRNG, so the same
+ * The data set is a fixture document (docs/import.md, "The fixture document") built by a deterministic PRNG, so the same
  * `now` and `seed` always give the same document, ids included.
  */
-import type { Db } from '../../db';
+import type { Db, DbHandle } from '../../db';
 import { createApiKey } from '../api-keys/create-api-key';
 import { importFixture, type ImportSummary } from '../import/importer';
 import type {
@@ -18,6 +18,7 @@ import type {
   FixtureResponse,
   FixtureRow,
 } from '../import/fixture-schema';
+import DATA from './demo-data.json';
 
 /** Links (slugs) of the two demo workspaces. */
 export const DEMO_WORKSPACE_LINKS = ['acme', 'globex'] as const;
@@ -81,47 +82,8 @@ class Random {
 const NPS_WEIGHTS = [2, 1, 1, 2, 2, 4, 6, 11, 17, 24, 30];
 const RATING_WEIGHTS = [4, 7, 16, 36, 37];
 
-const FIRST_NAMES = ['Anna', 'Ben', 'Chloé', 'David', 'Elena', 'Farid', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kara', 'Liam',
-  'Maya', 'Noah', 'Olivia', 'Pavel', 'Quinn', 'Rosa', 'Sven', 'Tara', 'Umar', 'Vera', 'Will', 'Yara', 'Zoe'];
-const LAST_NAMES = ['Andersen', 'Becker', 'Costa', 'Dubois', 'Evans', 'Fischer', 'García', 'Hansen', 'Ito', 'Jensen',
-  'Kowalski', 'Lopez', 'Müller', 'Nakamura', 'Okafor', 'Peters', 'Rossi', 'Schmidt', 'Tanaka', 'Weber'];
-const COMPANY_WORDS = ['Blue', 'North', 'Bright', 'Summit', 'Iron', 'Silver', 'Green', 'Rapid', 'Clear', 'Stone',
-  'Nova', 'Pixel', 'Harbor', 'Maple', 'Orbit'];
-const COMPANY_SUFFIXES = ['Labs', 'Systems', 'Logistics', 'Health', 'Media', 'Foods', 'Analytics', 'Works', 'Retail', 'Energy'];
-
-const REASONS = {
-  en: {
-    promoter: ['Great product, saves us hours every week.', 'Support is fast and friendly.', 'Easy to set up and the reports are excellent.',
-      'Reliable, we have never had downtime.', 'The integrations just work.', 'Best tool we have used for this.'],
-    passive: ['Good overall, but a few features are missing.', 'Does the job; pricing could be clearer.', 'Fine, the UI feels a bit dated.',
-      'Works well, but onboarding took a while.', 'Solid, but reporting is limited.'],
-    detractor: ['Too expensive for what it offers.', 'Slow dashboard with larger accounts.', 'Support took days to answer.',
-      'Missing SSO, which we need.', 'Export to CSV keeps failing.', 'Hard to find anything in the settings.'],
-  },
-  de: {
-    promoter: ['Tolles Produkt, spart uns jede Woche Stunden.', 'Der Support ist schnell und freundlich.', 'Einfach einzurichten, sehr gute Berichte.',
-      'Zuverlässig, nie Ausfälle gehabt.'],
-    passive: ['Insgesamt gut, aber es fehlen ein paar Funktionen.', 'Erfüllt seinen Zweck; die Preise könnten klarer sein.',
-      'Gut, aber die Einarbeitung hat gedauert.'],
-    detractor: ['Zu teuer für den Funktionsumfang.', 'Das Dashboard ist bei großen Konten langsam.', 'Der Support hat tagelang nicht geantwortet.',
-      'Uns fehlt SSO.'],
-  },
-  fr: {
-    promoter: ['Excellent produit, il nous fait gagner des heures.', 'Le support est rapide et aimable.', 'Facile à installer, les rapports sont excellents.',
-      'Fiable, jamais de panne.'],
-    passive: ['Bien dans l’ensemble, mais il manque quelques fonctions.', 'Fait le travail ; les tarifs pourraient être plus clairs.',
-      'Correct, mais la prise en main a été longue.'],
-    detractor: ['Trop cher pour ce qu’il propose.', 'Le tableau de bord est lent avec de gros comptes.', 'Le support a mis des jours à répondre.',
-      'Il nous manque le SSO.'],
-  },
-} as const;
-
-const CSAT_COMMENTS = ['Quick and helpful, thank you!', 'Solved on the first reply.', 'Took a while, but it was fixed.',
-  'I had to explain the problem twice.', 'The agent really knew the product.', 'Still waiting for a real fix.'];
-const PRODUCT_COMMENTS = ['Please add a dark mode.', 'Reports should be schedulable.', 'The mobile app needs offline mode.',
-  'Would love webhooks for every event.', 'Custom fields would make this perfect.', 'The new dashboard is much faster, well done.'];
-const EVENT_COMMENTS = ['Great speakers, well organised.', 'Too many sessions in parallel.', 'Loved the hands-on workshop.',
-  'The venue was hard to reach.', 'Networking was the best part.'];
+// The demo's forms, names and comments (data, kept beside the code that draws from them).
+const { FORMS, DATATABLES, FIRST_NAMES, LAST_NAMES, COMPANY_WORDS, COMPANY_SUFFIXES, REASONS, CSAT_COMMENTS, PRODUCT_COMMENTS, EVENT_COMMENTS } = DATA;
 
 type Lang = 'en' | 'de' | 'fr';
 
@@ -129,130 +91,87 @@ function npsCategory(score: number): 'promoter' | 'passive' | 'detractor' {
   return score >= 9 ? 'promoter' : score >= 7 ? 'passive' : 'detractor';
 }
 
-function opts(...pairs: [string, string][]): { id: string; value: string }[] {
-  return pairs.map(([id, value]) => ({ id, value }));
+/** What every part of the demo data set shares: the one PRNG (drawn from in a fixed order) and the clock. */
+interface DemoContext {
+  rnd: Random;
+  nowMs: number;
+  /** When the demo account was set up: forms are created from here on, datatables ten days before. */
+  setupMs: number;
 }
 
+interface DemoForms {
+  nps: FixtureForm;
+  csat: FixtureForm;
+  product: FixtureForm;
+  onboarding: FixtureForm;
+  intl: FixtureForm;
+  globexNps: FixtureForm;
+  globexEvent: FixtureForm;
+}
+
+interface DemoRows {
+  customers: FixtureRow[];
+  accounts: FixtureRow[];
+}
+
+/** One response's answers, score and the actionlists it triggered. */
+interface DemoAnswers {
+  score: number;
+  answers: { question_id: string; value: unknown }[];
+  actionlists: FixtureActionlist[];
+}
+
+const iso = (ms: number) => new Date(Math.round(ms)).toISOString();
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
 /**
- * Builds the demo fixture document (CONTRACT section 9). Pure: the same `now` and `seed` give the
+ * Builds the demo fixture document (docs/import.md, "The fixture document"). Pure: the same `now` and `seed` give the
  * same document. Response times lie in the 90 days before `now`; no API keys are included.
  */
 export function buildDemoFixture(now: Date = new Date(), seed = 42): FixtureDocument {
-  const rnd = new Random(seed);
   const nowMs = now.getTime();
-  const iso = (ms: number) => new Date(Math.round(ms)).toISOString();
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  const setupMs = nowMs - 120 * DAY_MS;
-
-  const acme = rnd.id('ws');
-  const globex = rnd.id('ws');
+  // The parts draw from one PRNG, so the order of these calls is part of the data set.
+  const c: DemoContext = { rnd: new Random(seed), nowMs, setupMs: nowMs - 120 * DAY_MS };
+  const acme = c.rnd.id('ws');
+  const globex = c.rnd.id('ws');
   const workspaces = [
-    { id: acme, name: 'Acme Inc.', link: 'acme', created_at: iso(setupMs - 30 * DAY_MS) },
-    { id: globex, name: 'Globex', link: 'globex', created_at: iso(setupMs - 20 * DAY_MS) },
+    { id: acme, name: 'Acme Inc.', link: 'acme', created_at: iso(c.setupMs - 30 * DAY_MS) },
+    { id: globex, name: 'Globex', link: 'globex', created_at: iso(c.setupMs - 20 * DAY_MS) },
   ];
+  const forms = demoForms(c, acme, globex);
+  const rows: DemoRows = { customers: customerRows(c), accounts: accountRows(c) };
+  const datatables = demoDatatables(c, rows, acme, globex);
+  const { responses, emailEvents } = demoResponses(c, forms, rows);
+  return { workspaces, forms: Object.values(forms), datatables, responses, email_events: emailEvents };
+}
 
-  // ---- forms
-  const fNps: FixtureForm = {
-    id: rnd.id('frm'), workspace_id: acme, name: 'Customer NPS', default_language: 'en', created_at: iso(setupMs),
-    questions: [
-      { id: 'q_score', type: 'nps', title: 'How likely are you to recommend Acme to a friend or colleague?', required: true },
-      { id: 'q_reason', type: 'text', title: 'What is the main reason for your score?' },
-      { id: 'q_improve', type: 'single_choice', title: 'What should we improve first?', options: opts(
-        ['opt_performance', 'Performance'], ['opt_pricing', 'Pricing'], ['opt_support', 'Support'],
-        ['opt_docs', 'Documentation'], ['opt_features', 'More features']) },
-    ],
-  };
-  const fCsat: FixtureForm = {
-    id: rnd.id('frm'), workspace_id: acme, name: 'Support satisfaction (CSAT)', default_language: 'en', created_at: iso(setupMs + DAY_MS),
-    questions: [
-      { id: 'q_csat', type: 'rating', title: 'How satisfied are you with the support you received?', required: true },
-      { id: 'q_resolved', type: 'single_choice', title: 'Was your issue resolved?', required: true, options: opts(
-        ['opt_yes', 'Yes'], ['opt_partly', 'Partly'], ['opt_no', 'No']) },
-      { id: 'q_comment', type: 'text', title: 'Anything else you would like to tell us?' },
-    ],
-  };
-  const fProduct: FixtureForm = {
-    id: rnd.id('frm'), workspace_id: acme, name: 'Product feedback', default_language: 'en', created_at: iso(setupMs + 2 * DAY_MS),
-    questions: [
-      { id: 'q_overall', type: 'rating', title: 'Overall, how would you rate Acme?', required: true },
-      { id: 'q_area', type: 'single_choice', title: 'Which area do you use most?', required: true, options: opts(
-        ['opt_dashboard', 'Dashboard'], ['opt_reports', 'Reports'], ['opt_integrations', 'Integrations'], ['opt_mobile', 'Mobile app']) },
-      { id: 'q_features', type: 'multiple_choice', title: 'Which features would you like next?', options: opts(
-        ['opt_dark_mode', 'Dark mode'], ['opt_sso', 'Single sign-on'], ['opt_webhooks', 'Webhooks'],
-        ['opt_csv', 'CSV export'], ['opt_custom_fields', 'Custom fields']) },
-      { id: 'q_feedback', type: 'text', title: 'Tell us more' },
-      { id: 'q_contact', type: 'email', title: 'Where can we reach you about your feedback? (optional)' },
-    ],
-  };
-  const fOnboarding: FixtureForm = {
-    id: rnd.id('frm'), workspace_id: acme, name: 'Onboarding survey', default_language: 'en', created_at: iso(setupMs + 3 * DAY_MS),
-    questions: [
-      { id: 'q_ease', type: 'rating', title: 'How easy was it to get started?', required: true },
-      { id: 'q_start_date', type: 'date', title: 'When did you start using Acme?', required: true },
-      { id: 'q_team_size', type: 'number', title: 'How many people on your team use Acme?', validation: { min: 1, max: 10000 } },
-      { id: 'q_role', type: 'single_choice', title: 'What is your role?', options: opts(
-        ['opt_admin', 'Administrator'], ['opt_manager', 'Manager'], ['opt_developer', 'Developer'], ['opt_ic', 'Individual contributor']) },
-    ],
-  };
-  const fIntl: FixtureForm = {
-    id: rnd.id('frm'), workspace_id: acme, name: 'Customer NPS (Europe)', default_language: 'en', created_at: iso(setupMs + 4 * DAY_MS),
-    questions: [
-      { id: 'q_score', type: 'nps', title: 'How likely are you to recommend us?', required: true },
-      { id: 'q_reason', type: 'text', title: 'Why did you give this score?' },
-      { id: 'q_channel', type: 'single_choice', title: 'How did you hear about us?', options: opts(
-        ['opt_search', 'Search engine'], ['opt_referral', 'Recommendation'], ['opt_social', 'Social media'],
-        ['opt_event', 'Event'], ['opt_other', 'Other']) },
-      { id: 'q_valued', type: 'multiple_choice', title: 'What do you value most?', options: opts(
-        ['opt_ease', 'Ease of use'], ['opt_price', 'Price'], ['opt_support', 'Support'], ['opt_reliability', 'Reliability']) },
-    ],
-    translations: {
-      de: {
-        q_score: { title: 'Wie wahrscheinlich ist es, dass Sie uns weiterempfehlen?' },
-        q_reason: { title: 'Warum haben Sie diese Bewertung gegeben?' },
-        q_channel: { title: 'Wie sind Sie auf uns aufmerksam geworden?', options: {
-          opt_search: 'Suchmaschine', opt_referral: 'Empfehlung', opt_social: 'Soziale Medien', opt_event: 'Veranstaltung', opt_other: 'Sonstiges' } },
-        q_valued: { title: 'Was schätzen Sie am meisten?', options: {
-          opt_ease: 'Benutzerfreundlichkeit', opt_price: 'Preis', opt_support: 'Support', opt_reliability: 'Zuverlässigkeit' } },
-      },
-      fr: {
-        q_score: { title: 'Quelle est la probabilité que vous nous recommandiez ?' },
-        q_reason: { title: 'Pourquoi avez-vous donné cette note ?' },
-        q_channel: { title: 'Comment nous avez-vous connus ?', options: {
-          opt_search: 'Moteur de recherche', opt_referral: 'Recommandation', opt_social: 'Réseaux sociaux', opt_event: 'Événement', opt_other: 'Autre' } },
-        q_valued: { title: 'Qu’appréciez-vous le plus ?', options: {
-          opt_ease: 'Facilité d’utilisation', opt_price: 'Prix', opt_support: 'Assistance', opt_reliability: 'Fiabilité' } },
-      },
-    },
-  };
-  const fGlobexNps: FixtureForm = {
-    id: rnd.id('frm'), workspace_id: globex, name: 'Partner NPS', default_language: 'en', created_at: iso(setupMs + 5 * DAY_MS),
-    questions: [
-      { id: 'q_score', type: 'nps', title: 'How likely are you to recommend Globex as a partner?', required: true },
-      { id: 'q_products', type: 'multiple_choice', title: 'Which Globex products do you use?', options: opts(
-        ['opt_widgets', 'Widgets'], ['opt_gadgets', 'Gadgets'], ['opt_cloud', 'Globex Cloud'], ['opt_consulting', 'Consulting']) },
-      { id: 'q_reason', type: 'text', title: 'What is the main reason for your score?' },
-    ],
-  };
-  const fGlobexEvent: FixtureForm = {
-    id: rnd.id('frm'), workspace_id: globex, name: 'Event feedback', default_language: 'en', created_at: iso(setupMs + 6 * DAY_MS),
-    questions: [
-      { id: 'q_rating', type: 'rating', title: 'How would you rate the event?', required: true },
-      { id: 'q_session', type: 'single_choice', title: 'Which session did you like most?', options: opts(
-        ['opt_keynote', 'Keynote'], ['opt_workshop', 'Hands-on workshop'], ['opt_panel', 'Customer panel'], ['opt_roadmap', 'Roadmap preview']) },
-      { id: 'q_comment', type: 'text', title: 'Any other comments?' },
-    ],
-  };
-  const forms = [fNps, fCsat, fProduct, fOnboarding, fIntl, fGlobexNps, fGlobexEvent];
+/**
+ * The seven forms: five of Acme (one translated into German and French), then two of Globex, as
+ * demo-data.json lists them; each draws its id in that order.
+ */
+function demoForms({ rnd, setupMs }: DemoContext, acme: string, globex: string): DemoForms {
+  const forms: Partial<DemoForms> = {};
+  for (const f of FORMS) {
+    forms[f.key as keyof DemoForms] = {
+      id: rnd.id('frm'), workspace_id: f.workspace === 'acme' ? acme : globex, name: f.name, default_language: 'en',
+      created_at: iso(setupMs + f.day * DAY_MS), questions: f.questions as FixtureForm['questions'],
+      ...('translations' in f ? { translations: f.translations as FixtureForm['translations'] } : {}),
+    };
+  }
+  return forms as DemoForms;
+}
 
-  // ---- datatables
-  const person = () => {
-    const first = rnd.pick(FIRST_NAMES);
-    const last = rnd.pick(LAST_NAMES);
-    return { name: `${first} ${last}`, email: `${first}.${last}`.toLowerCase().normalize('NFKD').replace(/[^a-z.]/g, '') };
-  };
+function person(rnd: Random): { name: string; email: string } {
+  const first = rnd.pick(FIRST_NAMES);
+  const last = rnd.pick(LAST_NAMES);
+  return { name: `${first} ${last}`, email: `${first}.${last}`.toLowerCase().normalize('NFKD').replace(/[^a-z.]/g, '') };
+}
+
+/** Acme's 300 customers (the rows of its "Customers" datatable). */
+function customerRows({ rnd, nowMs, setupMs }: DemoContext): FixtureRow[] {
   const customerRows: FixtureRow[] = [];
   for (let i = 1; i <= 300; i++) {
-    const p = person();
+    const p = person(rnd);
     const plan = ['starter', 'pro', 'pro', 'business', 'enterprise'][rnd.weighted([30, 25, 15, 20, 10])]!;
     const signup = nowMs - rnd.int(130, 900) * DAY_MS;
     // Rows were imported from the CRM one by one when the table was set up.
@@ -269,6 +188,11 @@ export function buildDemoFixture(now: Date = new Date(), seed = 42): FixtureDocu
     const updated = rnd.chance(0.3) ? created + rnd.int(1, 100) * DAY_MS : created;
     customerRows.push({ row_id: rnd.id('row'), data, created_at: iso(created), updated_at: iso(Math.min(updated, nowMs - DAY_MS)) });
   }
+  return customerRows;
+}
+
+/** Globex's 120 partner accounts (the rows of its "Accounts" datatable). */
+function accountRows({ rnd, nowMs, setupMs }: DemoContext): FixtureRow[] {
   const accountRows: FixtureRow[] = [];
   for (let i = 1; i <= 120; i++) {
     const company = `${rnd.pick(COMPANY_WORDS)} ${rnd.pick(COMPANY_SUFFIXES)}`;
@@ -288,135 +212,173 @@ export function buildDemoFixture(now: Date = new Date(), seed = 42): FixtureDocu
       created_at: iso(created),
     });
   }
-  const datatables: FixtureDatatable[] = [
-    {
-      id: rnd.id('tbl'), workspace_id: acme, name: 'Customers', created_at: iso(setupMs - 10 * DAY_MS),
-      fields: [
-        { name: 'id', type: 'string' }, { name: 'name', type: 'string' }, { name: 'email', type: 'string' },
-        { name: 'plan', type: 'string' }, { name: 'seats', type: 'number' }, { name: 'active', type: 'boolean' },
-        { name: 'signup_date', type: 'date' },
-      ],
-      rows: customerRows,
-    },
-    {
-      id: rnd.id('tbl'), workspace_id: globex, name: 'Accounts', created_at: iso(setupMs - 10 * DAY_MS),
-      fields: [
-        { name: 'id', type: 'string' }, { name: 'company', type: 'string' }, { name: 'industry', type: 'string' },
-        { name: 'tier', type: 'string' }, { name: 'mrr', type: 'number' }, { name: 'renewal_date', type: 'date' },
-        { name: 'contact', type: 'json' },
-      ],
-      rows: accountRows,
-    },
-  ];
+  return accountRows;
+}
 
-  // ---- responses
-  const plan: [FixtureForm, number][] = [
-    [fNps, 3500], [fCsat, 1800], [fProduct, 1100], [fOnboarding, 700], [fIntl, 1400], [fGlobexNps, 1000], [fGlobexEvent, 500],
+/** The two datatables (Customers of Acme, Accounts of Globex), as demo-data.json lists their fields. */
+function demoDatatables({ rnd, setupMs }: DemoContext, rows: DemoRows, acme: string, globex: string): FixtureDatatable[] {
+  return DATATABLES.map((t) => ({
+    id: rnd.id('tbl'), workspace_id: t.workspace === 'acme' ? acme : globex, name: t.name, created_at: iso(setupMs - 10 * DAY_MS),
+    fields: t.fields as FixtureDatatable['fields'],
+    rows: t.workspace === 'acme' ? rows.customers : rows.accounts,
+  }));
+}
+
+/** How many responses each form gets (10,000 in all), in the order they are drawn. */
+function responsePlan(f: DemoForms): [FixtureForm, number][] {
+  return [
+    [f.nps, 3500], [f.csat, 1800], [f.product, 1100], [f.onboarding, 700], [f.intl, 1400], [f.globexNps, 1000], [f.globexEvent, 500],
   ];
-  const flows = new Map(forms.map((f) => [f.id!, `flow_${f.name.toLowerCase().replace(/[^a-z]+/g, '_').replace(/^_|_$/g, '')}`]));
+}
+
+/** The 10,000 responses and the e-mail events of those answered by e-mail, each sorted by time. */
+function demoResponses(c: DemoContext, forms: DemoForms, rows: DemoRows): { responses: FixtureResponse[]; emailEvents: FixtureEmailEvent[] } {
+  const flows = new Map(Object.values(forms).map((f) => [f.id!, `flow_${f.name.toLowerCase().replace(/[^a-z]+/g, '_').replace(/^_|_$/g, '')}`]));
   const responses: FixtureResponse[] = [];
   const emailEvents: FixtureEmailEvent[] = [];
-
-  for (const [form, count] of plan) {
-    const isGlobex = form.workspace_id === globex;
-    const rowsOfWs = isGlobex ? accountRows : customerRows;
-    const linkRate = form === fNps || form === fCsat ? 0.6 : form === fGlobexNps ? 0.7 : form === fIntl ? 0.3 : 0.1;
-    for (let n = 0; n < count; n++) {
-      // More responses recently (a growing product): the age is skewed towards now.
-      const ageMs = Math.max(60_000, 90 * DAY_MS * (1 - Math.sqrt(rnd.next())));
-      const createdMs = nowMs - ageMs;
-      const lang: Lang = form === fIntl ? (['en', 'de', 'fr'] as const)[rnd.weighted([40, 35, 25])]! : 'en';
-      const answers: { question_id: string; value: unknown }[] = [];
-      let score: number;
-      const actionlists: FixtureActionlist[] = [];
-
-      if (form === fNps || form === fIntl || form === fGlobexNps) {
-        score = rnd.weighted(NPS_WEIGHTS);
-        const cat = npsCategory(score);
-        answers.push({ question_id: 'q_score', value: score });
-        if (form === fGlobexNps) answers.push({ question_id: 'q_products', value: rnd.some(['opt_widgets', 'opt_gadgets', 'opt_cloud', 'opt_consulting'], 1, 3).map((id) => ({ id })) });
-        if (rnd.chance(0.7)) answers.push({ question_id: 'q_reason', value: rnd.pick(REASONS[lang][cat]) });
-        if (form === fNps && cat !== 'promoter') {
-          answers.push({ question_id: 'q_improve', value: { id: rnd.pick(['opt_performance', 'opt_pricing', 'opt_support', 'opt_docs', 'opt_features']) } });
-        }
-        if (form === fIntl) {
-          if (rnd.chance(0.8)) answers.push({ question_id: 'q_channel', value: { id: rnd.pick(['opt_search', 'opt_referral', 'opt_social', 'opt_event', 'opt_other']) } });
-          if (rnd.chance(0.6)) answers.push({ question_id: 'q_valued', value: rnd.some(['opt_ease', 'opt_price', 'opt_support', 'opt_reliability'], 1, 2).map((id) => ({ id })) });
-        }
-        if (cat === 'detractor') {
-          actionlists.push({ actionlist_id: 'al_detractor_follow_up', triggered_score: score, triggers: score <= 3 ? ['detractor', 'churn_risk'] : ['detractor'] });
-        } else if (cat === 'promoter') {
-          actionlists.push({ actionlist_id: 'al_promoter_review_request', triggered_score: score, triggers: ['promoter'] });
-        }
-      } else if (form === fCsat) {
-        score = rnd.weighted(RATING_WEIGHTS) + 1;
-        answers.push({ question_id: 'q_csat', value: score });
-        answers.push({ question_id: 'q_resolved', value: { id: score >= 4 ? (rnd.chance(0.9) ? 'opt_yes' : 'opt_partly') : rnd.pick(['opt_partly', 'opt_no']) } });
-        if (rnd.chance(0.5)) answers.push({ question_id: 'q_comment', value: rnd.pick(CSAT_COMMENTS) });
-        if (score <= 2) actionlists.push({ actionlist_id: 'al_support_escalation', triggered_score: score, triggers: ['low_csat'] });
-      } else if (form === fProduct) {
-        score = rnd.weighted(RATING_WEIGHTS) + 1;
-        answers.push({ question_id: 'q_overall', value: score });
-        answers.push({ question_id: 'q_area', value: { id: rnd.pick(['opt_dashboard', 'opt_reports', 'opt_integrations', 'opt_mobile']) } });
-        if (rnd.chance(0.75)) {
-          answers.push({ question_id: 'q_features', value: rnd.some(['opt_dark_mode', 'opt_sso', 'opt_webhooks', 'opt_csv', 'opt_custom_fields'], 1, 3).map((id) => ({ id })) });
-        }
-        if (rnd.chance(0.5)) answers.push({ question_id: 'q_feedback', value: rnd.pick(PRODUCT_COMMENTS) });
-        if (rnd.chance(0.2)) answers.push({ question_id: 'q_contact', value: `${person().email}@example.com` });
-      } else if (form === fOnboarding) {
-        score = rnd.weighted(RATING_WEIGHTS) + 1;
-        answers.push({ question_id: 'q_ease', value: score });
-        answers.push({ question_id: 'q_start_date', value: day(createdMs - rnd.int(1, 60) * DAY_MS) });
-        if (rnd.chance(0.8)) answers.push({ question_id: 'q_team_size', value: rnd.weighted([30, 30, 20, 12, 8]) * 10 + rnd.int(1, 9) });
-        if (rnd.chance(0.9)) answers.push({ question_id: 'q_role', value: { id: rnd.pick(['opt_admin', 'opt_manager', 'opt_developer', 'opt_ic']) } });
-      } else {
-        score = rnd.weighted(RATING_WEIGHTS) + 1;
-        answers.push({ question_id: 'q_rating', value: score });
-        if (rnd.chance(0.85)) answers.push({ question_id: 'q_session', value: { id: rnd.pick(['opt_keynote', 'opt_workshop', 'opt_panel', 'opt_roadmap']) } });
-        if (rnd.chance(0.4)) answers.push({ question_id: 'q_comment', value: rnd.pick(EVENT_COMMENTS) });
-      }
-
-      const row = rnd.chance(linkRate) ? rnd.pick(rowsOfWs) : undefined;
-      const viaEmail = rnd.chance(1 / 3);
-      const response: FixtureResponse = {
-        id: rnd.id('rsp'),
-        form_id: form.id!,
-        score,
-        version: 1,
-        language: lang,
-        created_at: iso(createdMs),
-        row_id: row?.row_id ?? null,
-        respondent_email: null,
-        email_id: null,
-        answers,
-        actionlists,
-      };
-      // A few customers changed plan since they answered: the captured row shows the old plan.
-      if (row && !isGlobex && rnd.chance(0.05)) {
-        response.table_data = { ...row.data, plan: row.data.plan === 'starter' ? 'pro' : 'starter' };
-      }
-      if (viaEmail) {
-        const email = row
-          ? String(isGlobex ? (row.data.contact as { email: string }).email : row.data.email)
-          : `${person().email}${rnd.int(1, 999)}@example.com`;
-        const emailId = rnd.id('em');
-        response.respondent_email = email;
-        response.email_id = emailId;
-        // Delivery events exist for the last three weeks only (when the mail provider was connected).
-        if (ageMs < 21 * DAY_MS) {
-          emailEvents.push(...emailHistory(rnd, {
-            workspaceId: form.workspace_id, emailId, email, rowId: row?.row_id ?? null, formId: form.id!,
-            flowId: flows.get(form.id!)!, answeredMs: createdMs, nowMs, iso,
-          }));
-        }
-      }
-      responses.push(response);
-    }
+  for (const [form, count] of responsePlan(forms)) {
+    const isGlobex = form === forms.globexNps || form === forms.globexEvent;
+    const linkRate = form === forms.nps || form === forms.csat ? 0.6 : form === forms.globexNps ? 0.7 : form === forms.intl ? 0.3 : 0.1;
+    const source: ResponseSource = { form, forms, rowsOfWs: isGlobex ? rows.accounts : rows.customers, isGlobex, linkRate, flowId: flows.get(form.id!)! };
+    for (let n = 0; n < count; n++) responses.push(demoResponse(c, source, emailEvents));
   }
   responses.sort((a, b) => (a.created_at! < b.created_at! ? -1 : a.created_at! > b.created_at! ? 1 : 0));
   emailEvents.sort((a, b) => (a.created_at! < b.created_at! ? -1 : a.created_at! > b.created_at! ? 1 : 0));
+  return { responses, emailEvents };
+}
 
-  return { workspaces, forms, datatables, responses, email_events: emailEvents };
+/** What the responses of one form share. */
+interface ResponseSource {
+  form: FixtureForm;
+  forms: DemoForms;
+  /** The datatable rows a response of this form may link to (its workspace's). */
+  rowsOfWs: FixtureRow[];
+  isGlobex: boolean;
+  /** The share of responses linked to a row. */
+  linkRate: number;
+  flowId: string;
+}
+
+/** One response; when it came by e-mail in the last three weeks, its e-mail's events are pushed to `emailEvents`. */
+function demoResponse(c: DemoContext, s: ResponseSource, emailEvents: FixtureEmailEvent[]): FixtureResponse {
+  const { rnd, nowMs } = c;
+  const { form, isGlobex } = s;
+  // More responses recently (a growing product): the age is skewed towards now.
+  const ageMs = Math.max(60_000, 90 * DAY_MS * (1 - Math.sqrt(rnd.next())));
+  const createdMs = nowMs - ageMs;
+  const lang: Lang = form === s.forms.intl ? (['en', 'de', 'fr'] as const)[rnd.weighted([40, 35, 25])]! : 'en';
+  const { score, answers, actionlists } = demoAnswers(rnd, s.forms, form, lang, createdMs);
+
+  const row = rnd.chance(s.linkRate) ? rnd.pick(s.rowsOfWs) : undefined;
+  const viaEmail = rnd.chance(1 / 3);
+  const response: FixtureResponse = {
+    id: rnd.id('rsp'),
+    form_id: form.id!,
+    score,
+    version: 1,
+    language: lang,
+    created_at: iso(createdMs),
+    row_id: row?.row_id ?? null,
+    respondent_email: null,
+    email_id: null,
+    answers,
+    actionlists,
+  };
+  // A few customers changed plan since they answered: the captured row shows the old plan.
+  if (row && !isGlobex && rnd.chance(0.05)) {
+    response.table_data = { ...row.data, plan: row.data.plan === 'starter' ? 'pro' : 'starter' };
+  }
+  if (viaEmail) {
+    const email = row
+      ? String(isGlobex ? (row.data.contact as { email: string }).email : row.data.email)
+      : `${person(rnd).email}${rnd.int(1, 999)}@example.com`;
+    const emailId = rnd.id('em');
+    response.respondent_email = email;
+    response.email_id = emailId;
+    // Delivery events exist for the last three weeks only (when the mail provider was connected).
+    if (ageMs < 21 * DAY_MS) {
+      emailEvents.push(...emailHistory(rnd, {
+        workspaceId: form.workspace_id, emailId, email, rowId: row?.row_id ?? null, formId: form.id!,
+        flowId: s.flowId, answeredMs: createdMs, nowMs, iso,
+      }));
+    }
+  }
+  return response;
+}
+
+/** The answers to one of the demo forms, each form by its own function. */
+function demoAnswers(rnd: Random, f: DemoForms, form: FixtureForm, lang: Lang, createdMs: number): DemoAnswers {
+  if (form === f.nps || form === f.intl || form === f.globexNps) return npsAnswers(rnd, f, form, lang);
+  if (form === f.csat) return csatAnswers(rnd);
+  if (form === f.product) return productAnswers(rnd);
+  if (form === f.onboarding) return onboardingAnswers(rnd, createdMs);
+  return eventAnswers(rnd);
+}
+
+function npsAnswers(rnd: Random, f: DemoForms, form: FixtureForm, lang: Lang): DemoAnswers {
+  const answers: DemoAnswers['answers'] = [];
+  const actionlists: FixtureActionlist[] = [];
+  const score = rnd.weighted(NPS_WEIGHTS);
+  const cat = npsCategory(score);
+  answers.push({ question_id: 'q_score', value: score });
+  if (form === f.globexNps) answers.push({ question_id: 'q_products', value: rnd.some(['opt_widgets', 'opt_gadgets', 'opt_cloud', 'opt_consulting'], 1, 3).map((id) => ({ id })) });
+  if (rnd.chance(0.7)) answers.push({ question_id: 'q_reason', value: rnd.pick(REASONS[lang][cat]) });
+  if (form === f.nps && cat !== 'promoter') {
+    answers.push({ question_id: 'q_improve', value: { id: rnd.pick(['opt_performance', 'opt_pricing', 'opt_support', 'opt_docs', 'opt_features']) } });
+  }
+  if (form === f.intl) {
+    if (rnd.chance(0.8)) answers.push({ question_id: 'q_channel', value: { id: rnd.pick(['opt_search', 'opt_referral', 'opt_social', 'opt_event', 'opt_other']) } });
+    if (rnd.chance(0.6)) answers.push({ question_id: 'q_valued', value: rnd.some(['opt_ease', 'opt_price', 'opt_support', 'opt_reliability'], 1, 2).map((id) => ({ id })) });
+  }
+  if (cat === 'detractor') {
+    actionlists.push({ actionlist_id: 'al_detractor_follow_up', triggered_score: score, triggers: score <= 3 ? ['detractor', 'churn_risk'] : ['detractor'] });
+  } else if (cat === 'promoter') {
+    actionlists.push({ actionlist_id: 'al_promoter_review_request', triggered_score: score, triggers: ['promoter'] });
+  }
+  return { score, answers, actionlists };
+}
+
+function csatAnswers(rnd: Random): DemoAnswers {
+  const answers: DemoAnswers['answers'] = [];
+  const actionlists: FixtureActionlist[] = [];
+  const score = rnd.weighted(RATING_WEIGHTS) + 1;
+  answers.push({ question_id: 'q_csat', value: score });
+  answers.push({ question_id: 'q_resolved', value: { id: score >= 4 ? (rnd.chance(0.9) ? 'opt_yes' : 'opt_partly') : rnd.pick(['opt_partly', 'opt_no']) } });
+  if (rnd.chance(0.5)) answers.push({ question_id: 'q_comment', value: rnd.pick(CSAT_COMMENTS) });
+  if (score <= 2) actionlists.push({ actionlist_id: 'al_support_escalation', triggered_score: score, triggers: ['low_csat'] });
+  return { score, answers, actionlists };
+}
+
+function productAnswers(rnd: Random): DemoAnswers {
+  const answers: DemoAnswers['answers'] = [];
+  const score = rnd.weighted(RATING_WEIGHTS) + 1;
+  answers.push({ question_id: 'q_overall', value: score });
+  answers.push({ question_id: 'q_area', value: { id: rnd.pick(['opt_dashboard', 'opt_reports', 'opt_integrations', 'opt_mobile']) } });
+  if (rnd.chance(0.75)) {
+    answers.push({ question_id: 'q_features', value: rnd.some(['opt_dark_mode', 'opt_sso', 'opt_webhooks', 'opt_csv', 'opt_custom_fields'], 1, 3).map((id) => ({ id })) });
+  }
+  if (rnd.chance(0.5)) answers.push({ question_id: 'q_feedback', value: rnd.pick(PRODUCT_COMMENTS) });
+  if (rnd.chance(0.2)) answers.push({ question_id: 'q_contact', value: `${person(rnd).email}@example.com` });
+  return { score, answers, actionlists: [] };
+}
+
+function onboardingAnswers(rnd: Random, createdMs: number): DemoAnswers {
+  const answers: DemoAnswers['answers'] = [];
+  const score = rnd.weighted(RATING_WEIGHTS) + 1;
+  answers.push({ question_id: 'q_ease', value: score });
+  answers.push({ question_id: 'q_start_date', value: day(createdMs - rnd.int(1, 60) * DAY_MS) });
+  if (rnd.chance(0.8)) answers.push({ question_id: 'q_team_size', value: rnd.weighted([30, 30, 20, 12, 8]) * 10 + rnd.int(1, 9) });
+  if (rnd.chance(0.9)) answers.push({ question_id: 'q_role', value: { id: rnd.pick(['opt_admin', 'opt_manager', 'opt_developer', 'opt_ic']) } });
+  return { score, answers, actionlists: [] };
+}
+
+function eventAnswers(rnd: Random): DemoAnswers {
+  const answers: DemoAnswers['answers'] = [];
+  const score = rnd.weighted(RATING_WEIGHTS) + 1;
+  answers.push({ question_id: 'q_rating', value: score });
+  if (rnd.chance(0.85)) answers.push({ question_id: 'q_session', value: { id: rnd.pick(['opt_keynote', 'opt_workshop', 'opt_panel', 'opt_roadmap']) } });
+  if (rnd.chance(0.4)) answers.push({ question_id: 'q_comment', value: rnd.pick(EVENT_COMMENTS) });
+  return { score, answers, actionlists: [] };
 }
 
 interface EmailContext {
@@ -467,7 +429,7 @@ export type SeedResult = { seeded: false } | { seeded: true; summary: ImportSumm
  * Loads the demo data set into an EMPTY database (no workspace at all); otherwise does nothing.
  * @returns `{seeded: false}` when the database already had a workspace, else the import summary.
  * @throws ImportError only if the database changed between the check and the write.
- * Spec: CONTRACT section 1 (`seed --demo`, `npm run demo`).
+ * Spec: docs/import.md, "The demo data set" (`seed --demo`, `npm run demo`).
  */
 export async function seedDemo(db: Db, opts: SeedOptions = {}): Promise<SeedResult> {
   const any = await db('workspaces').first('id');
@@ -478,11 +440,12 @@ export async function seedDemo(db: Db, opts: SeedOptions = {}): Promise<SeedResu
 }
 
 /**
- * Creates a key named "demo" with every scope on the demo workspaces (`acme`, then `globex`).
+ * Creates a key named "demo" with every scope on the demo workspaces (`acme`, then `globex`), in the
+ * caller's transaction.
  * @returns the clear secret (shown once) and the workspace ids.
  * @throws Error when the demo workspaces are not in the database (seed first).
  */
-export async function createDemoKey(db: Db): Promise<{ id: string; secret: string; workspaceIds: string[] }> {
+export async function createDemoKey(db: DbHandle): Promise<{ id: string; secret: string; workspaceIds: string[] }> {
   const rows: { id: string; link: string }[] = await db('workspaces')
     .select('id', 'link')
     .whereIn('link', [...DEMO_WORKSPACE_LINKS]);

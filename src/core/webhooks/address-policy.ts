@@ -1,5 +1,5 @@
 /**
- * Which webhook URLs may be called (CONTRACT section 13, "Addresses"): `https` only unless http is
+ * Which webhook URLs may be called (docs/webhooks.md, "Address rules"): `https` only unless http is
  * allowed; a host that is, or resolves to, a loopback, private, link-local, shared (100.64/10),
  * multicast, broadcast, unspecified, metadata (169.254.169.254) or otherwise reserved address is
  * refused unless private addresses are allowed. IP literals count in every spelling: the WHATWG URL

@@ -1,12 +1,13 @@
 /**
- * The transactional outbox of webhook events (CONTRACT section 13). Every write that makes an event
- * calls `recordEvents` with ITS OWN transaction, so the event, one delivery per subscribed enabled
+ * The transactional outbox of webhook events (docs/webhooks.md, "Events and payloads"). Every write that makes an event
+ * calls `recordEvents` in the transaction the write runs in (its caller's), so the event, one delivery per subscribed enabled
  * endpoint and the delivery jobs (pg-boss, core/webhooks/queue.ts) commit or roll back with the
  * write: a committed write is never lost, a rolled-back one sends nothing. The delivery worker
  * (src/delivery) renders `resource` in each endpoint's style when it sends.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import type { Row } from '../datatables/datatables.service';
 import type { EmailEvent } from '../email-events/email-events.service';
 import { newId } from '../ids';
@@ -72,7 +73,7 @@ export interface SubscribedEndpoint {
 }
 
 /** The workspace's enabled endpoints, by id. */
-export async function enabledEndpoints(db: Knex | Knex.Transaction, workspaceId: string): Promise<SubscribedEndpoint[]> {
+export async function enabledEndpoints(db: DbHandle, workspaceId: string): Promise<SubscribedEndpoint[]> {
   return (await db('webhook_endpoints').select('id', 'events').where({ workspace_id: workspaceId, enabled: true }).orderBy('id')) as SubscribedEndpoint[];
 }
 
@@ -86,11 +87,12 @@ export function anySubscribed(endpoints: readonly SubscribedEndpoint[], types: r
  * timestamp = now, the resource as JSON), one `pending` delivery (`dlv_…`) per ENABLED endpoint of
  * the workspace subscribed to its type (a `webhook.test` event: its one endpoint), and one queued
  * attempt job per delivery, due at once.
- * @param trx the write's own transaction (never a bare connection: the event must roll back with it).
+ * @param trx the write's transaction, opened by the use case at the edge (never a bare connection: the
+ *   event must roll back with the write).
  * @param known the workspace's enabled endpoints when the caller has read them already (this
  *   request, READ COMMITTED: the same answer the transaction would read); read here when absent.
  * @returns the events in order with their delivery ids (empty when no endpoint wants them).
- * Spec: CONTRACT section 13.
+ * Spec: docs/webhooks.md, "Events and payloads".
  */
 export async function recordEvents(
   trx: Knex.Transaction,

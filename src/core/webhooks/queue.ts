@@ -1,6 +1,6 @@
 /**
- * The delivery job queue: pg-boss 10 running on OUR knex connection (CONTRACT section 13;
- * docs/decisions.md "Webhook delivery on pg-boss").
+ * The delivery job queue: pg-boss 10 running on OUR knex connection (docs/webhooks.md, "Running the worker";
+ * docs/decisions.md, "Webhook delivery on pg-boss").
  *
  * pg-boss takes a `db` object with `executeSql(text, values)`. `knexExecutor` gives it one over a
  * knex instance or a transaction, so
@@ -11,58 +11,22 @@
  * which PGlite needs), so pg-boss runs with `migrate: false`.
  */
 import type { Knex } from 'knex';
+import { splitStatements } from '../../../migrations/sql-script';
+import type { DbHandle } from '../../db';
 
 // pg-boss 10 is CommonJS without an ESM entry; its types come with the package.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PgBoss = require('pg-boss') as typeof import('pg-boss');
 type PgBossInstance = InstanceType<typeof PgBoss>;
 
-type Db = Knex | Knex.Transaction;
-
-/** The pg-boss queue of delivery attempts: one job per attempt. */
+/** The pg-boss queue of delivery attempts: one job per attempt (created by migration 20261123_004). */
 export const DELIVERY_QUEUE = 'webhook-delivery';
-/** pg-boss schema name (its default). */
-export const PGBOSS_SCHEMA = 'pgboss';
 
 /** Job data of one attempt: the delivery and the attempt token it may claim (see delivery/attempt.ts). */
 export interface AttemptJob {
   workspaceId: string;
   deliveryId: string;
   token: string;
-}
-
-/**
- * Splits a SQL script into single statements at `;` outside quotes, comments and dollar-quoted
- * bodies. Needed because PGlite (extended protocol) runs one statement per query.
- */
-export function splitStatements(sqlText: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  let i = 0;
-  const n = sqlText.length;
-  while (i < n) {
-    const c = sqlText[i]!;
-    if (c === "'" || c === '"') {
-      const end = sqlText.indexOf(c, i + 1);
-      i = end < 0 ? n : end + 1;
-    } else if (c === '-' && sqlText[i + 1] === '-') {
-      const end = sqlText.indexOf('\n', i);
-      i = end < 0 ? n : end + 1;
-    } else if (c === '$') {
-      const m = /^\$[A-Za-z_]*\$/.exec(sqlText.slice(i));
-      if (m) {
-        const end = sqlText.indexOf(m[0], i + m[0].length);
-        i = end < 0 ? n : end + m[0].length;
-      } else i++;
-    } else if (c === ';') {
-      const stmt = sqlText.slice(start, i).trim();
-      if (stmt) out.push(stmt);
-      start = ++i;
-    } else i++;
-  }
-  const rest = sqlText.slice(start).trim();
-  if (rest) out.push(rest);
-  return out;
 }
 
 /** A plain object (pg-boss passes serialized errors as objects) goes as JSON text, as `pg` would send it. */
@@ -77,15 +41,16 @@ const TX_CONTROL = /^(BEGIN|COMMIT|START\s+TRANSACTION)$/i;
 /**
  * A pg-boss `db` over knex. `$n` parameters become knex bindings (a literal `?` is escaped);
  * a multi-statement script without values (pg-boss maintenance: `BEGIN; …; COMMIT;`) runs its
- * statements one by one in one knex transaction (or the caller's).
+ * statements one by one in the caller's transaction when `db` is one, else in a knex transaction
+ * standing for the script's own BEGIN … COMMIT (docs/decisions.md, "Who opens transactions").
  */
-export function knexExecutor(db: Db): { executeSql(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number }> } {
+export function knexExecutor(db: DbHandle): { executeSql(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number }> } {
   return {
     async executeSql(text: string, values?: unknown[]) {
       if (!values || values.length === 0) {
         const statements = splitStatements(text).filter((s) => !TX_CONTROL.test(s));
         if (statements.length > 1) {
-          const run = async (trx: Db) => {
+          const run = async (trx: DbHandle) => {
             let last: { rows: any[] } = { rows: [] };
             for (const s of statements) last = (await trx.raw(s.replace(/\?/g, '\\?'))) as { rows: any[] };
             return last;
@@ -124,7 +89,7 @@ export const ATTEMPT_JOB_OPTIONS = { retryLimit: 5, retryDelay: 30, expireInSeco
  * Inserts attempt jobs inside `trx` (the caller's transaction), each to start at its `startAfter`.
  * @param jobs `startAfter` undefined: at once.
  */
-export async function enqueueAttempts(trx: Db, jobs: ReadonlyArray<AttemptJob & { startAfter?: Date | undefined }>): Promise<void> {
+export async function enqueueAttempts(trx: DbHandle, jobs: ReadonlyArray<AttemptJob & { startAfter?: Date | undefined }>): Promise<void> {
   if (jobs.length === 0) return;
   await jobSender().insert(
     jobs.map(({ startAfter, ...data }) => ({

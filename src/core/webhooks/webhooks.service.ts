@@ -1,12 +1,10 @@
-/** Webhook endpoints and their delivery log (API document "Webhook endpoint"; CONTRACT sections 8, 13): reads. */
-import type { Knex } from 'knex';
+/** Webhook endpoints and their delivery log (API document "Webhook endpoint"; docs/decisions.md, "Resource shapes"; docs/webhooks.md, "Endpoints"): reads. */
+import type { DbHandle } from '../../db';
 import { errors } from '../errors';
 import { fieldMap, type ListField } from '../query/fields';
 import { fetchKeysetPage, type KeysetPage } from '../query/list';
 import { parseSort } from '../query/sort';
 import { sql } from '../query/sql';
-
-type Db = Knex | Knex.Transaction;
 
 export type EndpointStyle = 'A' | 'B';
 
@@ -24,17 +22,12 @@ export interface WebhookEndpoint {
   updatedAt: Date;
 }
 
-export interface EndpointRow {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  style: EndpointStyle;
+/** A `webhook_endpoints` row as ENDPOINT_COLUMNS selects it: the endpoint with its snake_case column names. */
+export type EndpointRow = Omit<WebhookEndpoint, 'disabledReason' | 'createdAt' | 'updatedAt'> & {
   disabled_reason: string | null;
   created_at: Date;
   updated_at: Date;
-}
+};
 
 export const ENDPOINT_COLUMNS = ['id', 'url', 'events', 'description', 'enabled', 'style', 'disabled_reason', 'created_at', 'updated_at'];
 
@@ -51,7 +44,7 @@ export const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
 });
 
 /** All endpoints of the workspace, newest first (the document gives this list no pagination). */
-export async function listWebhookEndpoints(db: Db, workspaceId: string): Promise<WebhookEndpoint[]> {
+export async function listWebhookEndpoints(db: DbHandle, workspaceId: string): Promise<WebhookEndpoint[]> {
   const rows = (await db('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('workspace_id', workspaceId)
@@ -63,7 +56,7 @@ export async function listWebhookEndpoints(db: Db, workspaceId: string): Promise
 }
 
 /** @throws AppError resource_not_found */
-export async function getWebhookEndpoint(db: Db, workspaceId: string, id: string): Promise<WebhookEndpoint> {
+export async function getWebhookEndpoint(db: DbHandle, workspaceId: string, id: string): Promise<WebhookEndpoint> {
   const row = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ workspace_id: workspaceId, id }).first()) as EndpointRow | undefined;
   if (!row) throw errors.notFound('Webhook endpoint', id);
   return toEndpoint(row);
@@ -72,7 +65,7 @@ export async function getWebhookEndpoint(db: Db, workspaceId: string, id: string
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One delivery of one event to one endpoint (CONTRACT section 13, the delivery log). */
+/** One delivery of one event to one endpoint (docs/webhooks.md, "The delivery log"). */
 export interface WebhookDelivery {
   id: string;
   endpointId: string;
@@ -141,10 +134,10 @@ const DELIVERY_SORT = fieldMap([CREATED_AT]);
  * @param q.limit 1–100 (validated by the adapter); `q.cursor` from a previous page; `q.status` narrows.
  * @throws AppError resource_not_found for the endpoint; validation_error naming `status` for an
  * unknown status, or `cursor` for a malformed or foreign cursor.
- * Spec: CONTRACT section 13, GET {ws}/webhook-endpoints/{id}/deliveries.
+ * Spec: docs/webhooks.md, "The delivery log", GET {ws}/webhook-endpoints/{id}/deliveries.
  */
 export async function listDeliveries(
-  db: Db,
+  db: DbHandle,
   workspaceId: string,
   endpointId: string,
   q: { limit: number; cursor?: string | undefined; status?: string | undefined },
@@ -162,9 +155,9 @@ export async function listDeliveries(
 
 /**
  * @throws AppError resource_not_found for the endpoint or the delivery (also one of another endpoint).
- * Spec: CONTRACT section 13, GET {ws}/webhook-endpoints/{id}/deliveries/{delivery_id}.
+ * Spec: docs/webhooks.md, "The delivery log", GET {ws}/webhook-endpoints/{id}/deliveries/{delivery_id}.
  */
-export async function getDelivery(db: Db, workspaceId: string, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
+export async function getDelivery(db: DbHandle, workspaceId: string, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
   await getWebhookEndpoint(db, workspaceId, endpointId);
   const row = (await db('webhook_deliveries')
     .select(DELIVERY_COLUMNS)

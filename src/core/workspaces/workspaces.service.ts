@@ -1,8 +1,6 @@
 /** Workspaces (API document "Workspace"): `{id, name, link}`; a key sees exactly its own workspaces. */
-import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
 import { errors } from '../errors';
-
-type Db = Knex | Knex.Transaction;
 
 export interface Workspace {
   id: string;
@@ -11,7 +9,7 @@ export interface Workspace {
 }
 
 /** The given workspaces (a key's), ordered by name then id. */
-export async function listWorkspaces(db: Db, ids: readonly string[]): Promise<Workspace[]> {
+export async function listWorkspaces(db: DbHandle, ids: readonly string[]): Promise<Workspace[]> {
   if (ids.length === 0) return [];
   return (await db('workspaces').select('id', 'name', 'link').whereIn('id', ids).orderBy([
     { column: 'name', order: 'asc' },
@@ -20,7 +18,7 @@ export async function listWorkspaces(db: Db, ids: readonly string[]): Promise<Wo
 }
 
 /** @throws AppError resource_not_found */
-export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
+export async function getWorkspace(db: DbHandle, id: string): Promise<Workspace> {
   const ws = (await db('workspaces').select('id', 'name', 'link').where('id', id).first()) as Workspace | undefined;
   if (!ws) throw errors.notFound('Workspace', id);
   return ws;

@@ -1,6 +1,6 @@
 /**
  * X-API-Key authentication and the per-key rate limit, in the contract's order of checks
- * (CONTRACT section 3): missing/unknown key 401 invalid_api_key (past the per-address budget 429)
+ * (docs/api-rules.md, "Order of checks"): missing/unknown key 401 invalid_api_key (past the per-address budget 429)
  * → revoked/expired 401 api_key_expired → per-key rate limit 429. Sets `req.auth`. Keys come from the
  * in-process key cache (revocations reach it through change notices, within 1 s in every case).
  */

@@ -3,11 +3,12 @@
  * every request would otherwise make. Entries are keyed by the secret's SHA-256 (the secret itself is
  * never held) and live at most KEY_CACHE_TTL_MS.
  *
- * Revocation stays immediate on every instance (CONTRACT section 3): every change to a key or its
+ * Revocation stays immediate on every instance (docs/api-rules.md, "Keys and access"): every change to a key or its
  * workspaces sends `NOTIFY api_key_changed` in its own transaction (migration 007), and each instance
- * drops its whole cache when the notice arrives, i.e. when the change commits. The TTL is the safety
- * net for notices lost while the LISTEN connection was down (it is also cleared when that connection
- * drops and when it is back), so the contract's "within 1 s" holds in every case.
+ * drops its whole cache when the notice arrives, i.e. when the change commits. While no notice can
+ * arrive (before the LISTEN connection is first up, at start under load, and while it is lost), the
+ * cache is bypassed: every request reads the key from the database, so a change made on another
+ * instance is seen at once then too. The TTL bounds what a notice delayed in flight could leave.
  *
  * Unknown secrets are never cached: they go to the database each time and count against the
  * per-address budget of failed authentications.
@@ -60,7 +61,7 @@ export function createApiKeyCache(opts: { db: Db; logger: Logger; ttlMs?: number
     const p = findApiKeyByHash(opts.db, hash).then(
       (key) => {
         if (pending.get(hash) === p) pending.delete(hash);
-        if (key && started === generation) {
+        if (key && started === generation && subscription.listening()) {
           if (entries.size >= SWEEP_ABOVE) sweep(entries, Date.now());
           entries.set(hash, { key, until: Date.now() + ttlMs });
         }
@@ -78,6 +79,8 @@ export function createApiKeyCache(opts: { db: Db; logger: Logger; ttlMs?: number
   return {
     async find(secret) {
       const hash = hashApiKeySecret(secret);
+      // No notices now: a cached key could miss a revocation made elsewhere, so read through.
+      if (!subscription.listening()) return findApiKeyByHash(opts.db, hash);
       const hit = entries.get(hash);
       if (hit && hit.until > Date.now()) return hit.key;
       return pending.get(hash) ?? lookup(hash);

@@ -1,6 +1,6 @@
 /**
  * One knex instance for the whole process, on PostgreSQL (`DATABASE_URL`) or on the embedded PGlite
- * database persisted in `FEEDBACK_DATA_DIR` (CONTRACT section 1). Queries are the same on both.
+ * database persisted in `FEEDBACK_DATA_DIR` (README.md, "Configuration"). Queries are the same on both.
  */
 import fs from 'node:fs';
 import knex, { type Knex } from 'knex';
@@ -33,7 +33,7 @@ export interface DbOptions {
 
 /**
  * Timeouts on PostgreSQL while serving requests (`requestTimeouts`), chosen so that an unreachable database gives a 503 within 5 s instead of a
- * hang (CONTRACT section 14; docs/operations.md, "Timeouts"):
+ * hang (docs/operations.md, "Outages"; docs/operations.md, "Timeouts"):
  * - connect: 2 s to open a connection (a host that drops packets fails here);
  * - acquire: 3 s to get a connection from the pool (a full pool or a failing connect ends here);
  * - statement_timeout: 10 s per statement, enforced by the server. Per statement, not per transaction:

@@ -20,6 +20,8 @@ import { isEmbedded } from './connection';
 export interface Subscription {
   /** Stops this subscriber's callbacks (the connection closes with the database handle). */
   unsubscribe(): void;
+  /** Whether notices arrive now: false before the first LISTEN succeeded and while the connection is lost. */
+  listening(): boolean;
 }
 
 export interface ListenOptions {
@@ -34,6 +36,7 @@ export interface ListenOptions {
 
 interface ChannelListener {
   stop(): Promise<void>;
+  listening(): boolean;
 }
 
 interface Subscriber {
@@ -80,15 +83,20 @@ export function listenToChannel(opts: ListenOptions): Subscription {
   }
   const me: Subscriber = { onNotice: opts.onNotice, onReset: opts.onReset };
   entry.subscribers.add(me);
-  const { subscribers } = entry;
-  return { unsubscribe: () => subscribers.delete(me) };
+  const { subscribers, listener } = entry;
+  return { unsubscribe: () => subscribers.delete(me), listening: () => listener.listening() };
 }
 
 function listenEmbedded(db: Db, channel: string, logger: Logger, opts: Subscriber): ChannelListener {
   const pglite = (db.client as { pglite?: { listen(channel: string, cb: (payload: string) => void): Promise<() => Promise<void>> } }).pglite;
   let unlisten: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
+  let listening = false;
   if (pglite) {
-    unlisten = pglite.listen(channel, opts.onNotice).catch(
+    unlisten = pglite.listen(channel, opts.onNotice).then(
+      (stop) => {
+        listening = true;
+        return stop;
+      },
       (err: unknown) => {
         logger.warn({ err, channel }, 'could not LISTEN on the embedded database');
         return undefined;
@@ -96,6 +104,7 @@ function listenEmbedded(db: Db, channel: string, logger: Logger, opts: Subscribe
     );
   }
   return {
+    listening: () => listening,
     async stop() {
       const stop = await unlisten;
       await stop?.().catch(() => undefined);
@@ -161,6 +170,7 @@ function listenPostgres(db: Db, channel: string, logger: Logger, opts: Subscribe
   connect();
 
   return {
+    listening: () => listening,
     async stop() {
       stopped = true;
       listening = false;

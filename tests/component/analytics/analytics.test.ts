@@ -1,5 +1,5 @@
 /**
- * Per-question analytics and time series (CONTRACT section 15): every value checked against values
+ * Per-question analytics and time series (docs/analytics.md, "Per-question analytics"; docs/analytics.md, "Time series"): every value checked against values
  * computed in the test from the responses it created, over imports, direct SQL inserts (the stand-in
  * for submissions and backfills), updates, deletes and deleted linked rows.
  */

@@ -1,5 +1,5 @@
 /**
- * GET {ws}/responses/export (CONTRACT section 15): the export equals the list walked page by page in
+ * GET {ws}/responses/export (docs/analytics.md, "Exports"): the export equals the list walked page by page in
  * both styles and both formats; CSV is compared with csv-stringify's own RFC 4180 output of the rows
  * built from the list; a client that disconnects mid-export frees the database connection.
  */

@@ -1,12 +1,13 @@
 /**
- * Migration insight (CONTRACT section 15): requests counted per key, answer style and UTC day (errors
+ * Migration insight (docs/analytics.md, "Migration insight"): requests counted per key, answer style and UTC day (errors
  * included) and listed by GET {ws}/api-keys/{key_id}/usage within 5 s; the Style B deprecation headers
  * with STYLE_B_SUNSET; /docs/migrating.
  */
 import { deprecationHeaders } from '../../../src/platform/deprecation';
-import { renderMigrationGuide } from '../../../src/platform/migration-guide-page';
+import { renderMigrationGuide, translateCurl } from '../../../src/platform/migration-guide-page';
 import { useTestApp } from '../../support/app';
 import { keyFor, scenario, workspaceWithKey } from '../../support/given';
+import { until } from './helpers';
 
 const ctx = useTestApp({ styleBSunset: '2027-03-01', publicUrl: 'https://feedback.example.com' });
 
@@ -14,16 +15,6 @@ async function keyId(ws: string, reader: string, secret: string): Promise<string
   const res = await ctx.http().get(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', reader);
   const found = (res.body.data as Array<{ id: string; prefix: string }>).find((k) => k.prefix === secret.slice(0, 8));
   return found!.id;
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  let v = await read();
-  while (!ok(v) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 100));
-    v = await read();
-  }
-  return v;
 }
 
 describe('GET {ws}/api-keys/{key_id}/usage', () => {
@@ -156,11 +147,22 @@ describe('GET /docs/migrating', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-security-policy']).toBe(
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
     expect(res.text).toContain('<h1>Migrating between Style A and Style B</h1>');
     expect(res.text).toContain('<table>');
     expect(res.text).not.toContain('<script');
+  });
+
+  it('has the translator form, which shows a curl command for the request asked and never a key', async () => {
+    const request = '/api/v1/workspaces/ws_1/responses?filter=score in [9,10]&page=2';
+    const res = await ctx.http().get('/docs/migrating').query({ method: 'GET', request: `${request}<b>` });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<form id="translate" method="get" action="/docs/migrating#translate">');
+    expect(res.text).toContain('$FEEDBACK_API_KEY');
+    expect(res.text).toContain(`{&quot;method&quot;:&quot;GET&quot;,&quot;path&quot;:&quot;${request.replace(/&/g, '&amp;')}&lt;b&gt;&quot;`);
+    expect(res.text).not.toContain('<b>');
+    expect(translateCurl({ method: 'PATCH', request: "/x'; rm -rf /" })).toContain(`<<'STYLE_B_REQUEST'\n{"method":"PATCH","path":"/x'; rm -rf /"`);
   });
 
   it('escapes raw HTML in the Markdown (html disabled)', () => {

@@ -1,5 +1,5 @@
 /**
- * Provider email events, POST {ws}/email-events (CONTRACT section 12): one or many, one transaction,
+ * Provider email events, POST {ws}/email-events (docs/collecting.md, "Provider events"): one or many, one transaction,
  * idempotent on `id`, 201 / 200, request order, visible in both styles' lists.
  */
 import { nanoid } from 'nanoid';

@@ -1,9 +1,9 @@
-/** Fixtures may name a form's score question (CONTRACT section 9); the importer checks it. */
+/** Fixtures may name a form's score question (docs/import.md, "The fixture document"); the importer checks it. */
 import { importFixture, ImportError } from '../../../src/core/import/importer';
 import { openTestDb } from '../../support/db';
-import { uid } from '../../support/given';
+import { everyTypeForm, goodAnswers, uid } from '../../support/given';
 import { submitResponse } from '../../../src/core/responses/submit';
-import { everyTypeForm, goodAnswers } from './collect-given';
+import { withTransaction } from '../../../src/db';
 
 let db: Awaited<ReturnType<typeof openTestDb>>;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ describe('import: score_question_id', () => {
       forms: [everyTypeForm(ws, form, { score_question_id: 'q_num' })],
     });
     expect((await db('forms').where({ workspace_id: ws, id: form }).first()).score_question_id).toBe('q_num');
-    const record = await submitResponse(db, ws, { formId: form, answers: goodAnswers() });
+    const record = await withTransaction(db, (trx) => submitResponse(trx, ws, { formId: form, answers: goodAnswers() }));
     expect(record).toMatchObject({ score: 12.5, formName: `Every type ${form}`, tableData: null, actionlists: [], version: 1, language: 'en' });
   });
 

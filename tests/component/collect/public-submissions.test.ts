@@ -1,5 +1,5 @@
 /**
- * Public JSON submissions (CONTRACT sections 11 and 12): no key, the Style A response, the budget
+ * Public JSON submissions (docs/collecting.md, "Public JSON"; docs/collecting.md, "Email links"): no key, the Style A response, the budget
  * per client address and form with its headers, TRUST_PROXY, Idempotency-Key scoped to address +
  * form, and email-link tokens.
  */
@@ -13,7 +13,7 @@ import { createLogger } from '../../../src/platform/logger';
 import { createRateLimiter } from '../../../src/platform/rate-limit';
 import { testConfig } from '../../support/app';
 import { openTestDb } from '../../support/db';
-import { collectWorkspace, goodAnswers, type CollectWorkspace } from './collect-given';
+import { formWorkspace, goodAnswers, type FormWorkspace } from '../../support/given';
 
 let db: Db;
 let redis: Redis;
@@ -27,13 +27,13 @@ const appWith = (trustProxy?: string) =>
   });
 let direct: ReturnType<typeof buildApp>;
 let proxied: ReturnType<typeof buildApp>;
-let w: CollectWorkspace;
+let w: FormWorkspace;
 beforeAll(async () => {
   db = await openTestDb();
   redis = new Redis(process.env.TEST_REDIS_URL!, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   direct = appWith();
   proxied = appWith('loopback');
-  w = await collectWorkspace(db);
+  w = await formWorkspace(db);
 });
 afterAll(async () => {
   await db.destroy();
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** A fresh form id per test keeps budgets apart (the budget is per address and form). */
 const freshForm = async (): Promise<string> => {
-  const other = await collectWorkspace(db);
+  const other = await formWorkspace(db);
   return other.form;
 };
 const submit = (formId: string, body: unknown, app = direct) => supertest(app).post(`/api/v1/forms/${formId}/submissions`).send(body as object);
@@ -90,6 +90,18 @@ describe('POST /api/v1/forms/{form_id}/submissions', () => {
     expect(language.status).toBe(400);
     expect(language.body.error.details[0].field).toBe('language');
     expect(await storedFor(form)).toBe(0);
+  });
+
+  it('counts a path that does not percent-decode against the budget: its 400 carries the X-RateLimit-* headers', async () => {
+    // The router fails to decode `%ED%A0%80` (a lone surrogate); the budget runs before routing, so the 400
+    // still has the headers the document declares for it.
+    for (const remaining of ['2', '1']) {
+      const res = await submit('%ED%A0%80', { answers: goodAnswers() });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ location: 'path', field: 'path', message: 'The path holds a malformed percent-encoding.' }]);
+      expect(res.headers['x-ratelimit-limit']).toBe('3');
+      expect(res.headers['x-ratelimit-remaining']).toBe(remaining);
+    }
   });
 
   it('refuses past the budget per address and form with 429 and Retry-After; another form has its own budget', async () => {

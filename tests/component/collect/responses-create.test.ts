@@ -1,28 +1,28 @@
 /**
- * POST {ws}/responses in both styles (CONTRACT sections 2 and 11): the one core submission path,
+ * POST {ws}/responses in both styles (docs/migrating-between-styles.md, "How the style is chosen"; docs/collecting.md, "Server to server"): the one core submission path,
  * every validation rule per question type, language, score rule, backfill, row capture, Location,
  * idempotency, and the response visible at once in every read.
  */
 import { useTestApp } from '../../support/app';
-import { collectWorkspace, everyTypeForm, goodAnswers, type CollectWorkspace } from './collect-given';
+import { everyTypeForm, formWorkspace, goodAnswers, type FormWorkspace } from '../../support/given';
 
 const t = useTestApp({ publicUrl: 'https://feedback.example.com' });
 
-const post = (w: CollectWorkspace, body: unknown, style?: 'A' | 'B') => {
+const post = (w: FormWorkspace, body: unknown, style?: 'A' | 'B') => {
   const req = t.http().post(`/api/v1/workspaces/${w.ws}/responses`).set('X-API-Key', w.key);
   if (style) req.set('X-API-Style', style);
   return req.send(body as object);
 };
-const get = (w: CollectWorkspace, path: string, style?: 'A' | 'B') => {
+const get = (w: FormWorkspace, path: string, style?: 'A' | 'B') => {
   const req = t.http().get(`/api/v1/workspaces/${w.ws}${path}`).set('X-API-Key', w.key);
   if (style) req.set('X-API-Style', style);
   return req;
 };
-const stored = async (w: CollectWorkspace) => Number((await t.db('responses').where('workspace_id', w.ws).count({ n: '*' }).first())!.n);
+const stored = async (w: FormWorkspace) => Number((await t.db('responses').where('workspace_id', w.ws).count({ n: '*' }).first())!.n);
 
 describe('POST {ws}/responses, Style A', () => {
   it('stores a response with every question type: 201, envelope, absolute Location, score from the nps question', async () => {
-    const w = await collectWorkspace(t.db);
+    const w = await formWorkspace(t.db);
     const res = await post(w, { form_id: w.form, answers: goodAnswers() });
     expect(res.status).toBe(201);
     expect(res.headers['x-api-style']).toBe('A');
@@ -58,7 +58,7 @@ describe('POST {ws}/responses, Style A', () => {
   });
 
   it('is visible at once in both styles: lists, the single response, v2 labels, the summary and Style B totals', async () => {
-    const w = await collectWorkspace(t.db);
+    const w = await formWorkspace(t.db);
     const first = await post(w, { form_id: w.form, answers: [{ question_id: 'q_nps', value: 6 }, { question_id: 'q_plan', value: 'opt_basic' }] });
     const res = await post(w, { form_id: w.form, language: 'de', answers: goodAnswers() });
     expect(first.status).toBe(201);
@@ -101,7 +101,7 @@ describe('POST {ws}/responses, Style A', () => {
   });
 
   it('reports one detail per bad answer, naming it, and stores nothing', async () => {
-    const w = await collectWorkspace(t.db);
+    const w = await formWorkspace(t.db);
     const res = await post(w, {
       form_id: w.form,
       answers: [
@@ -136,7 +136,7 @@ describe('POST {ws}/responses, Style A', () => {
   });
 
   it('rejects values of the wrong JSON type and names each required question left out', async () => {
-    const w = await collectWorkspace(t.db);
+    const w = await formWorkspace(t.db);
     const wrong = await post(w, {
       form_id: w.form,
       answers: [
@@ -165,8 +165,8 @@ describe('POST {ws}/responses, Style A', () => {
   });
 
   it('checks the body members: unknown members, foreign form and row, the email pair, created_at', async () => {
-    const w = await collectWorkspace(t.db);
-    const other = await collectWorkspace(t.db);
+    const w = await formWorkspace(t.db);
+    const other = await formWorkspace(t.db);
     const base = { form_id: w.form, answers: goodAnswers() };
     const field = async (body: unknown) => {
       const res = await post(w, body);
@@ -188,7 +188,7 @@ describe('POST {ws}/responses, Style A', () => {
   });
 
   it('backfills created_at, links a row and an email, and keeps the captured row when the row changes later', async () => {
-    const w = await collectWorkspace(t.db);
+    const w = await formWorkspace(t.db);
     const res = await post(w, {
       form_id: w.form,
       answers: goodAnswers(),
@@ -217,7 +217,7 @@ describe('POST {ws}/responses, Style A', () => {
   });
 
   it('replays an Idempotency-Key without storing twice', async () => {
-    const w = await collectWorkspace(t.db);
+    const w = await formWorkspace(t.db);
     const body = { form_id: w.form, answers: goodAnswers() };
     const first = await post(w, body).set('Idempotency-Key', 'submit-1');
     const again = await post(w, body).set('Idempotency-Key', 'submit-1');
@@ -230,7 +230,7 @@ describe('POST {ws}/responses, Style A', () => {
   });
 
   it('needs responses:write', async () => {
-    const w = await collectWorkspace(t.db, { scopes: ['responses:read'] });
+    const w = await formWorkspace(t.db, { key: { scopes: ['responses:read'] } });
     const res = await post(w, { form_id: w.form, answers: goodAnswers() });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('insufficient_scope');
@@ -240,7 +240,7 @@ describe('POST {ws}/responses, Style A', () => {
 
 describe('POST {ws}/responses, Style B', () => {
   it('takes answers as {id, value} and createdAt, and answers in Style B', async () => {
-    const w = await collectWorkspace(t.db, { style: 'B' });
+    const w = await formWorkspace(t.db, { key: { style: 'B' } });
     const answers = goodAnswers().map(({ question_id, value }) => ({ id: question_id, value }));
     const res = await post(w, { form_id: w.form, answers, createdAt: '2025-01-02T03:04:05Z' });
     expect(res.status).toBe(201);
@@ -272,20 +272,22 @@ describe('POST {ws}/responses, Style B', () => {
 
 describe('score rule', () => {
   it('uses score_question_id when set, else the first nps, else the first rating; a form with none scores 0', async () => {
-    const w = await collectWorkspace(t.db, {}, (ws) => [
-      everyTypeForm(ws, `${ws}_byid`, { score_question_id: 'q_rating' }),
-      {
-        id: `${ws}_rating`,
-        workspace_id: ws,
-        name: 'Rating only',
-        questions: [
-          { id: 'q_t', type: 'text', title: 'Text' },
-          { id: 'q_r1', type: 'rating', title: 'First' },
-          { id: 'q_r2', type: 'rating', title: 'Second' },
-        ],
-      },
-      { id: `${ws}_none`, workspace_id: ws, name: 'No score', questions: [{ id: 'q_t', type: 'text', title: 'Text' }] },
-    ]);
+    const w = await formWorkspace(t.db, {
+      forms: (ws) => [
+        everyTypeForm(ws, `${ws}_byid`, { score_question_id: 'q_rating' }),
+        {
+          id: `${ws}_rating`,
+          workspace_id: ws,
+          name: 'Rating only',
+          questions: [
+            { id: 'q_t', type: 'text', title: 'Text' },
+            { id: 'q_r1', type: 'rating', title: 'First' },
+            { id: 'q_r2', type: 'rating', title: 'Second' },
+          ],
+        },
+        { id: `${ws}_none`, workspace_id: ws, name: 'No score', questions: [{ id: 'q_t', type: 'text', title: 'Text' }] },
+      ],
+    });
     const byId = await post(w, { form_id: `${w.ws}_byid`, answers: goodAnswers() });
     expect(byId.body.data.score).toBe(4);
     const rating = await post(w, { form_id: `${w.ws}_rating`, answers: [{ question_id: 'q_r2', value: 2 }, { question_id: 'q_r1', value: 5 }] });

@@ -1,7 +1,8 @@
-/** The core submission path on its own: the beforeCommit hook shares the transaction (CONTRACT section 11). */
+/** The core submission path on its own: it runs in the caller's transaction (docs/collecting.md, "Collecting responses"). */
 import { submitResponse } from '../../../src/core/responses/submit';
+import { withTransaction } from '../../../src/db';
 import { openTestDb } from '../../support/db';
-import { collectWorkspace, goodAnswers } from './collect-given';
+import { formWorkspace, goodAnswers } from '../../support/given';
 
 let db: Awaited<ReturnType<typeof openTestDb>>;
 beforeAll(async () => {
@@ -10,15 +11,14 @@ beforeAll(async () => {
 afterAll(() => db.destroy());
 
 describe('submitResponse', () => {
-  it('runs beforeCommit inside the transaction: the response is visible there, and a failure stores nothing', async () => {
-    const w = await collectWorkspace(db);
+  it("runs in the caller's transaction: the response is visible there, and a later failure in it stores nothing", async () => {
+    const w = await formWorkspace(db);
     let seen: unknown;
     await expect(
-      submitResponse(db, w.ws, { formId: w.form, answers: goodAnswers(), rowId: w.row }, {
-        beforeCommit: async (trx, record) => {
-          seen = (await trx('responses').where({ workspace_id: w.ws, id: record.id }).first())?.id;
-          throw new Error('token already used');
-        },
+      withTransaction(db, async (trx) => {
+        const record = await submitResponse(trx, w.ws, { formId: w.form, answers: goodAnswers(), rowId: w.row });
+        seen = (await trx('responses').where({ workspace_id: w.ws, id: record.id }).first())?.id;
+        throw new Error('token already used');
       }),
     ).rejects.toThrow('token already used');
     expect(seen).toMatch(/^rsp_/);
@@ -27,8 +27,10 @@ describe('submitResponse', () => {
   });
 
   it('returns what presenters and the outbox need: form name, captured row, empty actionlists', async () => {
-    const w = await collectWorkspace(db);
-    const record = await submitResponse(db, w.ws, { formId: w.form, answers: goodAnswers(), rowId: w.row, respondentEmail: 'x@example.com', emailId: 'em_x' });
+    const w = await formWorkspace(db);
+    const record = await withTransaction(db, (trx) =>
+      submitResponse(trx, w.ws, { formId: w.form, answers: goodAnswers(), rowId: w.row, respondentEmail: 'x@example.com', emailId: 'em_x' }),
+    );
     expect(record).toMatchObject({
       formId: w.form,
       formName: `Every type ${w.form}`,

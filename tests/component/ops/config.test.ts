@@ -1,5 +1,5 @@
 /**
- * Start-up checks of every setting (CONTRACT section 14): one message naming the environment variable,
+ * Start-up checks of every setting (README.md, "Configuration"): one message naming the environment variable,
  * `NAME must be …, got "value"`; good values load. TRUST_PROXY reaches Express in a form it accepts.
  */
 import supertest from 'supertest';
@@ -27,6 +27,9 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ WEBHOOK_ALLOW_PRIVATE: '2' }, 'WEBHOOK_ALLOW_PRIVATE must be true or false, got "2"'],
   [{ WEBHOOK_RETRY_SCHEDULE: '10,-5' }, 'WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds (e.g. "1,2,5"), got "10,-5"'],
   [{ METRICS: 'disabled' }, 'METRICS must be on or off, got "disabled"'],
+  [{ WEBHOOK_LOG_RETENTION_DAYS: '0' }, 'WEBHOOK_LOG_RETENTION_DAYS must be a whole number of days 1-36500, got "0"'],
+  [{ WEBHOOK_LOG_RETENTION_DAYS: '7.5' }, 'WEBHOOK_LOG_RETENTION_DAYS must be a whole number of days 1-36500, got "7.5"'],
+  [{ WEBHOOK_LOG_RETENTION_DAYS: '36501' }, 'WEBHOOK_LOG_RETENTION_DAYS must be a whole number of days 1-36500, got "36501"'],
   [{ STYLE_B_SUNSET: '2027-02-30' }, 'STYLE_B_SUNSET must be a date YYYY-MM-DD, got "2027-02-30"'],
   [{ STYLE_B_DEPRECATED_AT: '01/06/2027' }, 'STYLE_B_DEPRECATED_AT must be a date YYYY-MM-DD, got "01/06/2027"'],
 ];
@@ -49,6 +52,7 @@ it('loads good values of every setting', () => {
       TRUST_PROXY: '10.0.0.0/8, loopback, ::1',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_RETRY_SCHEDULE: '1, 5,30',
+      WEBHOOK_LOG_RETENTION_DAYS: '90',
       METRICS: 'off',
       STYLE_B_SUNSET: '2027-06-30',
     },
@@ -64,10 +68,11 @@ it('loads good values of every setting', () => {
     trustProxy: '10.0.0.0/8, loopback, ::1',
     webhookAllowHttp: true,
     webhookRetrySchedule: [1, 5, 30],
+    webhookLogRetentionDays: 90,
     metricsEnabled: false,
     styleBSunset: '2027-06-30',
   });
-  expect(loadConfig({}, {})).toMatchObject({ port: 3000, host: '127.0.0.1', metricsEnabled: true, trustProxy: undefined, logLevel: 'info' });
+  expect(loadConfig({}, {})).toMatchObject({ port: 3000, host: '127.0.0.1', metricsEnabled: true, trustProxy: undefined, logLevel: 'info', webhookLogRetentionDays: 30 });
 });
 
 it('gives Express a trust proxy value it accepts, so X-Forwarded-For counts only when configured', async () => {

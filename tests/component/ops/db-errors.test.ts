@@ -1,5 +1,5 @@
 /**
- * The database errors that become 503 service_unavailable (CONTRACT section 14), produced for real:
+ * The database errors that become 503 service_unavailable (docs/operations.md, "Outages"), produced for real:
  * a connection cut mid-query, a backend terminated by the server (57P01 as on a restart), a statement
  * timeout, a refused connection, a full pool; and the errors that must stay what they are.
  */

@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 14, outages: an unreachable database gives 503 service_unavailable (envelope,
+ * docs/operations.md, "Outages": an unreachable database gives 503 service_unavailable (envelope,
  * Retry-After) within 5 s and the service recovers by itself; a hanging Redis still lets requests answer
  * within 2 s, logged once per outage.
  */
@@ -14,6 +14,7 @@ import { createLogger } from '../../../src/platform/logger';
 import { createRedis } from '../../../src/platform/redis';
 import { testConfig } from '../../support/app';
 import { openTestDb, testDbUrl } from '../../support/db';
+import { declaredHeaderProblems } from '../../support/openapi-ops';
 import { scenario, workspaceWithKey } from '../../support/given';
 import { freePort, silentServer, TcpProxy, until, urlOnPort } from './helpers';
 
@@ -51,6 +52,9 @@ describe('database unreachable', () => {
       const res = await request();
       expect(Date.now() - started).toBeLessThan(5000);
       expectUnavailable(res);
+      // Down during the key lookup: Retry-After (required), no rate-limit headers (declared as sent only once counted).
+      expect(declaredHeaderProblems('GET', '/api/v1/workspaces', res.status, res.headers)).toEqual([]);
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
     } finally {
       await down.destroy();
     }
@@ -68,6 +72,7 @@ describe('database unreachable', () => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.headers['retry-after']).toBe('5');
       expect(res.text).toContain('<html lang="en">');
+      expect(declaredHeaderProblems('GET', '/f/{form_id}', res.status, res.headers)).toEqual([]);
     } finally {
       await down.destroy();
     }

@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 14: /healthz, /readyz (database and Redis, 1 s budget) and /metrics (Prometheus text,
+ * docs/operations.md, "Probes", "Metrics": /healthz, /readyz (database and Redis, 1 s budget) and /metrics (Prometheus text,
  * route templates, style, refusals, auth failures, pool, default metrics; 404 with METRICS off).
  */
 import supertest from 'supertest';

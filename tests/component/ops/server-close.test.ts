@@ -1,5 +1,5 @@
 /**
- * startServer's shutdown in-process (CONTRACT section 14): registered closers (background work such as the
+ * startServer's shutdown in-process (docs/operations.md, "Shutdown and drain"): registered closers (background work such as the
  * webhook worker) are stopped before the pools close, and a request still in flight past the drain budget
  * has its connection closed instead of holding the shutdown.
  */

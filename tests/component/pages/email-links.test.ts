@@ -1,20 +1,19 @@
 /**
- * Email links (CONTRACT section 12) without a browser: minting through the API, the click and open
+ * Email links (docs/collecting.md, "Email links") without a browser: minting through the API, the click and open
  * events in both styles' lists, a response through a link, tampered / foreign / expired tokens.
  */
 import { mintLink, verifyLinkToken } from '../../../src/core/links/links';
 import { AppError } from '../../../src/core/errors';
-import { keyFor, uid } from '../../support/given';
+import { formWorkspace, keyFor, surveyForm, uid, type FormWorkspace } from '../../support/given';
 import { useTestApp } from '../../support/app';
-import { pageScenario, type PageScenario } from './fixtures';
 
 const PUBLIC_URL = 'https://feedback.example.com';
 const t = useTestApp({ publicUrl: PUBLIC_URL });
-let s: PageScenario;
-let other: PageScenario;
+let s: FormWorkspace;
+let other: FormWorkspace;
 beforeAll(async () => {
-  s = await pageScenario(t.db);
-  other = await pageScenario(t.db);
+  s = await formWorkspace(t.db, { form: surveyForm });
+  other = await formWorkspace(t.db, { form: surveyForm });
 });
 
 const mint = (body: Record<string, unknown>, form = s.form, key = s.key) =>
@@ -137,7 +136,7 @@ describe('following a link and loading its image', () => {
       email_id: link.email_id,
       row_id: s.row,
       score: 3,
-      table_data: { row_id: s.row, id: 'c-1', plan: 'pro', _captured_at: expect.any(String) },
+      table_data: { row_id: s.row, id: `c-${s.row}`, plan: 'pro', _captured_at: expect.any(String) },
     });
     const b = await t.http().get(`/api/v1/workspaces/${s.ws}/responses/${stored.id}?include_table_data=true`).set('X-API-Key', s.key).set('X-API-Style', 'B');
     expect(b.body.data).toMatchObject({ respondent_email: 'di@example.com', email_id: link.email_id, row_id: s.row, table_data: { plan: 'pro' } });

@@ -1,16 +1,17 @@
 /**
- * The hosted form page without a browser (CONTRACT section 11): HTML, languages, validation messages
+ * The hosted form page without a browser (docs/collecting.md, "Hosted pages"): HTML, languages, validation messages
  * with values kept, one-time tokens, the honeypot, CSP, the 404 page and the submission budget.
  * The browser tests (tests/browser) drive the same page in Chromium.
  */
+import { mintSubmissionToken, SUBMISSION_TOKEN_TTL_DAYS } from '../../../src/core/responses/submission-tokens';
 import { useTestApp } from '../../support/app';
-import { pageScenario, type PageScenario } from './fixtures';
+import { formWorkspace, surveyForm, type FormWorkspace } from '../../support/given';
 
 const t = useTestApp();
 const tight = useTestApp({ submissionsPerMinute: 2 });
-let s: PageScenario;
+let s: FormWorkspace;
 beforeAll(async () => {
-  s = await pageScenario(t.db);
+  s = await formWorkspace(t.db, { form: surveyForm });
 });
 
 const tokenOf = (html: string) => /name="_token" value="([^"]+)"/.exec(html)![1]!;
@@ -50,7 +51,7 @@ describe('GET /f/{form_id}', () => {
     expect(html.match(/<label for="q\d-\d+">/g)).toHaveLength(21);
     expect(html).toContain('How likely are you to recommend us?</span> <span class="req">(required)</span>');
     expect(html).toContain('role="radiogroup" aria-required="true"');
-    expect(tokenOf(html)).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(tokenOf(html)).toMatch(/^[0-9a-z]{6,8}\.[A-Za-z0-9_-]{24}$/);
   });
 
   it('renders the language of ?lang=, else Accept-Language, ignoring an unknown ?lang=', async () => {
@@ -191,6 +192,21 @@ describe('POST /f/{form_id}', () => {
     expect(await responsesOf(s.ws, s.key)).toHaveLength(before + 1);
   });
 
+  it('answers a page open longer than its token lasts (7 days) with the page again, answers kept and a fresh token, storing nothing', async () => {
+    const before = (await responsesOf(s.ws, s.key)).length;
+    const stale = mintSubmissionToken(new Date(Date.now() - (SUBMISSION_TOKEN_TTL_DAYS * 86_400 + 60) * 1000));
+    const res = await t.http().post(`/f/${s.form}`).type('form').send(form(valid(stale)));
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('This page was open for more than a week, so your answers were not sent yet. Check them and send again.');
+    expect(res.text).toContain('id="q3-2" name="q.q_plan" value="opt_pro" checked');
+    const fresh = tokenOf(res.text);
+    expect(fresh).not.toBe(stale);
+    expect(await responsesOf(s.ws, s.key)).toHaveLength(before);
+    // The page it came back as sends as usual.
+    expect((await t.http().post(`/f/${s.form}`).type('form').send(form(valid(fresh)))).status).toBe(303);
+    expect(await responsesOf(s.ws, s.key)).toHaveLength(before + 1);
+  });
+
   it('stores nothing when the honeypot is filled, and still shows thanks', async () => {
     const before = (await responsesOf(s.ws, s.key)).length;
     const res = await t.http().post(`/f/${s.form}`).type('form').send(form({ ...valid('tok-honeypot-0000000000'), website: 'http://spam.example' }));
@@ -208,7 +224,7 @@ describe('POST /f/{form_id}', () => {
 
 describe('the submission budget', () => {
   it('counts page POSTs (not GETs) per address and form and answers a 429 page past it', async () => {
-    const own = await pageScenario(tight.db);
+    const own = await formWorkspace(tight.db, { form: surveyForm });
     for (let i = 0; i < 3; i++) expect((await tight.http().get(`/f/${own.form}`)).status).toBe(200);
     const post = (n: number) => tight.http().post(`/f/${own.form}`).type('form').send(form({ ...valid(`tok-budget-${n}-00000000000`), _lang: 'de' }));
     expect((await post(1)).headers['x-ratelimit-remaining']).toBe('1');

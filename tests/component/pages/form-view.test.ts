@@ -1,12 +1,12 @@
 /** The page's form fields to raw answers and back (pure; no database). */
-import type { FormDefinition } from '../../../src/core/responses/answers';
+import type { FormDefinition } from '../../../src/core/forms/form-model';
 import { answersFromBody, buildFormView } from '../../../src/pages/form-view';
-import { QUESTIONS } from './fixtures';
+import { SURVEY_QUESTIONS } from '../../support/given';
 
 const form: FormDefinition = {
   id: 'frm_1',
   defaultLanguage: 'en',
-  questions: QUESTIONS.map((q) => ({ required: false, options: [], ...q, validation: 'validation' in q ? { ...q.validation } : {} })) as FormDefinition['questions'],
+  questions: SURVEY_QUESTIONS.map((q) => ({ required: false, options: [], ...q, validation: 'validation' in q ? { ...q.validation } : {} })) as FormDefinition['questions'],
   translations: { de: { q_plan: { title: 'Tarif?', options: { opt_pro: 'Profi' } } } },
 };
 

@@ -106,6 +106,44 @@ describe('feedback-service import', () => {
   });
 });
 
+describe('feedback-service keys report', () => {
+  it("prints a key's migration report as the JSON the API answers in `data`", async () => {
+    const u = unique();
+    await db('workspaces').insert({ id: `ws_${u}`, name: 'R', link: `report-${u}` });
+    const created = JSON.parse((await cli(['keys', 'create', '--workspace', `ws_${u}`, '--style', 'B'])).stdout) as { id: string };
+    const today = new Date().toISOString().slice(0, 10);
+    const at = new Date(`${today}T00:00:01Z`);
+    await db('api_key_operation_usage').insert([
+      { api_key_id: created.id, day: today, style: 'B', operation: 'listResponses', requests: 3, first_seen: at, last_seen: at },
+      { api_key_id: created.id, day: today, style: 'A', operation: 'listForms', requests: 2, first_seen: at, last_seen: at },
+    ]);
+
+    const run = await cli(['keys', 'report', '--key-id', created.id, '--days', '7']);
+
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out).toMatchObject({
+      key_id: created.id,
+      default_style: 'B',
+      deprecation: null,
+      sunset: null,
+      window: { days: 7, to: today },
+      operations: [{ operation: 'listResponses', requests: 3, first_seen: at.toISOString(), style_a: { operation: 'listResponses' }, status: 'ready' }],
+      verdict: { no_style_b_calls: false },
+    });
+    expect(out.operations).toHaveLength(1);
+  });
+
+  it('refuses an unknown key and --days past 400, exit 1', async () => {
+    const unknown = await cli(['keys', 'report', '--key-id', 'key_nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('error: unknown key "key_nope"');
+    const tooMany = await cli(['keys', 'report', '--key-id', 'key_nope', '--days', '401']);
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toContain('--days must be 1-400; got 401');
+  });
+});
+
 describe('feedback-service keys create', () => {
   it('creates a key on the given workspaces and prints it as JSON', async () => {
     const u = unique();

@@ -1,8 +1,9 @@
 /**
- * Fuzz test generated from openapi/ (issue 9 item 8; CONTRACT section 7): malformed requests against
+ * Fuzz test generated from openapi/ (issue 9 item 8; docs/api-rules.md, "Errors"): malformed requests against
  * every operation of the document (both styles where a path is shared): wrong types, huge and
- * control-character strings, lone surrogates, bad JSON, bad cursors, filters, sorts and dates, bad
- * headers. Every answer: no 5xx, errors in the envelope, and a rejected write wrote nothing.
+ * control-character strings, lone surrogates, bad JSON, 10,000-level nesting, bad cursors, filters, sorts,
+ * dates at and past the supported range (docs/api-rules.md, "Dates"), bad headers. Every answer: no 5xx, errors
+ * in the envelope, the headers its operation declares for the status, and a rejected write wrote nothing.
  * A fixed seed runs every time, then a random one; a failure prints its seed (fast-check's report)
  * and the request. Operations other branches add are read from the document, so they are covered too.
  */
@@ -10,7 +11,7 @@ import fc from 'fast-check';
 import type supertest from 'supertest';
 import { useTestApp } from '../../support/app';
 import { keyFor, scenario, type Scenario } from '../../support/given';
-import { documentOperations, fillPath, validValue, type DocOperation, type Param, type Schema } from '../../support/openapi-ops';
+import { documentOperations, fillPath, headerProblems, validValue, type DocOperation, type Param, type Schema } from '../../support/openapi-ops';
 import { onEmbeddedDb } from '../../support/db';
 import { workspaceState } from '../../support/state';
 
@@ -48,7 +49,7 @@ beforeAll(async () => {
     token: new URL(link.body.data.open_url as string).pathname.replace(/^\/e\//, '').replace(/\.gif$/, ''),
     question_id: 'q_score',
   };
-  // Well-formed cursors of other lists (a cursor of another list is a 400, CONTRACT section 7).
+  // Well-formed cursors of other lists (a cursor of another list is a 400, docs/api-rules.md, "Lists and pages").
   for (const list of [`/api/v1/workspaces/${s.ws}/responses?limit=1`, `/api/v1/workspaces/${s.ws}/email-events?limit=1`]) {
     const page = await t.http().get(list).set('X-API-Key', s.key).set('X-API-Style', 'A');
     const next = page.body.links?.next as string | null;
@@ -59,6 +60,9 @@ beforeAll(async () => {
 });
 
 const LONE = '\ud800';
+const DEPTH = 10_000;
+/** Nesting far past the 32-level limit (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"): put in a body as `"__deep_<i>__"`, spliced in as text. */
+const deep = [`${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`, `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`];
 
 /** Query and path values that are wrong for most parameters (already URL-encoded; beforeAll adds foreign cursors). */
 const badUrlValues: string[] = [
@@ -66,6 +70,9 @@ const badUrlValues: string[] = [
   '%00', '%01%1F', '%7F', '%ED%A0%80', '%FF%FE', '%', '%zz', '%E2%82', 'a'.repeat(6000),
   // dates
   '2026-02-30', '2026-13-01', '2026-01-01T25%3A00%3A00Z', '2026-01-01T00%3A00%3A00', 'yesterday', '0000-00-00', '%2B275760-09-13',
+  // the edges of the supported range (0001-01-01 .. 9999-12-31) and just past them
+  '0001-01-01T00%3A00%3A00Z', '9999-12-31T23%3A59%3A59.999999999Z', '0000-12-31T23%3A59%3A59Z', '10000-01-01', '%2B010000-01-01T00%3A00%3A00Z',
+  '-000001-01-01T00%3A00%3A00Z', '9999-12-31T23%3A59%3A60Z',
   // cursors
   'eyJ4IjoxfQ', '!!!', 'AAAA', Buffer.from('["9999-99-99","x"]').toString('base64url'), Buffer.from('{"v":1,"k":[null,null]}').toString('base64url'),
   // filters and sorts
@@ -77,12 +84,13 @@ const badUrlValues: string[] = [
 const badJsonValues: unknown[] = [
   12345, -1, 1.5, 1e308, true, false, null, [], {}, '', 'x', LONE, `a${LONE}b`, '\udc00x', '\u0000', '\u0001\u001f\u007f',
   'a'.repeat(70_000), [LONE], { [LONE]: 1 }, [[[[[[[[[[1]]]]]]]]]], '2026-02-30', 'not-a-url', '\u202e\ufeff',
+  '__deep_0__', '__deep_1__', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999999999Z', '0000-12-31T23:59:59Z', '+010000-01-01T00:00:00Z',
 ];
 
 /** Bodies that are not (one) JSON value, or JSON of the wrong kind. */
 const badBodies: string[] = [
   '{', '[1,', '{"a":}', 'nul', '"\\ud800"', '{"data":"\\udfff"}', '{"data":{"x":"\\ud800"}}', '\u0000', '{"a":1}{"b":2}', '', ' ', '[]', 'null', '123', '"str"',
-  `${'['.repeat(3000)}${']'.repeat(3000)}`, '{"__proto__":{"polluted":1}}', '{"data":{"constructor":{"prototype":{}}}}',
+  `${'['.repeat(3000)}${']'.repeat(3000)}`, `{"data":${deep[1]}}`, `{"answers":${deep[0]}}`, '{"__proto__":{"polluted":1}}', '{"data":{"constructor":{"prototype":{}}}}',
 ];
 
 const badHeaders: Array<[string, string]> = [
@@ -183,20 +191,20 @@ function buildRequest(c: Case): { method: string; path: string; headers: Record<
       (container as Record<string | number, unknown>)[key] = structuredClone(m.value);
     }
   }
-  if (body === undefined && root.v !== undefined) body = JSON.stringify(root.v);
+  if (body === undefined && root.v !== undefined) body = JSON.stringify(root.v).replace(/"__deep_(\d+)__"/g, (_m, i: string) => deep[Number(i)]!);
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
   let path = fillPath(op.template, pathValues);
   for (const [name, value] of Object.entries(rawPath)) {
     path = path.replace(encodeURIComponent(pathValues[name] ?? 'x_unknown'), value);
   }
   if (query.length > 0) path += `?${query.join('&')}`;
-  const describe = `${op.method} ${path.slice(0, 300)} headers=${JSON.stringify(headers).slice(0, 300)} body=${(body ?? '').slice(0, 300)}`;
+  const describe = `${op.method} ${path.slice(0, 300)} headers=${JSON.stringify(headers).slice(0, 300)} body=${(body ?? '').slice(0, 300)}${(body ?? '').length > 300 ? `… (${body!.length} chars)` : ''}`;
   return { method: op.method, path, headers, body, describe };
 }
 
 const ERROR_LOCATIONS = ['query', 'body', 'header', 'path'];
 
-/** The error envelope of CONTRACT section 7, exactly. */
+/** The error envelope of docs/api-rules.md, "Errors", exactly. */
 function envelopeProblems(res: supertest.Response): string[] {
   const problems: string[] = [];
   const b = res.body as Record<string, unknown> | undefined;
@@ -249,6 +257,7 @@ const property = fc.asyncProperty(caseArb, async (c) => {
     } else problems.push(...envelopeProblems(res));
   }
   if (!['A', 'B'].includes(res.headers['x-api-style'] as string)) problems.push(`X-API-Style header ${res.headers['x-api-style']}`);
+  problems.push(...headerProblems(opsByName.get(c.name)!, res.status, res.headers));
   if (write && res.status >= 400) {
     const after = await workspaceState(t.db, s.ws);
     for (const table of Object.keys(before!)) if (before![table] !== after[table]) problems.push(`rejected ${res.status} write changed ${table}`);

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (CONTRACT sections 3 and 7), on both databases: invalid Unicode, the 431 envelope through a
+ * Issue 13 (docs/api-rules.md, "Order of checks"; docs/writes-keys-limits.md, "Limits, bad bytes and secrets"), on both databases: invalid Unicode, the 431 envelope through a
  * real socket, no secret in the log, no body coercion, the scope of form responses, DELETE answers
  * of unknown ids, and 405 with `Allow`.
  */
@@ -123,7 +123,7 @@ describe('logs never hold a secret (LOG_LEVEL=debug)', () => {
   });
 });
 
-describe('body values are never coerced (CONTRACT section 7)', () => {
+describe('body values are never coerced (docs/writes-keys-limits.md, "Limits, bad bytes and secrets")', () => {
   it('answers 400 for "name": 12345 and writes no key; query strings are still typed', async () => {
     const before = await workspaceState(t.db, s.ws);
     const res = await t.http().post(`${base()}/api-keys`).set('X-API-Key', s.key).send({ name: 12345 });
@@ -137,7 +137,7 @@ describe('body values are never coerced (CONTRACT section 7)', () => {
   });
 });
 
-describe('scopes (CONTRACT section 3)', () => {
+describe('scopes (docs/writes-keys-limits.md, "API keys and scopes")', () => {
   it('GET {ws}/forms/{form_id}/responses needs responses:read, not forms:read', async () => {
     const formsOnly = await keyFor(t.db, [s.ws], { scopes: ['forms:read'] });
     const denied = await t.http().get(`${base()}/forms/${s.nps}/responses`).set('X-API-Key', formsOnly);

@@ -1,6 +1,6 @@
 import { buildApp } from '../../../src/app';
 import { createLogger } from '../../../src/platform/logger';
-import { canonicalJson } from '../../../src/platform/idempotency';
+import { canonicalJson } from '../../../src/core/canonical-json';
 import { scenario, type Scenario } from '../../support/given';
 import { testConfig, useTestApp } from '../../support/app';
 import supertest from 'supertest';

@@ -1,5 +1,5 @@
 /**
- * `import FILE` on documents read in passes (CONTRACT sections 1 and 9): any key order, stdin, several
+ * `import FILE` on documents read in passes (docs/import.md, "Running an import"; docs/import.md, "Streaming, reading and writing"): any key order, stdin, several
  * COPY batches, a problem deep in the file, and the counters the statement-level triggers keep.
  * The CLI runs as a child process (the JSON scanner's stream is the CLI's).
  */

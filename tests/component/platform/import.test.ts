@@ -395,7 +395,7 @@ describe('buildDemoFixture', () => {
     expect(JSON.stringify(buildDemoFixture(now, 7))).not.toBe(JSON.stringify(doc));
   });
 
-  it('has the data set of CONTRACT section 1', () => {
+  it('has the data set of docs/import.md, "The demo data set"', () => {
     expect(doc.workspaces!.map((w) => w.link)).toEqual(['acme', 'globex']);
     expect(doc.forms!.length).toBeGreaterThanOrEqual(5);
     expect(doc.api_keys).toBeUndefined();

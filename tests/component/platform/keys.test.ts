@@ -126,7 +126,7 @@ describe('API key revoke', () => {
   });
 });
 
-describe('API key revoke: the revocation rule (CONTRACT section 3)', () => {
+describe('API key revoke: the revocation rule (docs/writes-keys-limits.md, "API keys and scopes")', () => {
   const keyId = async (secret: string) =>
     (await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first()).id as string;
   const revoke = (ws: string, key: string, id: string) => t.http().delete(`/api/v1/workspaces/${ws}/api-keys/${id}`).set('X-API-Key', key);

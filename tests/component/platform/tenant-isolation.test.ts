@@ -1,12 +1,12 @@
 /**
- * Tenant isolation, generated from openapi/ (issue 9 item 8; CONTRACT section 3): a key of workspace 1
+ * Tenant isolation, generated from openapi/ (issue 9 item 8; docs/api-rules.md, "Order of checks"): a key of workspace 1
  * (every scope) against every operation with workspace 2's paths and ids never gets a 2xx, never sees
  * one of workspace 2's ids, and never changes workspace 2. Operations other branches add are read
  * from the document and covered the same way.
  */
 import { useTestApp } from '../../support/app';
 import { scenario, type Scenario } from '../../support/given';
-import { documentOperations, fillPath, validValue, type DocOperation, type Schema } from '../../support/openapi-ops';
+import { documentOperations, fillPath, headerProblems, validValue, type DocOperation, type Schema } from '../../support/openapi-ops';
 import { workspaceState } from '../../support/state';
 
 const t = useTestApp();
@@ -47,11 +47,15 @@ function bodyFor(op: DocOperation): unknown {
   return validValue(op.body as Schema);
 }
 
+/** Answers whose headers break the operation's declared ones (issue 19 item 5), checked with the rest. */
+const headerIssues: string[] = [];
+
 async function call(op: DocOperation, path: string): Promise<{ status: number; text: string }> {
   let r = t.http()[op.method.toLowerCase() as 'get'](path).set('X-API-Key', one.key);
   const body = bodyFor(op);
   if (body !== undefined) r = r.send(body as object);
   const res = await r;
+  headerIssues.push(...headerProblems(op, res.status, res.headers).map((p) => `${op.method} ${op.template}: ${p}`));
   return { status: res.status, text: res.text ?? '' };
 }
 
@@ -111,6 +115,7 @@ describe('tenant isolation: a key of workspace 1 against workspace 2', () => {
       }
     }
     expect(problems).toEqual([]);
+    expect(headerIssues).toEqual([]);
     expect(checked).toBeGreaterThan(keyed.length);
     expect(await workspaceState(t.db, two.ws)).toEqual(before);
   }, 90_000); // hundreds of requests: slow on a busy 2-core machine

@@ -1,5 +1,6 @@
 import { keyFor, scenario, uid, type Scenario } from '../../support/given';
-import { useTestApp } from '../../support/app';
+import { testConfig, useTestApp } from '../../support/app';
+import { expectRateLimitHeaders, expectRequestId } from '../../support/headers';
 
 const t = useTestApp();
 let s: Scenario;
@@ -52,14 +53,17 @@ describe('forms', () => {
     const res = await get(`${ws()}/forms/${s.nps}/schema`);
     expect(res.status).toBe(200);
     const etag = res.headers.etag;
-    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    // A quoted SHA-256 in base64url: 32 bytes are 43 characters (docs/decisions.md, "Resource shapes").
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
     expect(res.body.data).toMatchObject({ form_id: s.nps, default_language: 'en', languages: ['en', 'de'] });
     expect(res.body.data.translations.de.q_plan.title).toBe('Tarif?');
     const again = await get(`${ws()}/forms/${s.nps}/schema`).set('If-None-Match', `"other", ${etag}`);
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
     expect(again.headers.etag).toBe(etag);
-    expect(again.headers['x-ratelimit-limit']).toBeDefined();
+    // The 304 counts against the key's budget like any answer: one less than the 200 before it.
+    const remaining = expectRateLimitHeaders(res, testConfig().rateLimitPerMinute);
+    expect(expectRateLimitHeaders(again, testConfig().rateLimitPerMinute)).toBe(remaining - 1);
     expect((await get(`${ws()}/forms/${s.nps}/schema`).set('If-None-Match', '*')).status).toBe(304);
     expect((await get(`${ws()}/forms/${s.nps}/schema`).set('If-None-Match', '"stale"')).status).toBe(200);
     const other = await get(`${ws()}/forms/${s.csat}/schema`);
@@ -171,12 +175,16 @@ describe('webhook endpoints and api keys (reads)', () => {
 
 describe('authentication and access (order of checks)', () => {
   it('401 invalid_api_key for a missing or unknown key, with rate-limit and style headers', async () => {
+    const remaining: number[] = [];
     for (const res of [await t.http().get(ws()), await get(ws(), 'fa_unknownunknownunknownunknownunknown'), await get(ws(), 'nope')]) {
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: { code: 'invalid_api_key', message: expect.any(String), status: 401 }, request_id: expect.any(String) });
-      expect(res.headers['x-ratelimit-limit']).toBeDefined();
+      expectRequestId(res);
+      // Without a valid key the budget is the client address's (AUTH_FAILURES_PER_MINUTE), counted per request.
+      remaining.push(expectRateLimitHeaders(res, testConfig().authFailuresPerMinute));
       expect(res.headers['x-api-style']).toBe('A');
     }
+    expect(remaining).toEqual([remaining[0], remaining[0]! - 1, remaining[0]! - 2]);
   });
 
   it('401 api_key_expired for revoked and expired keys', async () => {

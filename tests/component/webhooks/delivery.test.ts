@@ -1,5 +1,5 @@
 /**
- * Webhook delivery end to end (CONTRACT section 13): writes through the API record events in their
+ * Webhook delivery end to end (docs/webhooks.md, "Events and payloads"): writes through the API record events in their
  * transaction, the worker (in this process, on this file's own database) signs and POSTs them to
  * receivers on 127.0.0.1, retries on the short schedule, honours Retry-After, follows no redirect,
  * times out, disables on 410, and the delivery log shows every outcome.

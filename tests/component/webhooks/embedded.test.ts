@@ -1,6 +1,6 @@
 /**
- * The worker on the embedded database (CONTRACT section 13: "On the embedded database it runs in the
- * same process"): pg-boss on PGlite's single connection through knex, next to API requests, as
+ * The worker on the embedded database (docs/webhooks.md, "Running the worker": on the embedded database it runs in
+ * the `serve` process): pg-boss on PGlite's single connection through knex, next to API requests, as
  * `serve` runs it. PGlite does not load inside jest's VM, so embedded-child.ts runs it in a child
  * process; the receiver and the assertions are here.
  */

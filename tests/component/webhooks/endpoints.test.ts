@@ -1,5 +1,5 @@
 /**
- * Webhook endpoint API and address rules (CONTRACT section 13) with the default settings: https
+ * Webhook endpoint API and address rules (docs/webhooks.md, "Endpoints"; docs/webhooks.md, "Address rules") with the default settings: https
  * only, no private addresses. Host names resolve through a stub. No worker runs on this database,
  * so queued deliveries stay `pending` unless a test makes the attempt itself.
  */

@@ -1,12 +1,12 @@
 /**
- * `response.created` and `email_event.created` fire for every way in (CONTRACT sections 11-13):
+ * `response.created` and `email_event.created` fire for every way in (docs/collecting.md, "Collecting responses"; docs/webhooks.md, "Events and payloads"):
  * server-to-server in both styles, public JSON, the hosted page, provider events and email-link
  * clicks and opens. Each signed delivery carries the resource as the endpoint's style renders it.
  */
 import { Webhook } from 'standardwebhooks';
 import { createDeliveryWorker, type DeliveryWorker } from '../../../src/delivery/worker';
 import { createLogger } from '../../../src/platform/logger';
-import { collectWorkspace, goodAnswers } from '../collect/collect-given';
+import { formWorkspace, goodAnswers } from '../../support/given';
 import { receiver, useWebhookApp, type Receiver } from './harness';
 
 jest.setTimeout(30_000);
@@ -31,7 +31,7 @@ type Delivered = { id: string; type: string; workspace_id: string; data: Record<
 
 /** A workspace with an endpoint of `style` subscribed to `events`; returns what its receiver gets. */
 async function setup(style: 'A' | 'B', events: string[]) {
-  const w = await collectWorkspace(t.db);
+  const w = await formWorkspace(t.db);
   const api = `/api/v1/workspaces/${w.ws}`;
   const path = `/${w.ws}`;
   const ep = await t.http().post(`${api}/webhook-endpoints`).set('X-API-Key', w.key).send({ url: `${hook.url}${path}`, events, style });

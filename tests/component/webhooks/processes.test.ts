@@ -1,5 +1,5 @@
 /**
- * Delivery across processes (CONTRACT section 13): the `feedback-service` CLI runs as child processes
+ * Delivery across processes (docs/webhooks.md, "Running the worker"): the `feedback-service` CLI runs as child processes
  * (`node --import tsx src/cli.ts …`, one node process each, so SIGKILL hits the server itself) on
  * this file's own database. A write committed just before the API process is killed is delivered by
  * a worker started afterwards; two worker processes make each attempt once. (The embedded database:

@@ -1,5 +1,6 @@
 import { scenario, type Scenario } from '../../support/given';
-import { useTestApp } from '../../support/app';
+import { testConfig, useTestApp } from '../../support/app';
+import { expectRateLimitHeaders, expectRequestId } from '../../support/headers';
 
 const t = useTestApp();
 let s: Scenario;
@@ -22,9 +23,12 @@ describe('Style A POST rows', () => {
     expect(res.body).toMatchObject({ data: { id, plan: 'pro', seats: 3, active: true }, meta: {}, links: {} });
     expect(res.body.data.row_id).toMatch(/^row_/);
     expect(res.body.data.created_at).toMatch(/Z$/);
-    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+    expectRequestId(res);
+    // The scenario's key has no own limit: RATE_LIMIT_PER_MINUTE applies, and each request counts.
+    const remaining = expectRateLimitHeaders(res, testConfig().rateLimitPerMinute);
     const read = await get(`${rowsPath()}/${res.body.data.row_id}`);
     expect(read.body.data).toEqual(res.body.data);
+    expect(expectRateLimitHeaders(read, testConfig().rateLimitPerMinute)).toBe(remaining - 1);
   });
 
   it('creates a new row every time for an item without id', async () => {

@@ -1,0 +1,266 @@
+/**
+ * The Style B operations of openapi/openapi.yaml and what a client calls instead in Style A: one entry
+ * per operation only Style B serves (`/tables…`, `/emails/events`) and per shared-path operation when
+ * answered in Style B (`{ws}/responses…`, `/api/v2/…/responses`). Static data, read from openapi/ and
+ * docs/migrating-between-styles.md, "Paths" and "Parameters"; the migration report (issue 20 item 2) and
+ * the request translator (src/core/migration/translate.ts) use it. The Style A filter parameters are the
+ * scheme of issue 20 item 4 (`f`, `f_ne`, `f_in`, `f_contains`, `f_present`).
+ *
+ * Path templates are the document's (`/api/v1/workspaces/{workspace_id}/…`). tests/unit/operation-map.test.ts
+ * checks that every Style B operation of the document has an entry and every equivalent is a real
+ * Style A operation of it.
+ */
+
+/** How one Style B parameter maps; `a` null: Style A has no such parameter (`how` says what to do). */
+export interface ParamMapping {
+  b: string;
+  a: string | null;
+  how: string;
+}
+
+export interface StyleAEquivalent {
+  operation: string;
+  method: string;
+  path: string;
+  params: ParamMapping[];
+}
+
+export interface OperationMapping {
+  /** The Style B operation (its operationId), method and path template as in openapi/. */
+  operation: string;
+  method: string;
+  path: string;
+  equivalent: StyleAEquivalent;
+  /** Why this operation can never translate mechanically, else null (a request may still be refused for a part). */
+  attention: string | null;
+}
+
+const WS = '/api/v1/workspaces/{workspace_id}';
+
+const STYLE_HEADER: ParamMapping = { b: 'X-API-Style: B', a: 'X-API-Style: A', how: 'send X-API-Style: A on the shared path' };
+
+const PAGE: ParamMapping = {
+  b: 'page',
+  a: 'cursor',
+  how: 'no page numbers in Style A: fetch the first page, then follow links.next (page-1) × (B limit / A limit) times',
+};
+const LIMIT: ParamMapping = {
+  b: 'limit',
+  a: 'limit',
+  how: 'Style A takes 1..100: a B limit up to 100 is kept; a larger one is read as several A pages of the largest size ≤ 100 dividing it',
+};
+const SORT: ParamMapping = {
+  b: 'sort',
+  a: 'sort',
+  how: 'same field:dir spelling, snake_case field names; Style A sorts by one field (several B fields cannot translate)',
+};
+const START: ParamMapping = { b: 'start_date', a: 'created_after', how: 'same instant; both include it' };
+const END: ParamMapping = {
+  b: 'end_date',
+  a: 'created_before',
+  how: 'a date D becomes created_before=D+1 day (B includes the whole day); a date-time T becomes created_before=T+1 µs (B includes the instant; instants are stored to the microsecond)',
+};
+const RESPONSE_FILTER: ParamMapping = {
+  b: 'filter',
+  a: 'id, form_id, score, email_id, row_id, respondent_email (+ _ne, _in, _contains, _present; score_gte/score_lte)',
+  how: 'each condition becomes one typed parameter: f = v → f=v, f != v → f_ne=v, f in [..] → f_in=.. (repeated), f ~ v → f_contains=v, f = null / f != null → f_present=false/true',
+};
+const INCLUDE_TABLE: ParamMapping = { b: 'include_table_data', a: 'include_table_data', how: 'unchanged' };
+const INCLUDE_ACTIONLIST: ParamMapping = {
+  b: 'include_actionlist_data',
+  a: null,
+  how: 'Style A has no action-list data: true cannot translate; false is dropped',
+};
+
+const RESPONSE_LIST_PARAMS: ParamMapping[] = [
+  STYLE_HEADER,
+  PAGE,
+  LIMIT,
+  SORT,
+  RESPONSE_FILTER,
+  START,
+  END,
+  { b: 'form_id', a: 'form_id', how: 'unchanged' },
+  INCLUDE_TABLE,
+  INCLUDE_ACTIONLIST,
+];
+
+const ROW_LIST_PARAMS: ParamMapping[] = [
+  PAGE,
+  LIMIT,
+  SORT,
+  { b: 'filter', a: 'filter', how: 'Style A row lists take the same filter language: passed through unchanged' },
+  { b: 'start_date', a: null, how: 'Style A row lists have no date parameters: cannot translate' },
+  { b: 'end_date', a: null, how: 'Style A row lists have no date parameters: cannot translate' },
+  { b: 'include_metadata', a: null, how: 'Style A rows always carry created_at and updated_at: dropped' },
+];
+
+const ROW_PATH = `${WS}/datatables/{datatable_id}/rows`;
+const TABLE_TO_DATATABLE: ParamMapping = { b: 'table_id', a: 'datatable_id', how: 'same id' };
+
+/** Every Style B operation of openapi/openapi.yaml with its Style A equivalent. */
+export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
+  {
+    operation: 'listResponses',
+    method: 'GET',
+    path: `${WS}/responses`,
+    equivalent: { operation: 'listResponses', method: 'GET', path: `${WS}/responses`, params: RESPONSE_LIST_PARAMS },
+    attention: null,
+  },
+  {
+    operation: 'listResponsesV2',
+    method: 'GET',
+    path: '/api/v2/workspaces/{workspace_id}/responses',
+    equivalent: {
+      operation: 'listResponsesV2',
+      method: 'GET',
+      path: '/api/v2/workspaces/{workspace_id}/responses',
+      params: RESPONSE_LIST_PARAMS,
+    },
+    attention: null,
+  },
+  {
+    operation: 'exportResponses',
+    method: 'GET',
+    path: `${WS}/responses/export`,
+    equivalent: {
+      operation: 'exportResponses',
+      method: 'GET',
+      path: `${WS}/responses/export`,
+      params: [{ b: 'format', a: 'format', how: 'unchanged' }, ...RESPONSE_LIST_PARAMS.filter((p) => p !== PAGE && p !== LIMIT)],
+    },
+    attention: null,
+  },
+  {
+    operation: 'getResponse',
+    method: 'GET',
+    path: `${WS}/responses/{response_id}`,
+    equivalent: {
+      operation: 'getResponse',
+      method: 'GET',
+      path: `${WS}/responses/{response_id}`,
+      params: [STYLE_HEADER, INCLUDE_TABLE, INCLUDE_ACTIONLIST],
+    },
+    attention: null,
+  },
+  {
+    operation: 'createResponse',
+    method: 'POST',
+    path: `${WS}/responses`,
+    equivalent: {
+      operation: 'createResponse',
+      method: 'POST',
+      path: `${WS}/responses`,
+      params: [STYLE_HEADER, { b: 'createdAt (body)', a: 'created_at (body)', how: 'renamed; same instant' }],
+    },
+    attention: null,
+  },
+  {
+    operation: 'listTablesB',
+    method: 'GET',
+    path: `${WS}/tables`,
+    equivalent: {
+      operation: 'listDatatables',
+      method: 'GET',
+      path: `${WS}/datatables`,
+      params: [{ b: '(no paging: every table)', a: 'limit, sort', how: 'sort=name:asc&limit=100, then follow links.next until it is null' }],
+    },
+    attention: null,
+  },
+  ...rowListMappings(),
+  {
+    operation: 'listTableFieldsB',
+    method: 'GET',
+    path: `${WS}/tables/{table_id}/fields`,
+    equivalent: {
+      operation: 'getDatatable',
+      method: 'GET',
+      path: `${WS}/datatables/{datatable_id}`,
+      params: [TABLE_TO_DATATABLE, { b: '(the /fields path)', a: 'include', how: 'include=fields; read the names from fields[].name' }],
+    },
+    attention: null,
+  },
+  {
+    operation: 'upsertTableEntryB',
+    method: 'POST',
+    path: `${WS}/tables/{table_id}/entries`,
+    equivalent: {
+      operation: 'upsertDatatableRows',
+      method: 'POST',
+      path: ROW_PATH,
+      params: [TABLE_TO_DATATABLE, { b: 'data (one row, data.id required)', a: 'data', how: 'same body; Style A upserts on data.id' }],
+    },
+    attention: null,
+  },
+  {
+    operation: 'bulkUpsertTableEntriesB',
+    method: 'POST',
+    path: `${WS}/tables/{table_id}/bulk-entries`,
+    equivalent: {
+      operation: 'upsertDatatableRows',
+      method: 'POST',
+      path: ROW_PATH,
+      params: [TABLE_TO_DATATABLE, { b: 'data (array)', a: 'data (array)', how: 'same body' }],
+    },
+    attention: null,
+  },
+  ...rowItemMappings(),
+  {
+    operation: 'listEmailEventsB',
+    method: 'GET',
+    path: `${WS}/emails/events`,
+    equivalent: {
+      operation: 'listEmailEvents',
+      method: 'GET',
+      path: `${WS}/email-events`,
+      params: [
+        PAGE,
+        LIMIT,
+        SORT,
+        START,
+        END,
+        { b: 'type', a: 'type', how: 'unchanged' },
+        { b: 'email_id', a: 'email_id', how: 'unchanged' },
+        { b: 'recipient', a: 'recipient', how: 'unchanged' },
+        {
+          b: 'filter',
+          a: 'type, email_id, recipient',
+          how: 'only = conditions on event_type (→ type), email_id and email (→ recipient) translate; any other condition cannot',
+        },
+      ],
+    },
+    attention: null,
+  },
+];
+
+function rowListMappings(): OperationMapping[] {
+  return ['listTableRowsB', 'listTableEntriesB'].map((operation) => ({
+    operation,
+    method: 'GET',
+    path: operation === 'listTableRowsB' ? `${WS}/tables/{table_id}` : `${WS}/tables/{table_id}/entries`,
+    equivalent: { operation: 'listDatatableRows', method: 'GET', path: ROW_PATH, params: [TABLE_TO_DATATABLE, ...ROW_LIST_PARAMS] },
+    attention: null,
+  }));
+}
+
+function rowItemMappings(): OperationMapping[] {
+  const pairs: [string, string, string][] = [
+    ['getTableEntryB', 'GET', 'getDatatableRow'],
+    ['updateTableEntryB', 'PATCH', 'updateDatatableRow'],
+    ['deleteTableEntryB', 'DELETE', 'deleteDatatableRow'],
+  ];
+  return pairs.map(([operation, method, a]) => ({
+    operation,
+    method,
+    path: `${WS}/tables/{table_id}/entries/{row_id}`,
+    equivalent: { operation: a, method, path: `${ROW_PATH}/{row_id}`, params: [TABLE_TO_DATATABLE] },
+    attention: null,
+  }));
+}
+
+const BY_OPERATION = new Map(STYLE_B_OPERATIONS.map((m) => [m.operation, m]));
+
+/** The mapping of a Style B operationId; undefined for an operation Style B does not serve. */
+export function mappingFor(operation: string): OperationMapping | undefined {
+  return BY_OPERATION.get(operation);
+}

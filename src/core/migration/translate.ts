@@ -1,0 +1,176 @@
+/**
+ * The request translator (docs/migrating-between-styles.md, "Translating a request"): a Style B request
+ * `{method, path, query, headers, body?}` → the Style A request that returns the same data, or the part
+ * that has none and why. Pure, no I/O: `POST /api/v1/translate` (src/adapters/translate.routes.ts) and the
+ * property test (tests/component/migration/translate.property.test.ts) call it. Which operation maps to
+ * which: src/core/migration/operation-map.ts. What never translates, with the reasons:
+ * docs/migrating-between-styles.md, "What does not translate".
+ */
+import { AppError } from '../errors';
+import { snakeCase } from '../query/fields';
+import { STYLE_B_OPERATIONS, type OperationMapping } from './operation-map';
+import { translateQuery, type QueryRule } from './translate-query';
+import { REFUSED_BY_B, Untranslatable, type QueryPairs, type QueryValues, type StyleARequest, type StyleBRequest, type Translation } from './translate-types';
+
+export { REFUSED_BY_B, type StyleBRequest, type Translation } from './translate-types';
+
+interface Matched {
+  mapping: OperationMapping;
+  /** Path parameters by name, as sent (still percent-encoded). */
+  params: Record<string, string>;
+}
+
+const compiled = STYLE_B_OPERATIONS.map((mapping) => {
+  const names: string[] = [];
+  const source = mapping.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { mapping, names, regex: new RegExp(`^${source}/?$`) };
+});
+
+function matchOperation(method: string, path: string): Matched {
+  const onPath = compiled.filter((c) => c.regex.test(path));
+  if (onPath.length === 0) {
+    throw new Untranslatable('path', `not a Style B operation: no Style B path matches "${path}" (Style B paths: {ws}/responses…, /api/v2/…/responses, {ws}/tables…, {ws}/emails/events).`);
+  }
+  const hit = onPath.find((c) => c.mapping.method === method);
+  if (!hit) {
+    throw new Untranslatable('method', `${REFUSED_BY_B}: ${method} is not allowed on ${path}; use ${onPath.map((c) => c.mapping.method).join(', ')}.`);
+  }
+  const values = hit.regex.exec(path)!.slice(1);
+  return { mapping: hit.mapping, params: Object.fromEntries(hit.names.map((n, i) => [n, values[i]!])) };
+}
+
+/** The path, its own query string merged into `query` (a full URL counts by its path). */
+function splitPath(req: StyleBRequest): { path: string; query: Map<string, string[]> } {
+  let url: URL;
+  try {
+    url = new URL(req.path, 'http://translate.invalid');
+  } catch {
+    throw new Untranslatable('path', `not a Style B operation: "${req.path}" is not a path or URL.`);
+  }
+  const query = new Map<string, string[]>();
+  for (const [name, value] of url.searchParams) query.set(name, [...(query.get(name) ?? []), value]);
+  for (const [name, value] of Object.entries(req.query ?? {})) {
+    query.set(name, [...(query.get(name) ?? []), ...(Array.isArray(value) ? value : [value]).map(String)]);
+  }
+  return { path: url.pathname, query };
+}
+
+/**
+ * The headers for Style A: `X-API-Style: A`, the others kept (names as sent) but `X-API-Key`: a secret is
+ * never echoed (the client sends its own key with the translated request).
+ */
+function styleAHeaders(headers: Record<string, string> | undefined, notes: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() === 'x-api-key') {
+      notes.push('X-API-Key is left out of the answer: send your key with the Style A request.');
+      continue;
+    }
+    if (name.toLowerCase() !== 'x-api-style') {
+      out[name] = String(value);
+      continue;
+    }
+    const style = String(value).trim().toUpperCase();
+    if (style === 'A') throw new Untranslatable('headers.X-API-Style', 'already Style A: the request sends X-API-Style: A; nothing to translate.');
+    if (style !== 'B') throw new Untranslatable('headers.X-API-Style', `${REFUSED_BY_B}: X-API-Style must be A or B; got "${value}".`);
+  }
+  out['X-API-Style'] = 'A';
+  return out;
+}
+
+function asQueryValues(pairs: QueryPairs): QueryValues {
+  const out: QueryValues = {};
+  for (const [name, value] of pairs) {
+    const seen = out[name];
+    out[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return out;
+}
+
+const fill = (template: string, params: Record<string, string>) =>
+  template.replace(/\{([^}]+)\}/g, (_m, name: string) => (name === 'datatable_id' ? params.table_id : params[name]) ?? '');
+
+/** Per operation: the query rules (translate-query.ts) and the body rewrite; absent: no query, body as is. */
+const RULES: Record<string, { query?: QueryRule; body?: (body: unknown, notes: string[]) => unknown }> = {
+  listResponses: { query: 'responses-list' },
+  listResponsesV2: { query: 'responses-list' },
+  exportResponses: { query: 'responses-export' },
+  getResponse: { query: 'response-item' },
+  createResponse: { body: responseBody },
+  listTablesB: { query: 'tables' },
+  listTableRowsB: { query: 'rows' },
+  listTableEntriesB: { query: 'rows' },
+  listTableFieldsB: { query: 'fields' },
+  upsertTableEntryB: {},
+  bulkUpsertTableEntriesB: { body: bulkBody },
+  getTableEntryB: {},
+  updateTableEntryB: {},
+  deleteTableEntryB: {},
+  listEmailEventsB: { query: 'events' },
+};
+
+/** POST {ws}/responses: answers name their question `question_id` in Style A, the time is `created_at`. */
+function responseBody(body: unknown, notes: string[]): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (name === 'answers' && Array.isArray(value)) {
+      out.answers = value.map((a: unknown) => {
+        if (a === null || typeof a !== 'object' || !('id' in a)) return a;
+        const { id, ...rest } = a as Record<string, unknown>;
+        return { question_id: id, ...rest };
+      });
+    } else out[name === 'createdAt' ? 'created_at' : snakeCase(name)] = value;
+  }
+  notes.push('Style A answers name each answer\'s question `question_id` (Style B: `id`); the answer is the Style A response shape.');
+  return out;
+}
+
+/** POST …/bulk-entries: Style A takes up to 100 rows in one request; splitting would lose all-or-nothing. */
+function bulkBody(body: unknown, notes: string[]): unknown {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (Array.isArray(data) && data.length > 100) {
+    throw new Untranslatable(
+      'body.data',
+      `bulk upserts over 100 rows: Style A takes up to 100 rows per request, and splitting ${data.length} rows into several requests loses Style B's all-or-nothing.`,
+    );
+  }
+  notes.push('Style A upserts up to 100 rows per request, all in one transaction.');
+  return body;
+}
+
+function translateOrThrow(req: StyleBRequest): Translation {
+  const method = String(req.method ?? '').toUpperCase();
+  const { path, query } = splitPath(req);
+  const { mapping, params } = matchOperation(method, path);
+  const notes: string[] = [];
+  const headers = styleAHeaders(req.headers, notes);
+  const rule = RULES[mapping.operation] ?? {};
+  const q = translateQuery(rule.query ?? 'none', query, notes);
+  const request: StyleARequest = { method: mapping.equivalent.method, path: fill(mapping.equivalent.path, params), query: asQueryValues(q.pairs), headers };
+  if (req.body !== undefined) request.body = rule.body ? rule.body(req.body, notes) : req.body;
+  return { ok: true, operation: mapping.operation, equivalent: mapping.equivalent.operation, request, ...(q.walk ? { walk: q.walk } : {}), notes };
+}
+
+/**
+ * Translates one Style B request.
+ * @returns `{ok: true, request, walk?, notes}` with the Style A request, or `{ok: false, part, reason}` naming the
+ *   part with no Style A equivalent (`path`, `method`, `query.<name>`, `headers.X-API-Style`, `body.data`); a
+ *   request Style B itself refuses (400) is `ok: false` with a reason opening with REFUSED_BY_B.
+ */
+export function translateStyleB(req: StyleBRequest): Translation {
+  try {
+    return translateOrThrow(req);
+  } catch (e) {
+    if (e instanceof Untranslatable) return { ok: false, part: e.part, reason: e.reason };
+    // The service's own checks (dates) throw validation errors: Style B answers those 400.
+    if (e instanceof AppError && e.code === 'validation_error') {
+      const field = e.details?.[0]?.field ?? 'query';
+      return { ok: false, part: `query.${field}`, reason: `${REFUSED_BY_B}: ${e.message}` };
+    }
+    throw e;
+  }
+}

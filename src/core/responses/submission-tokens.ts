@@ -1,0 +1,60 @@
+/**
+ * Lifetime of the hosted page's one-time submission tokens (docs/collecting.md, "Double submits and the honeypot",
+ * docs/operations.md "What grows, and what bounds it").
+ *
+ * A token is `{issued}.{random}`: the Unix second it was minted in base 36, a dot, 18 random bytes in
+ * base64url. A page is good for `SUBMISSION_TOKEN_TTL_DAYS` after it was rendered; a later submission
+ * gets the page again with a fresh token. `submission_tokens` holds the claimed ones, and a claim is
+ * always made after its token was minted, so a row claimed more than the lifetime plus a day ago holds
+ * a token that expired at least a day ago: nothing can be submitted with it again, and it is deleted.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DbHandle } from '../../db';
+import { affectedRows } from '../../db';
+import { deleteInBatches, type BatchOptions } from '../../db/batches';
+
+/** How long a rendered page can be submitted, in days. */
+export const SUBMISSION_TOKEN_TTL_DAYS = 7;
+/** Claimed tokens are kept this long past their expiry, in days. */
+export const SUBMISSION_TOKEN_GRACE_DAYS = 1;
+const DAY_MS = 86_400_000;
+/** Clocks of several instances may differ a little: a token minted up to 5 min "ahead" is still ours. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** A new token minted at `now`. */
+export function mintSubmissionToken(now: Date = new Date()): string {
+  return `${Math.floor(now.getTime() / 1000).toString(36)}.${randomBytes(18).toString('base64url')}`;
+}
+
+/**
+ * True when a page's token can no longer be submitted: minted more than SUBMISSION_TOKEN_TTL_DAYS
+ * before `now`, or "minted" in the future (not one of ours). A token without an issue time (pages
+ * rendered before tokens carried one, or a token of the customer's own HTML) counts as fresh: its claim
+ * row guards it for the lifetime plus a day.
+ */
+export function isSubmissionTokenExpired(token: string, now: Date = new Date()): boolean {
+  const m = /^([0-9a-z]{6,8})\.[A-Za-z0-9_-]{24}$/.exec(token);
+  if (!m) return false;
+  const issuedMs = parseInt(m[1]!, 36) * 1000;
+  return issuedMs > now.getTime() + CLOCK_SKEW_MS || now.getTime() - issuedMs > SUBMISSION_TOKEN_TTL_DAYS * DAY_MS;
+}
+
+/**
+ * Deletes claimed tokens whose claim is older than SUBMISSION_TOKEN_TTL_DAYS + SUBMISSION_TOKEN_GRACE_DAYS
+ * before `now`, in batches (index `submission_tokens_created_idx`); safe on several instances at once.
+ * @returns rows deleted.
+ */
+export function pruneSubmissionTokens(db: DbHandle, now: Date, opts: BatchOptions = {}): Promise<number> {
+  const before = new Date(now.getTime() - (SUBMISSION_TOKEN_TTL_DAYS + SUBMISSION_TOKEN_GRACE_DAYS) * DAY_MS);
+  return deleteInBatches(
+    (limit) =>
+      affectedRows(
+        db('submission_tokens')
+          .whereIn(['workspace_id', 'token'], db('submission_tokens').select('workspace_id', 'token').where('created_at', '<', before).limit(limit))
+          .where('created_at', '<', before)
+          .delete(),
+        'token',
+      ),
+    opts,
+  );
+}

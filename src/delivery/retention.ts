@@ -1,0 +1,84 @@
+/**
+ * The worker's periodic prune (docs/operations.md "What grows, and what bounds it"): every hour, the
+ * delivery log past `WEBHOOK_LOG_RETENTION_DAYS`, submission tokens a day past their expiry, API key
+ * usage older than the usage window and per-operation usage older than 400 days, each in small batches with pauses (src/db/batches.ts), off the
+ * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
+ * deleted first is simply not found), so several at once only repeat a little work.
+ */
+import type { Knex } from 'knex';
+import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage';
+import { pruneSubmissionTokens } from '../core/responses/submission-tokens';
+import { pruneWebhookLog } from '../core/webhooks/retention';
+import type { BatchOptions } from '../db/batches';
+import type { Logger } from '../platform/logger';
+
+export interface PruneResult {
+  webhookDeliveries: number;
+  webhookEvents: number;
+  submissionTokens: number;
+  apiKeyUsage: number;
+  apiKeyOperationUsage: number;
+}
+
+/**
+ * One pass over every table the service prunes, as of `now`.
+ * @param retentionDays `WEBHOOK_LOG_RETENTION_DAYS`.
+ * @returns rows deleted per table.
+ */
+export async function pruneAll(db: Knex, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<PruneResult> {
+  const log = await pruneWebhookLog(db, retentionDays, now, opts);
+  const submissionTokens = await pruneSubmissionTokens(db, now, opts);
+  const today = now.toISOString().slice(0, 10);
+  const apiKeyUsage = await pruneKeyUsage(db, today, opts);
+  const apiKeyOperationUsage = await pruneOperationUsage(db, today, opts);
+  return { webhookDeliveries: log.deliveries, webhookEvents: log.events, submissionTokens, apiKeyUsage, apiKeyOperationUsage };
+}
+
+export interface RetentionOptions {
+  db: Knex;
+  logger: Logger;
+  retentionDays: number;
+  /** Time between passes in ms (default 1 h); the first pass runs after a minute, or this, if shorter. */
+  intervalMs?: number;
+  /** Rows per statement and pause between statements. */
+  batch?: Omit<BatchOptions, 'signal'>;
+  /** Called after each pass (tests wait on it). */
+  onPass?(result: PruneResult): void;
+}
+
+/**
+ * Starts the periodic prune. `stop()` ends the schedule and resolves once a pass in progress has
+ * finished its current statement.
+ */
+export function startRetention(opts: RetentionOptions): { stop(): Promise<void> } {
+  const intervalMs = opts.intervalMs ?? 3_600_000;
+  const abort = new AbortController();
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const pass = async () => {
+    try {
+      const result = await pruneAll(opts.db, opts.retentionDays, new Date(), { ...opts.batch, signal: abort.signal });
+      if (Object.values(result).some((n) => n > 0)) opts.logger.info({ pruned: result }, 'old rows pruned');
+      opts.onPass?.(result);
+    } catch (e) {
+      opts.logger.warn({ err: e }, 'pruning old rows failed; the next pass tries again');
+    }
+  };
+  const schedule = (ms: number) => {
+    timer = setTimeout(() => {
+      running = pass().finally(() => {
+        running = undefined;
+        if (!abort.signal.aborted) schedule(intervalMs);
+      });
+    }, ms);
+    timer.unref();
+  };
+  schedule(Math.min(60_000, intervalMs));
+  return {
+    async stop() {
+      abort.abort();
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The request translator's rules (src/core/migration/translate.ts; docs/migrating-between-styles.md, "Translating a
+ * request"): every Style B operation translates to its mapped Style A operation, and the paging, date and
+ * refusal rules. tests/component/migration/translate.property.test.ts checks the data is the same.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { STYLE_B_OPERATIONS } from '../../src/core/migration/operation-map';
+import { translateStyleB, type Translation } from '../../src/core/migration/translate';
+
+const IDS: Record<string, string> = { workspace_id: 'ws_1', table_id: 'tbl_1', datatable_id: 'tbl_1', row_id: 'row_1', response_id: 'rsp_1' };
+const fill = (template: string) => template.replace(/\{([^}]+)\}/g, (_m, name: string) => IDS[name]!);
+const ok = (t: Translation) => {
+  if (!t.ok) throw new Error(`refused: ${t.part}: ${t.reason}`);
+  return t;
+};
+const refusal = (t: Translation) => (t.ok ? undefined : { part: t.part, label: t.reason.split(':')[0] });
+const responses = (query: Record<string, string>) => translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/responses', query });
+
+describe('translateStyleB', () => {
+  it.each(STYLE_B_OPERATIONS.map((m) => [m.operation, m] as const))('translates %s to its Style A equivalent', (_op, m) => {
+    const t = ok(translateStyleB({ method: m.method, path: fill(m.path), headers: { 'X-API-Style': 'B' } }));
+    expect({ equivalent: t.equivalent, method: t.request.method, path: t.request.path, style: t.request.headers['X-API-Style'] }).toEqual({
+      equivalent: m.equivalent.operation,
+      method: m.equivalent.method,
+      path: fill(m.equivalent.path),
+      style: 'A',
+    });
+  });
+
+  it('sets X-API-Style: A, keeps other headers and never echoes X-API-Key', () => {
+    const t = ok(translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/tables', headers: { 'x-api-style': 'b', 'X-API-Key': 'fa_secret', Accept: 'application/json' } }));
+    expect(t.request.headers).toEqual({ Accept: 'application/json', 'X-API-Style': 'A' });
+    expect(JSON.stringify(t)).not.toContain('fa_secret');
+  });
+
+  it('reads page and limit as a cursor walk', () => {
+    expect(ok(responses({})).walk).toMatchObject({ limit: 50, follow_next: 0, read_pages: 1 });
+    expect(ok(responses({ page: '3', limit: '20' })).walk).toMatchObject({ limit: 20, follow_next: 2, read_pages: 1 });
+    expect(ok(responses({ page: '2', limit: '250' })).walk).toMatchObject({ limit: 50, follow_next: 5, read_pages: 5 });
+    expect(ok(responses({ page: '1', limit: '101' })).walk).toMatchObject({ limit: 1, follow_next: 0, read_pages: 101 });
+    expect(refusal(responses({ page: '1002', limit: '1' }))).toEqual({ part: 'query.page', label: 'a page too deep for a cursor walk' });
+  });
+
+  it('keeps the same instants: start_date as is, end_date a day or a microsecond later', () => {
+    const q = (query: Record<string, string>) => ok(responses(query)).request.query;
+    expect(q({ start_date: '2026-01-01', end_date: '2026-01-31' })).toMatchObject({ created_after: '2026-01-01', created_before: '2026-02-01' });
+    expect(q({ end_date: '2026-01-31T10:00:00+01:00' })).toMatchObject({ created_before: '2026-01-31T09:00:00.000001Z' });
+    expect(q({ end_date: '2026-01-31T23:59:59.999999Z' })).toMatchObject({ created_before: '2026-02-01T00:00:00.000000Z' });
+    expect(q({ end_date: '2026-01-31T10:00:00.1234560Z' })).toMatchObject({ created_before: '2026-01-31T10:00:00.123457Z' });
+    expect(q({ end_date: '9999-12-31' }).created_before).toBeUndefined();
+    expect(refusal(responses({ end_date: '2026-01-31T10:00:00.0000001Z' }))).toEqual({ part: 'query.end_date', label: 'an end_date finer than a microsecond' });
+    expect(refusal(responses({ end_date: '2026-02-30' }))).toEqual({ part: 'query.end_date', label: 'Style B refuses this request' });
+  });
+
+  it('turns the filter into typed parameters', () => {
+    const q = (filter: string, extra: Record<string, string> = {}) => ok(responses({ filter, ...extra })).request.query;
+    expect(q('score in [9, 10.0], formId = frm_1, respondent_email ~ "A, b", email_id != null, row_id = null, id != "null"')).toEqual({
+      limit: '50',
+      form_id: 'frm_1',
+      respondent_email_contains: 'A, b',
+      email_id_present: 'true',
+      row_id_present: 'false',
+      id_ne: 'null',
+      score_in: ['9', '10'],
+    });
+    expect(q('form_id = a', { form_id: 'b' })).toEqual({ limit: '50', form_id: 'b', form_id_in: 'a' });
+    expect(q('id in [a, b, c], id in [c, b, d]')).toEqual({ limit: '50', id_in: ['b', 'c'] });
+    expect(q('id in [a], id in [b]')).toEqual({ limit: '50', id_in: 'a', id_ne: 'a' });
+    expect(q('id in [a, null], row_id in [null]')).toEqual({ limit: '50', id_in: 'a', row_id_present: 'false' });
+    expect(refusal(responses({ filter: 'row_id in [a, null]' }))).toEqual({ part: 'query.filter', label: 'an in list holding null and values' });
+    expect(refusal(responses({ filter: 'score ~ 9' }))).toEqual({ part: 'query.filter', label: 'Style B refuses this request' });
+    expect(refusal(responses({ filter: 'colour = red' }))).toEqual({ part: 'query.filter', label: 'Style B refuses this request' });
+  });
+
+  it('names every refusal by a reason the guide lists', () => {
+    const guide = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'migrating-between-styles.md'), 'utf8');
+    const refusals = [
+      responses({ sort: 'score:desc,created_at:asc' }),
+      responses({ include_actionlist_data: 'true' }),
+      responses({ cursor: 'abc' }),
+      translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/tables/tbl_1/entries', query: { start_date: '2026-01-01' } }),
+      translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/emails/events', query: { filter: 'email = a@b.c' } }),
+      translateStyleB({ method: 'POST', path: '/api/v1/workspaces/ws_1/tables/tbl_1/bulk-entries', body: { data: Array.from({ length: 101 }, (_v, i) => ({ id: `r${i}` })) } }),
+      translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/datatables/tbl_1/rows' }),
+      translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/responses', headers: { 'x-api-style': 'a' } }),
+    ].map(refusal);
+    for (const r of refusals) expect({ r, listed: r !== undefined && guide.includes(`| \`${r.label}\` |`) }).toEqual({ r, listed: true });
+  });
+});
