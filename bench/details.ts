@@ -102,7 +102,7 @@ export interface Plan {
 }
 
 /**
- * Runs `action` (a call of the core, e.g. listResponses) while recording every SQL statement it
+ * Runs `action` (a call of the core, e.g. listResponsesKeyset) while recording every SQL statement it
  * sends through `db`, then EXPLAINs (ANALYZE, BUFFERS) each distinct statement; plan `i` is named
  * `name` plus ` #i` when the action sent more than one.
  */

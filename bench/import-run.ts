@@ -1,9 +1,10 @@
 /**
- * The import row of `npm run bench`: writes a fixture of N responses with bench/make-fixture.ts
- * (`node dist/bench/make-fixture.js --responses N --out FILE`), then times
+ * The import rows of `npm run bench`: writes a fixture of N responses with bench/make-fixture.ts
+ * (`node dist/bench/make-fixture.js --responses N --out FILE`), then, once per variant (a node
+ * binary, its flags and environment: with and without the memory settings), times
  * `node dist/src/cli.js import FILE` against a fresh migrated `fs_bench_*` database, sampling the
- * import process's peak RSS (VmRSS/VmHWM every 100 ms). The database and the file are removed
- * afterwards, whatever happens.
+ * import process's peak RSS (VmRSS/VmHWM every 100 ms) and the node flags it ran with. The databases
+ * and the file are removed afterwards, whatever happens.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,12 +14,23 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { createDb } from '../src/platform/db/connection';
-import { watchMemory } from './procs';
+import { procNodeFlags, watchMemory } from './procs';
 import { createBenchDatabase, dropBenchDatabase } from './seed';
+
+/** One way to run the import: `node [...nodeArgs] dist/src/cli.js import FILE` with `env` added. */
+export interface ImportVariant {
+  label: string;
+  node: string;
+  nodeArgs: readonly string[];
+  env: Record<string, string>;
+}
 
 export type ImportRun =
   | {
       measured: true;
+      label: string;
+      /** The node flags the import process had once running (after the CLI's own re-exec, if any). */
+      flags: string[];
       /** Responses in the database after the import (counted, not taken from the summary). */
       responses: number;
       fixtureBytes: number;
@@ -34,31 +46,54 @@ export type ImportRun =
   | { measured: false; reason: string };
 
 /**
- * Measures one import of `responses` responses.
- * @returns `{measured: false}` when dist/bench/make-fixture.js does not exist (not built yet)
- * @throws when make-fixture or the import exits non-zero (with the tail of its stderr), or when the
+ * Measures one import of `responses` responses per variant, in order, from one fixture file.
+ * @returns one run per variant, or `[{measured: false}]` when dist/bench/make-fixture.js does not exist (not built yet)
+ * @throws when make-fixture or an import exits non-zero (with the tail of its stderr), or when the
  * database holds another number of responses than asked for afterwards
  */
-export async function measureImport(opts: { serverUrl: string; responses: number; log: (line: string) => void }): Promise<ImportRun> {
+export async function measureImport(opts: {
+  serverUrl: string;
+  responses: number;
+  variants: readonly ImportVariant[];
+  log: (line: string) => void;
+}): Promise<ImportRun[]> {
   const makeFixture = path.join(__dirname, 'make-fixture.js');
-  if (!fs.existsSync(makeFixture)) return { measured: false, reason: 'not measured (make-fixture missing)' };
+  if (!fs.existsSync(makeFixture)) return [{ measured: false, reason: 'not measured (make-fixture missing)' }];
   const file = path.join(os.tmpdir(), `fs-bench-fixture-${randomBytes(4).toString('hex')}.json`);
-  let database: { databaseName: string; databaseUrl: string } | undefined;
   try {
     opts.log(`import: writing a fixture of ${opts.responses.toLocaleString('en-US')} responses…`);
-    let t = performance.now();
+    const t = performance.now();
     await promisify(execFile)(process.execPath, [makeFixture, '--responses', String(opts.responses), '--out', file], { maxBuffer: 64 * 2 ** 20 });
-    const fixtureSeconds = (performance.now() - t) / 1000;
-    const fixtureBytes = fs.statSync(file).size;
-    database = await createBenchDatabase(opts.serverUrl);
-    opts.log(`import: ${(fixtureBytes / 1e6).toFixed(0)} MB written in ${fixtureSeconds.toFixed(1)} s; importing into ${database.databaseName}…`);
+    const fixture = { file, seconds: (performance.now() - t) / 1000, bytes: fs.statSync(file).size };
+    opts.log(`import: ${(fixture.bytes / 1e6).toFixed(0)} MB written in ${fixture.seconds.toFixed(1)} s`);
+    const runs: ImportRun[] = [];
+    for (const v of opts.variants) runs.push(await importOnce(opts, v, fixture));
+    return runs;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
 
-    t = performance.now();
-    const child = spawn(process.execPath, [path.resolve(__dirname, '../src/cli.js'), 'import', file], {
-      env: { ...process.env, DATABASE_URL: database.databaseUrl },
+async function importOnce(
+  opts: { serverUrl: string; responses: number; log: (line: string) => void },
+  v: ImportVariant,
+  fixture: { file: string; seconds: number; bytes: number },
+): Promise<ImportRun> {
+  let database: { databaseName: string; databaseUrl: string } | undefined;
+  try {
+    database = await createBenchDatabase(opts.serverUrl);
+    opts.log(`import (${v.label}): into ${database.databaseName}…`);
+    const t = performance.now();
+    const child = spawn(v.node, [...v.nodeArgs, path.resolve(__dirname, '../src/cli.js'), 'import', fixture.file], {
+      env: { ...process.env, ...v.env, DATABASE_URL: database.databaseUrl },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const memory = watchMemory(child.pid!);
+    // The CLI may replace its process (same PID) with one that has the memory flags: read them once running.
+    let flags: string[] = [];
+    const flagWatch = setInterval(() => {
+      flags = procNodeFlags(child.pid!) ?? flags;
+    }, 500);
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => {
       stderr = (stderr + c.toString('utf8')).slice(-4000);
@@ -69,6 +104,7 @@ export async function measureImport(opts: { serverUrl: string; responses: number
     });
     const seconds = (performance.now() - t) / 1000;
     const peakRssMb = memory.stop();
+    clearInterval(flagWatch);
     if (code !== 0) throw new Error(`import exited with ${code}: ${stderr}`);
 
     const db = createDb({ databaseUrl: database.databaseUrl, dataDir: '.data', poolMax: 1 });
@@ -78,9 +114,18 @@ export async function measureImport(opts: { serverUrl: string; responses: number
       .then((r) => Number((r as { n: unknown }).n))
       .finally(() => db.destroy());
     if (responses !== opts.responses) throw new Error(`import wrote ${responses} responses, the fixture was asked for ${opts.responses}`);
-    return { measured: true, responses, fixtureBytes, fixtureSeconds, seconds, rate: responses / seconds, peakRssMb };
+    return {
+      measured: true,
+      label: v.label,
+      flags,
+      responses,
+      fixtureBytes: fixture.bytes,
+      fixtureSeconds: fixture.seconds,
+      seconds,
+      rate: responses / seconds,
+      peakRssMb,
+    };
   } finally {
-    fs.rmSync(file, { force: true });
     if (database) await dropBenchDatabase(opts.serverUrl, database.databaseName);
   }
 }

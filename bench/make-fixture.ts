@@ -1,5 +1,5 @@
 /**
- * A large fixture document (CONTRACT section 9) for the import benchmark, written as a stream: one
+ * A large fixture document (docs/import.md, "The fixture document") for the import benchmark, written as a stream: one
  * workspace, one API key, the 5 forms of bench/seed.ts and N responses with answers; about 1 in 5
  * responses came by e-mail (`respondent_email` and `email_id`). Responses are generated in chunks
  * and written with back-pressure, so memory stays flat whatever N is. Deterministic for a seed

@@ -15,17 +15,25 @@ export interface Served {
   stop(): Promise<void>;
 }
 
+/** How a server's process runs: its Node binary and node flags (default: the bench's node, no flags). */
+export interface Runtime {
+  /** Path of the node binary. */
+  node: string;
+  /** Node/V8 flags before the script, e.g. `--max-semi-space-size=8`. */
+  execArgv: readonly string[];
+}
+
 /**
  * Starts `app` (the service as `feedback-service serve` runs it) or `bare` (bench/bare-server.ts) on
- * `databaseUrl` in a child process; its stdout (the app's log) goes to /dev/null. A start that fails
+ * `databaseUrl` in a child process run by `runtime`; its stdout (the app's log) goes to /dev/null. A start that fails
  * is tried up to 4 more times, 3 s apart: on a busy machine the app's 2 s database connect timeout
  * can expire while it starts.
  * @throws the fifth failure to start (the child's error, or its exit before reporting its URL)
  */
-export async function serve(mode: 'app' | 'bare', databaseUrl: string, logLevel = 'info'): Promise<Served> {
+export async function serve(mode: 'app' | 'bare', databaseUrl: string, runtime?: Runtime, logLevel = 'info'): Promise<Served> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await serveOnce(mode, databaseUrl, logLevel);
+      return await serveOnce(mode, databaseUrl, runtime ?? { node: process.execPath, execArgv: [] }, logLevel);
     } catch (e) {
       if (attempt === 5) throw e;
       process.stderr.write(`[bench] ${mode} server did not start (${(e as Error).message.split('\n')[0]}); trying again in 3 s\n`);
@@ -34,8 +42,10 @@ export async function serve(mode: 'app' | 'bare', databaseUrl: string, logLevel 
   }
 }
 
-async function serveOnce(mode: 'app' | 'bare', databaseUrl: string, logLevel: string): Promise<Served> {
+async function serveOnce(mode: 'app' | 'bare', databaseUrl: string, runtime: Runtime, logLevel: string): Promise<Served> {
   const child: ChildProcess = fork(path.join(__dirname, 'serve.js'), [mode], {
+    execPath: runtime.node,
+    execArgv: [...runtime.execArgv],
     env: {
       ...process.env,
       BENCH_DATABASE_URL: databaseUrl,
@@ -72,6 +82,19 @@ export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
     return m ? (Number(m[1]) * 1024) / 1e6 : NaN;
   } catch {
     return NaN;
+  }
+}
+
+/** The node flags of a running process: the arguments of /proc/<pid>/cmdline before the script (undefined when unreadable or exited). */
+export function procNodeFlags(pid: number): string[] | undefined {
+  try {
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (cmdline === '') return undefined;
+    const args = cmdline.split('\0').slice(1);
+    const script = args.findIndex((a) => !a.startsWith('-'));
+    return script === -1 ? args : args.slice(0, script);
+  } catch {
+    return undefined;
   }
 }
 

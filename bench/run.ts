@@ -1,7 +1,11 @@
 /**
  * `npm run bench`: measures every target of issue 11 in ONE run, on one seeded database, side by
  * side with the baseline of bench/bare-server.ts, and prints a Markdown table with a verdict per
- * target (also written to bench/results/latest.md). See docs/performance.md.
+ * target (also written to bench/results/node<major>.md, one file per runtime). See docs/performance.md.
+ *
+ * The servers and the import run on `--node` (or BENCH_NODE; default: the node running the bench),
+ * with the memory settings the CLI applies (src/cli/memory-defaults.ts, or `--memory-flags`) and again
+ * with V8's defaults: the list, the upsert, the peak RSS and the import are measured both ways.
  *
  * On a fresh database `fs_bench_*` (bench/seed.ts, `--responses`, default 1,000,000) or a kept one
  * (`--database-url`):
@@ -18,21 +22,23 @@
  * measured run that is not makes its row "invalid" and the process exit 1 after the report.
  * Servers run in child processes (bench/serve.ts); autocannon runs here. Never part of the jest suite.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
+import { HEAP_FLAG, MEMORY_DEFAULT_FLAGS } from '../src/cli/memory-defaults';
 import { createApiKey } from '../src/core/api-keys/create-api-key';
 import { importFixture } from '../src/core/import/importer';
 import { encodeCursor } from '../src/core/query/keyset';
 import { parseSort, sortSignature } from '../src/core/query/sort';
 import { RESPONSE_ID_FIELD, RESPONSE_SORT_FIELDS } from '../src/core/responses/responses.repository';
-import { listResponses } from '../src/core/responses/responses.service';
+import { listResponsesKeyset, listResponsesOffset } from '../src/core/responses/responses.service';
 import { createDb, type Db } from '../src/platform/db/connection';
 import { explainWhat, measureExport, measureLatency, type ExportRun, type Latency, type Plan } from './details';
-import { measureImport, type ImportRun } from './import-run';
+import { measureImport, type ImportRun, type ImportVariant } from './import-run';
 import { interleave, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
-import { serve, watchMemory } from './procs';
+import { serve, watchMemory, type Runtime, type Served } from './procs';
 import { DEFAULT_SERVER_URL, dropBenchDatabase, seed, withDatabase } from './seed';
 
 interface Options {
@@ -50,6 +56,8 @@ interface Options {
   skipImport: boolean;
   skipExport: boolean;
   skipDetails: boolean;
+  node: string;
+  memoryFlags: string;
 }
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -59,9 +67,17 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 /** Rows of the upsert table that exist before the load: every other request updates one of them. */
 const UPSERT_POOL = 10_000;
 const LIST_SCORE_GTE = 9;
+const DEFAULTS = 'app, V8 defaults';
 const PAGE_FILTER = 'score in [7,8,9,10]';
 const DEEP_PAGE = 5000;
 const PLANS = ['free', 'basic', 'pro', 'enterprise'];
+
+/** The peak RSS of one fresh server process under the mixed list + upsert load. */
+interface PeakRun {
+  label: string;
+  runs: LoadRun[];
+  peakMb: number;
+}
 
 /** One line of the targets table. */
 interface TargetRow {
@@ -130,8 +146,24 @@ async function main(): Promise<void> {
     .option('--skip-import', 'skip the import row', false)
     .option('--skip-export', 'skip the export measurements', false)
     .option('--skip-details', 'skip latency, analytics, exports and plans (targets only)', false)
+    .option('--node <path>', 'node binary of the servers and the import (default: BENCH_NODE, else the node running the bench)', process.env.BENCH_NODE || process.execPath)
+    .option('--memory-flags <flags>', 'the memory settings measured against V8 defaults (default: what `serve` and `import` apply)', MEMORY_DEFAULT_FLAGS.join(' '))
     .parse();
   const o = program.opts<Options>();
+  if (HEAP_FLAG.test(process.env.NODE_OPTIONS ?? '')) {
+    throw new Error('NODE_OPTIONS sets V8 heap flags: they would apply to both sides of the memory comparison; unset them and use --memory-flags');
+  }
+  const [nodeVersion, execve] = execFileSync(o.node, ['-p', 'process.version + " " + typeof process.execve'], { encoding: 'utf8' }).trim().split(' ');
+  const memoryFlags = o.memoryFlags.split(/\s+/).filter(Boolean);
+  const withSettings: Runtime = { node: o.node, execArgv: memoryFlags };
+  const v8Defaults: Runtime = { node: o.node, execArgv: [] };
+  // The CLI adds its own defaults where node has process.execve: the import then runs as an operator starts it.
+  const cliApplies = execve === 'function' && o.memoryFlags === MEMORY_DEFAULT_FLAGS.join(' ');
+  const importVariants: ImportVariant[] = [
+    { label: 'memory settings', node: o.node, nodeArgs: cliApplies ? [] : memoryFlags, env: {} },
+    { label: 'V8 defaults', node: o.node, nodeArgs: [], env: { FEEDBACK_MEMORY_DEFAULTS: 'off' } },
+  ];
+  log(`servers and import on ${o.node} (${nodeVersion}); memory settings: ${memoryFlags.join(' ')}${cliApplies ? ' (the import gets them from the CLI)' : ''}`);
   const serverUrl = process.env.DATABASE_URL || DEFAULT_SERVER_URL;
   const started = Date.now();
   const loadBefore = os.loadavg();
@@ -207,21 +239,28 @@ async function main(): Promise<void> {
     // ---- 1-3: app and bare side by side
     log('starting the app and the bare server…');
     // One after the other: the app's start (2 s database connect timeout) suffers from a concurrent start.
-    const app = await serve('app', databaseUrl);
-    const bare = await serve('bare', databaseUrl).catch(async (e: unknown) => {
-      await app.stop();
-      throw e;
-    });
+    const servers: Served[] = [];
+    const startOne = (mode: 'app' | 'bare', runtime: Runtime) =>
+      serve(mode, databaseUrl, runtime).then(
+        (s) => (servers.push(s), s),
+        async (e: unknown) => {
+          await Promise.all(servers.map((x) => x.stop()));
+          throw e;
+        },
+      );
+    const app = await startOne('app', withSettings);
+    const appDefaults = await startOne('app', v8Defaults);
+    const bare = await startOne('bare', v8Defaults);
     let list: Interleaved[];
     let upsert: Interleaved[];
     let pages: Interleaved[];
     let pageItems: { first: number; deep: number; filteredTotal: number };
     try {
       // The same list from both servers, and both upsert paths answering 201 then 200.
-      const [a, b] = await Promise.all([app, bare].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')));
+      const [a, b, c] = await Promise.all([app, bare, appDefaults].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')));
       const ids = (x: { data?: unknown }) => (x.data as Array<{ id: string }>).map((r) => r.id).join(',');
-      if (ids(a!) !== ids(b!) || (a!.data as unknown[]).length !== 20) throw new Error(`the app and the bare server list different rows:\n${ids(a!)}\n${ids(b!)}`);
-      for (const s of [app, bare]) {
+      if (ids(a!) !== ids(b!) || ids(c!) !== ids(b!) || (a!.data as unknown[]).length !== 20) throw new Error(`the app and the bare server list different rows:\n${ids(a!)}\n${ids(b!)}`);
+      for (const s of [app, appDefaults, bare]) {
         const init = { method: 'POST', headers: upsertW.headers, body: JSON.stringify({ data: { id: `probe-${s.pid}`, plan: 'pro' } }) };
         await probe(s.url + upsertW.path, init, [201], 'upsert (create)');
         await probe(s.url + upsertW.path, init, [200], 'upsert (update)');
@@ -231,51 +270,59 @@ async function main(): Promise<void> {
       if (pageItems.first === 0) throw new Error('Style B page 1 is empty: nothing to measure');
 
       log(`list: app vs bare, ${o.rounds} rounds of ${o.duration} s, ${o.connections} connections…`);
-      list = await interleave([{ label: 'app', url: app.url, workload: listW }, { label: 'bare', url: bare.url, workload: listW }], lo);
+      const three = (w: Workload) => [
+        { label: 'app', url: app.url, workload: w },
+        { label: 'bare', url: bare.url, workload: w },
+        { label: DEFAULTS, url: appDefaults.url, workload: w },
+      ];
+      list = await interleave(three(listW), lo);
       log('upsert: app vs bare…');
-      upsert = await interleave([{ label: 'app', url: app.url, workload: upsertW }, { label: 'bare', url: bare.url, workload: upsertW }], lo);
+      upsert = await interleave(three(upsertW), lo);
       log(`Style B: page 1 vs page ${DEEP_PAGE} on the app…`);
       pages = await interleave([{ label: 'app (page 1)', url: app.url, workload: page1W }, { label: `app (page ${DEEP_PAGE})`, url: app.url, workload: pageDeepW }], lo);
     } finally {
-      await Promise.all([app.stop(), bare.stop()]);
+      await Promise.all(servers.map((s) => s.stop()));
     }
 
-    // ---- 4: peak RSS of a fresh app under rssConnections connections
-    log(`peak RSS: a fresh app under ${o.rssConnections} connections (list + upsert), ${o.duration} s…`);
-    const rssApp = await serve('app', databaseUrl);
-    let rssRuns: LoadRun[];
-    let rssPeakMb: number;
-    try {
-      const watch = watchMemory(rssApp.pid);
-      // One request of each first, as the comparisons had: the validator compiles a route's schemas on
-      // its first request, which on a busy machine can outlast a short run. VmHWM still covers it.
-      await probe(rssApp.url + listW.path, { headers: auth }, [200], 'list');
-      await probe(rssApp.url + upsertW.path, { method: 'POST', headers: upsertW.headers, body: upsertW.body!(0, 'rss-probe') }, [200, 201], 'upsert');
-      const half = Math.floor(o.rssConnections / 2);
-      rssRuns = await Promise.all([
-        runLoad('app', rssApp.url, listW, o.duration, o.rssConnections - half),
-        runLoad('app', rssApp.url, upsertW, o.duration, half),
-      ]);
-      rssPeakMb = watch.stop();
-      log(`  peak ${rssPeakMb.toFixed(0)} MB; ${rssRuns.map((r) => `${r.workload} ${fmt(r.rps)} req/s`).join(', ')}`);
-    } finally {
-      await rssApp.stop();
-    }
+    // ---- 4: peak RSS of a fresh process under rssConnections connections: the app both ways, and the bare server
+    log(`peak RSS: a fresh process under ${o.rssConnections} connections (list + upsert), ${o.duration} s each…`);
+    const peakOf = async (label: string, mode: 'app' | 'bare', runtime: Runtime): Promise<PeakRun> => {
+      const s = await serve(mode, databaseUrl, runtime);
+      try {
+        const watch = watchMemory(s.pid);
+        // One request of each first, as the comparisons had: the validator compiles a route's schemas on
+        // its first request, which on a busy machine can outlast a short run. VmHWM still covers it.
+        await probe(s.url + listW.path, { headers: auth }, [200], 'list');
+        await probe(s.url + upsertW.path, { method: 'POST', headers: upsertW.headers, body: upsertW.body!(0, `rss-probe-${s.pid}`) }, [200, 201], 'upsert');
+        const half = Math.floor(o.rssConnections / 2);
+        const runs = await Promise.all([
+          runLoad(label, s.url, listW, o.duration, o.rssConnections - half),
+          runLoad(label, s.url, upsertW, o.duration, half),
+        ]);
+        const peakMb = watch.stop();
+        log(`  ${label}: peak ${peakMb.toFixed(0)} MB; ${runs.map((r) => `${r.workload} ${fmt(r.rps)} req/s`).join(', ')}`);
+        return { label, runs, peakMb };
+      } finally {
+        await s.stop();
+      }
+    };
+    const peaks = [await peakOf('app', 'app', withSettings), await peakOf(DEFAULTS, 'app', v8Defaults), await peakOf('bare', 'bare', v8Defaults)];
+    const [rssApp, rssDefaults, rssBare] = peaks;
 
-    // ---- 5: import
-    let imported: ImportRun = { measured: false, reason: 'skipped (--skip-import)' };
+    // ---- 5: import, with the memory settings and with V8 defaults
+    let imports: ImportRun[] = importVariants.map(() => ({ measured: false, reason: 'skipped (--skip-import)' }));
     if (!o.skipImport) {
-      imported = await measureImport({ serverUrl, responses: o.responses, log });
-      if (imported.measured) log(`  ${fmt(imported.rate)} responses/s, peak RSS ${imported.peakRssMb.toFixed(0)} MB`);
-      else log(`  import: ${imported.reason}`);
+      imports = await measureImport({ serverUrl, responses: o.responses, variants: importVariants, log });
+      for (const r of imports) log(r.measured ? `  ${r.label}: ${fmt(r.rate)} responses/s, peak RSS ${r.peakRssMb.toFixed(0)} MB, flags ${r.flags.join(' ') || 'none'}` : `  import: ${r.reason}`);
     }
+    const [imported, importedDefaults] = imports;
 
     // ---- details
-    const details = o.skipDetails ? undefined : await measureDetails(db, databaseUrl, key, workspaceId, forms, o, { listW, page1W, pageDeepW });
+    const details = o.skipDetails ? undefined : await measureDetails(db, databaseUrl, withSettings, key, workspaceId, forms, o, { listW, page1W, pageDeepW });
 
     // ---- verdicts
-    const [listApp, listBare] = list;
-    const [upApp, upBare] = upsert;
+    const [listApp, listBare, listDefaults] = list;
+    const [upApp, upBare, upDefaults] = upsert;
     const [pageFirst, pageDeep] = pages;
     const listRatio = listApp!.medianRps / listBare!.medianRps;
     const upRatio = upApp!.medianRps / upBare!.medianRps;
@@ -305,17 +352,21 @@ async function main(): Promise<void> {
         target: '≥ 0.5x page 1',
         verdict: verdict(pageRatio >= 0.5, problemOf(runsOf(pageFirst!, pageDeep!))),
       },
-      ...importRows(imported, o.responses),
+      ...importRows(imported!, o.responses),
       {
         what: `Peak RSS of \`serve\` under ${o.rssConnections} connections`,
-        app: `${rssPeakMb.toFixed(0)} MB`,
-        baseline: '—',
+        app: `${rssApp!.peakMb.toFixed(0)} MB`,
+        baseline: `bare ${rssBare!.peakMb.toFixed(0)} MB`,
         ratio: '—',
         target: '< 200 MB',
-        verdict: verdict(rssPeakMb < 200, problemOf(rssRuns, true)),
+        verdict: verdict(rssApp!.peakMb < 200, problemOf(rssApp!.runs, true)),
       },
     ];
-    failed = targets.some((t) => t.verdict.startsWith('**invalid'));
+    // The V8-defaults side has no target, but a failed load run there is just as invalid.
+    failed =
+      targets.some((t) => t.verdict.startsWith('**invalid')) ||
+      problemOf(runsOf(listDefaults!, upDefaults!)) !== undefined ||
+      problemOf([...rssDefaults!.runs, ...rssBare!.runs], true) !== undefined;
 
     // ---- report
     const [pgVersion] = ((await db.raw('SHOW server_version')) as { rows: Array<{ server_version: string }> }).rows;
@@ -331,10 +382,12 @@ async function main(): Promise<void> {
     out();
     out(`Generated by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
     out();
-    out(`- Machine: ${cpus.length} CPU cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; PostgreSQL ${pgVersion?.server_version ?? '?'} (shared_buffers ${sharedBuffers?.shared_buffers ?? '?'}); Redis local. Database, Redis, servers and load generator share the machine.`);
+    out(`- Machine: ${cpus.length} CPU cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${nodeVersion} for the servers and the import (${o.node}; the bench and autocannon: ${process.version}); PostgreSQL ${pgVersion?.server_version ?? '?'} (shared_buffers ${sharedBuffers?.shared_buffers ?? '?'}); Redis local. Database, Redis, servers and load generator share the machine.`);
     out(`- Load average (1 min) before / after the run: ${loadBefore[0]!.toFixed(2)} / ${loadAfter[0]!.toFixed(2)} (a quiet run stays near the bench's own load).`);
     out(`- Data: ${fmt(total)} responses in 1 workspace, ${forms.length} forms (largest ${fmt(Number(forms[0]!.n))}, the one every list uses); responses heap ${sizes.heap}, indexes ${sizes.indexes}.${seededIn !== undefined ? ` Seeded in ${seededIn.toFixed(0)} s.` : ''} Upsert table: ${fmt(UPSERT_POOL)} rows before the load.`);
     out(`- Load: autocannon, ${o.connections} connections, ${o.rounds} interleaved rounds of ${o.duration} s after a ${o.warmup} s warm-up per contender; figures are medians over the rounds. App: \`feedback-service serve\` (src/server.ts \`startServer\`: auth, rate limit counted in Redis, validator, JSON logs at info to /dev/null, metrics, webhook worker). Bare: bench/bare-server.ts (node:http + pg, API key checked in PostgreSQL per request). Both with a pool of 10 PostgreSQL connections, each in its own process.`);
+    out();
+    out(`- Memory settings: \`${memoryFlags.join(' ')}\`, what \`serve\` and \`import\` apply (src/cli/memory-defaults.ts). "app" and the targets run with them; "${DEFAULTS}" is the same app with V8's own heap sizes; the bare server runs with V8's defaults.`);
     out();
     out('## Targets (issue 11)');
     out();
@@ -344,21 +397,41 @@ async function main(): Promise<void> {
     out();
     out(`Style B rows: page 1 holds ${pageItems.first} responses, page ${fmt(DEEP_PAGE)} holds ${pageItems.deep}, of ${fmt(pageItems.filteredTotal)} matching (\`filtered_total\`).${pageItems.deep === 0 ? ` Page ${fmt(DEEP_PAGE)} is past the last page: the figure is the cost of walking every match to find that out (\`--page-limit\` sets a smaller page).` : ''}`);
     out();
+    out('## Memory settings against V8 defaults');
+    out();
+    const flagsOf = (r: ImportRun | undefined) => (r?.measured ? (r.flags.length > 0 ? `\`${r.flags.join(' ')}\`` : 'none') : '—');
+    const rateOf = (r: ImportRun | undefined) => (r?.measured ? `${fmt(r.rate)} responses/s` : (r?.reason ?? '—'));
+    const importPeakOf = (r: ImportRun | undefined) => (r?.measured ? `${r.peakRssMb.toFixed(0)} MB` : '—');
+    out(`| What | With \`${memoryFlags.join(' ')}\` | V8 defaults |`);
+    out('|---|---:|---:|');
+    out(`| Style A list, req/s (ratio to bare) | ${fmt(listApp!.medianRps)} (${listRatio.toFixed(2)}x) | ${fmt(listDefaults!.medianRps)} (${(listDefaults!.medianRps / listBare!.medianRps).toFixed(2)}x) |`);
+    out(`| Style A upsert, req/s (ratio to bare) | ${fmt(upApp!.medianRps)} (${upRatio.toFixed(2)}x) | ${fmt(upDefaults!.medianRps)} (${(upDefaults!.medianRps / upBare!.medianRps).toFixed(2)}x) |`);
+    out(`| Peak RSS of \`serve\` under ${o.rssConnections} connections | ${rssApp!.peakMb.toFixed(0)} MB | ${rssDefaults!.peakMb.toFixed(0)} MB |`);
+    out(`| Import of ${fmt(o.responses)} responses, rate | ${rateOf(imported)} | ${rateOf(importedDefaults)} |`);
+    out(`| Import, peak RSS | ${importPeakOf(imported)} | ${importPeakOf(importedDefaults)} |`);
+    out(`| Node flags of the import process (read from /proc while it ran) | ${flagsOf(imported)}${cliApplies ? ' (added by the CLI)' : ' (on its command line)'} | ${flagsOf(importedDefaults)} (\`FEEDBACK_MEMORY_DEFAULTS=off\`) |`);
+    out();
+    out(`The bare server under the same peak-RSS load (V8 defaults): ${rssBare!.peakMb.toFixed(0)} MB.`);
+    out();
     out('## Load runs');
     out();
     out('| Workload | Server | Round | Req/s | p50 (ms) | p99 (ms) | Requests | Statuses | Errors |');
     out('|---|---|---:|---:|---:|---:|---:|---|---:|');
     for (const l of loadRows([...list, ...upsert, ...pages])) out(l);
-    for (const r of rssRuns) {
-      out(`| ${r.workload} (RSS load) | app | — | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses).map(([s, n]) => `${s}: ${fmt(n)}`).join(', ')} | ${r.errors} |`);
+    for (const r of peaks.flatMap((p) => p.runs)) {
+      out(`| ${r.workload} (RSS load) | ${r.server} | — | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses).map(([s, n]) => `${s}: ${fmt(n)}`).join(', ')} | ${r.errors} |`);
     }
     out();
-    out(`Upserts: even requests update one of the ${fmt(UPSERT_POOL)} existing ids (200), odd ones create a new id (201). Peak RSS: a fresh app process, ${o.rssConnections - Math.floor(o.rssConnections / 2)} connections listing and ${Math.floor(o.rssConnections / 2)} upserting at once; VmRSS and VmHWM of /proc/<pid>/status read every 100 ms (MB = 10^6 bytes).`);
+    out(`Upserts: even requests update one of the ${fmt(UPSERT_POOL)} existing ids (200), odd ones create a new id (201). Peak RSS: a fresh process (app, ${DEFAULTS}, bare, one after the other), ${o.rssConnections - Math.floor(o.rssConnections / 2)} connections listing and ${Math.floor(o.rssConnections / 2)} upserting at once; VmRSS and VmHWM of /proc/<pid>/status read every 100 ms (MB = 10^6 bytes).`);
     out();
-    if (imported.measured) {
+    const measuredImports = imports.filter((r): r is Extract<ImportRun, { measured: true }> => r.measured);
+    if (measuredImports.length > 0) {
+      const f = measuredImports[0]!;
       out('## Import');
       out();
-      out(`\`node dist/src/cli.js import\` of a bench/make-fixture.ts document of ${fmt(imported.responses)} responses (${fmt(imported.fixtureBytes / 1e6)} MB, written in ${imported.fixtureSeconds.toFixed(1)} s) into a fresh migrated database: ${imported.seconds.toFixed(1)} s from spawn to exit, ${fmt(imported.rate)} responses/s, peak RSS ${imported.peakRssMb.toFixed(0)} MB.`);
+      out(`\`node dist/src/cli.js import\` of a bench/make-fixture.ts document of ${fmt(f.responses)} responses (${fmt(f.fixtureBytes / 1e6)} MB, written in ${f.fixtureSeconds.toFixed(1)} s) into a fresh migrated database, once per row:`);
+      out();
+      for (const r of measuredImports) out(`- ${r.label}: ${r.seconds.toFixed(1)} s from spawn to exit, ${fmt(r.rate)} responses/s, peak RSS ${r.peakRssMb.toFixed(0)} MB; node flags ${flagsOf(r)}.`);
       out();
     }
     if (details) lines.push(...detailsReport(details, o));
@@ -373,10 +446,10 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(report);
-  const dir = path.resolve(__dirname, '../../bench/results');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'latest.md'), report);
-  log(`wrote ${path.join(dir, 'latest.md')}`);
+  const file = path.resolve(__dirname, '../../bench/results', `node${nodeVersion!.replace(/^v/, '').split('.')[0]}.md`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, report);
+  log(`wrote ${file}`);
   if (failed) {
     log('FAILED: a load run got answers outside 2xx or errors, or the peak-RSS load got no answer (see the Load runs table)');
     process.exitCode = 1;
@@ -408,6 +481,7 @@ interface Details {
 async function measureDetails(
   db: Db,
   databaseUrl: string,
+  runtime: Runtime,
   key: string,
   workspaceId: string,
   forms: Array<{ form_id: string; n: string }>,
@@ -447,7 +521,7 @@ async function measureDetails(
     [`Per-question analytics, smallest form (${fmt(Number(forms[forms.length - 1]!.n))})`, `${base}/forms/${smallForm}/analytics/questions`],
     ['Time series by week, largest form', `${base}/forms/${bigForm}/analytics/timeseries?interval=week`],
   ];
-  const app = await serve('app', databaseUrl);
+  const app = await serve('app', databaseUrl, runtime);
   const latencies: Latency[] = [];
   const analytics: Latency[] = [];
   const exports: ExportRun[] = [];
@@ -479,16 +553,16 @@ async function measureDetails(
   const limit = o.pageLimit ?? 50;
   const plans = [
     ...(await explainWhat(db, `Style A list: form_id + score >= ${LIST_SCORE_GTE}, limit 20`, () =>
-      listResponses(db, workspaceId, { formId: bigForm, scoreGte: LIST_SCORE_GTE, pagination: { kind: 'keyset', limit: 20 } }),
+      listResponsesKeyset(db, workspaceId, { formId: bigForm, scoreGte: LIST_SCORE_GTE, pagination: { kind: 'keyset', limit: 20 } }),
     )),
     ...(await explainWhat(db, `Style A list: cursor ${fmt(deepDepth)} rows in, limit 20`, () =>
-      listResponses(db, workspaceId, { pagination: { kind: 'keyset', limit: 20, cursor: deepCursor } }),
+      listResponsesKeyset(db, workspaceId, { pagination: { kind: 'keyset', limit: 20, cursor: deepCursor } }),
     )),
     ...(await explainWhat(db, `Style B page 1: form_id + filter=${PAGE_FILTER}`, () =>
-      listResponses(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: 1, limit } }),
+      listResponsesOffset(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: 1, limit } }),
     )),
     ...(await explainWhat(db, `Style B page ${DEEP_PAGE}: form_id + filter=${PAGE_FILTER}`, () =>
-      listResponses(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: DEEP_PAGE, limit } }),
+      listResponsesOffset(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: DEEP_PAGE, limit } }),
     )),
   ];
   for (const p of plans) log(`  ${p.name}: ${p.executionMs} ms`);
@@ -510,7 +584,7 @@ function detailsReport(d: Details, o: Options): string[] {
   };
   out('## Latency of single requests');
   out();
-  out(`${o.samples} sequential requests per row (${Math.min(o.samples, o.offsetSamples)} for page ${DEEP_PAGE}) after a few warm-up requests, through a fresh app process.`);
+  out(`${o.samples} sequential requests per row (${Math.min(o.samples, o.offsetSamples)} for page ${DEEP_PAGE}) after a few warm-up requests, through a fresh app process (with the memory settings; the exports below too).`);
   out();
   latencyTable(d.latencies);
   out('## Per-question analytics (rollups kept with the writes)');
@@ -532,7 +606,7 @@ function detailsReport(d: Details, o: Options): string[] {
   }
   out('## Query plans');
   out();
-  out('EXPLAIN (ANALYZE, BUFFERS) of every SELECT the core (`listResponses`) sends for the list, captured from knex; a Style B page also sends its two counts.');
+  out('EXPLAIN (ANALYZE, BUFFERS) of every SELECT the core (`listResponsesKeyset`, `listResponsesOffset`) sends for the list, captured from knex; a Style B page also sends its two counts.');
   out();
   out('| Query | Execution (ms) | Plan |');
   out('|---|---:|---|');

@@ -140,7 +140,7 @@ export async function dropBenchDatabase(serverUrl: string, databaseName: string)
 }
 
 /**
- * The benchmark's forms as fixture documents (CONTRACT section 9): FORM_NAMES, each with an NPS score
+ * The benchmark's forms as fixture documents (docs/import.md, "The fixture document"): FORM_NAMES, each with an NPS score
  * question `q_score`, a single_choice `q_plan` over PLAN_OPTIONS and a text `q_comment`; created a
  * day apart, starting 400 days ago.
  */
