@@ -10,8 +10,11 @@
  *
  * At start, the rate limits and idempotency keys wait for the first connection (redisStarted, at most
  * REDIS_STARTUP_TIMEOUT_MS), so they are in Redis from the first request (docs/operations.md, "Redis at start").
+ *
+ * With a Redis Cluster the client is an ioredis Cluster (docs/operations.md, "Redis Cluster"): every
+ * command the service sends names one key, so no command spans two hash slots.
  */
-import Redis, { type RedisOptions } from 'ioredis';
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { redisTarget } from '../config';
 import type { Logger } from './logger';
 
@@ -24,14 +27,17 @@ const PING_INTERVAL_MS = 2_000;
  */
 export const REDIS_STARTUP_TIMEOUT_MS = 1_500;
 const STARTUP_TICK_MS = 50;
-const startups = new WeakMap<Redis, Promise<void>>();
+const startups = new WeakMap<RedisClient, Promise<void>>();
+
+/** The shared client: one server or Sentinel set (Redis), or a Redis Cluster (Cluster). */
+export type RedisClient = Redis | Cluster;
 
 /**
  * Resolves once `redis` is first ready, ended, or `ms` has passed. Counted in ticks of an interval, not
  * by one timer: start-up work that blocks the event loop (the validator reads the document right after
  * the app is built) would otherwise use the whole wait up before Redis's answer could even be read.
  */
-function startup(redis: Redis, ms: number): Promise<void> {
+function startup(redis: RedisClient, ms: number): Promise<void> {
   return new Promise((resolve) => {
     let ticksLeft = Math.ceil(ms / STARTUP_TICK_MS);
     const done = () => {
@@ -55,16 +61,32 @@ function startup(redis: Redis, ms: number): Promise<void> {
  * logged once); at once for other clients. Never rejects. Callers await it before their first command
  * of each request.
  */
-export function redisStarted(redis: Redis): Promise<void> {
+export function redisStarted(redis: RedisClient): Promise<void> {
   return startups.get(redis) ?? Promise.resolve();
 }
 
 /**
- * A client for REDIS_URL: a plain URL as is, or a Sentinel set (config.ts redisTarget), where ioredis asks
- * the sentinels for the master on every (re)connect and, subscribed to `+switch-master`, reconnects as
- * soon as they promote a replica (docs/operations.md, "Redis with failover (Sentinel)").
+ * True when every master of the cluster answers and the client knows them all: `CLUSTER INFO` says
+ * `cluster_state:ok` and as many masters serve slots as the client holds connections to masters
+ * (a killed master drops out of the client's pool before the cluster has promoted its replica).
  */
-export function createRedis(url: string, logger: Logger): Redis {
+async function clusterWhole(cluster: Cluster): Promise<void> {
+  const info = String(await cluster.cluster('INFO'));
+  const size = Number(/cluster_size:(\d+)/.exec(info)?.[1]);
+  const masters = cluster.nodes('master');
+  if (!info.includes('cluster_state:ok')) throw new Error('cluster state is not ok');
+  if (masters.length !== size) throw new Error(`${size} masters serve slots, ${masters.length} are reachable`);
+  await Promise.all(masters.map((m) => m.ping()));
+}
+
+/**
+ * A client for REDIS_URL: a plain URL as is; a Sentinel set (config.ts redisTarget), where ioredis asks
+ * the sentinels for the master on every (re)connect and, subscribed to `+switch-master`, reconnects as
+ * soon as they promote a replica (docs/operations.md, "Redis with failover (Sentinel)"); or a Redis
+ * Cluster from its seed nodes, where ioredis learns the slots' masters from `CLUSTER SLOTS` and
+ * follows `MOVED` answers after a failover (docs/operations.md, "Redis Cluster").
+ */
+export function createRedis(url: string, logger: Logger): RedisClient {
   const options: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -75,21 +97,45 @@ export function createRedis(url: string, logger: Logger): Redis {
     enableAutoPipelining: true,
   };
   const target = redisTarget(url);
-  const redis =
+  const redis: RedisClient =
     target.kind === 'url'
       ? new Redis(url, options)
-      : new Redis({
-          ...options,
-          sentinels: target.sentinels.map((s) => ({ ...s })),
-          name: target.name,
-          db: target.db,
-          username: target.username,
-          password: target.password,
-          // While no sentinel answers, ask again after 100 ms, 200 ms, ... at most 1 s.
-          sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
-          failoverDetector: true,
-          ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
-        });
+      : target.kind === 'sentinel'
+        ? new Redis({
+            ...options,
+            sentinels: target.sentinels.map((s) => ({ ...s })),
+            name: target.name,
+            db: target.db,
+            username: target.username,
+            password: target.password,
+            // While no sentinel answers, ask again after 100 ms, 200 ms, ... at most 1 s.
+            sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
+            failoverDetector: true,
+            ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+          })
+        : new Cluster(
+            target.nodes.map((n) => ({ ...n })),
+            {
+              // No queue while the cluster is not ready: commands fail at once and callers fall back.
+              enableOfflineQueue: false,
+              enableAutoPipelining: true,
+              clusterRetryStrategy: options.retryStrategy,
+              // A command whose master is gone is retried after 100 ms (the slots refreshed meanwhile)
+              // at most 3 times, so that it gives up within ~0.5 s, as on one server.
+              retryDelayOnFailover: 100,
+              maxRedirections: 3,
+              // Per node: ioredis' own defaults (a lost node is dropped, the slots are asked again)
+              // plus the time limits and credentials.
+              redisOptions: {
+                maxRetriesPerRequest: options.maxRetriesPerRequest,
+                connectTimeout: options.connectTimeout,
+                commandTimeout: options.commandTimeout,
+                username: target.username,
+                password: target.password,
+                ...(target.tls ? { tls: {} } : {}),
+              },
+            },
+          );
   let down = false;
   let closing = false;
   const outage = (reason: string) => {
@@ -105,9 +151,19 @@ export function createRedis(url: string, logger: Logger): Redis {
   startups.set(redis, startup(redis, REDIS_STARTUP_TIMEOUT_MS));
   redis.on('error', (err: Error) => outage(err.message));
   redis.on('close', () => outage('connection closed'));
-  redis.on('ready', recovered);
+  if (redis instanceof Cluster) {
+    // One node lost is an outage for the keys of its slots; it is over when the check below finds
+    // every master again (after a failover: the promoted replica), not when one connection is back.
+    redis.on('node error', (err: Error) => outage(err.message));
+  } else {
+    redis.on('ready', recovered);
+  }
   const ping = setInterval(() => {
     if (redis.status !== 'ready') return;
+    if (redis instanceof Cluster) {
+      clusterWhole(redis).then(recovered, (err: Error) => outage(err.message));
+      return;
+    }
     redis.ping().then(recovered, (err: Error) => {
       outage(err.message);
       // A hanging Redis: reconnect, so that until it answers again the client is not ready and every
