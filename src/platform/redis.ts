@@ -155,6 +155,13 @@ export function createRedis(url: string, logger: Logger): RedisClient {
     // One node lost is an outage for the keys of its slots; it is over when the check below finds
     // every master again (after a failover: the promoted replica), not when one connection is back.
     redis.on('node error', (err: Error) => outage(err.message));
+    // ioredis connects to a node on its first command; once the cluster is ready, connect at once
+    // instead, so that a request (or the check below) does not wait for the connection.
+    const connect = (node: Redis) => {
+      if (redis.status === 'ready' && node.status === 'wait') node.connect().catch(() => undefined);
+    };
+    redis.on('+node', connect);
+    redis.on('ready', () => redis.nodes('master').forEach(connect));
   } else {
     redis.on('ready', recovered);
   }

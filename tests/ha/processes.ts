@@ -48,6 +48,7 @@ export class Processes {
   readonly serveLogs: Array<() => string> = [];
   private readonly children: ChildProcess[] = [];
   private readonly clients: Redis[] = [];
+  private readonly redisServers = new Map<number, ChildProcess>();
 
   /** Starts `cmd` in the checkout's folder with only PATH (or `env`) in its environment; `out()` is its stdout and stderr so far. */
   start(cmd: string, args: string[], env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' }): { proc: ChildProcess; out: () => string } {
@@ -61,7 +62,14 @@ export class Processes {
 
   /** A `redis-server` on `port` of the loopback, without persistence, with `extra` arguments. */
   redisServer(port: number, extra: string[] = []): ChildProcess {
-    return this.start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--dir', this.tmp, ...extra]).proc;
+    const { proc } = this.start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--dir', this.tmp, ...extra]);
+    this.redisServers.set(port, proc);
+    return proc;
+  }
+
+  /** Kills (SIGKILL) the redis-server this started on `port`. */
+  killRedis(port: number): void {
+    this.redisServers.get(port)?.kill('SIGKILL');
   }
 
   /** A plain ioredis client to one server (errors ignored, closed by stop()). */
@@ -106,13 +114,14 @@ export class Processes {
   }
 }
 
-/** A new workspace and an API key for it with `limit` requests per minute, written into `db`. */
+/** A new workspace with a datatable `tbl_<workspace id>` (one string field `id`) and an API key for it with `limit` requests per minute, written into `db`. */
 export async function apiKey(db: Db, limit: number): Promise<{ ws: string; id: string; secret: string }> {
   const ws = uid('ws');
   const k = { id: uid('key'), secret: `fa_${nanoid(40)}` };
   await importFixture(db, {
     workspaces: [{ id: ws, name: ws, link: ws.toLowerCase().replace(/_/g, '-') }],
     api_keys: [{ id: k.id, name: 'ha', secret: k.secret, workspace_ids: [ws], rate_limit_per_minute: limit }],
+    datatables: [{ id: `tbl_${ws}`, workspace_id: ws, name: 'Customers', fields: [{ name: 'id', type: 'string' }] }],
   });
   return { ws, ...k };
 }
