@@ -12,7 +12,9 @@
  * REDIS_STARTUP_TIMEOUT_MS), so they are in Redis from the first request (docs/operations.md, "Redis at start").
  *
  * With a Redis Cluster the client is an ioredis Cluster (docs/operations.md, "Redis Cluster"): every
- * command the service sends names one key, so no command spans two hash slots.
+ * command the service sends names one key, so no command spans two hash slots and keys need no hash
+ * tag. There a lost master is seen through the node's errors, and the outage is over when a check every
+ * 2 s finds every master serving slots reachable (clusterWhole), not when one connection is back.
  */
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { redisTarget } from '../config';
@@ -121,9 +123,13 @@ export function createRedis(url: string, logger: Logger): RedisClient {
               enableAutoPipelining: true,
               clusterRetryStrategy: options.retryStrategy,
               // A command whose master is gone is retried after 100 ms (the slots refreshed meanwhile)
-              // at most 3 times, so that it gives up within ~0.5 s, as on one server.
+              // at most 3 times, and gives up after 500 ms in all (commandTimeout), as on one server: the
+              // caller falls back rather than wait out the cluster's failover.
               retryDelayOnFailover: 100,
               maxRedirections: 3,
+              // With TLS, connect by the names the cluster gives, not their addresses, so that the
+              // certificates match (ioredis' advice for ElastiCache with TLS).
+              ...(target.tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),
               // Per node: ioredis' own defaults (a lost node is dropped, the slots are asked again)
               // plus the time limits and credentials.
               redisOptions: {

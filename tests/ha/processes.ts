@@ -125,3 +125,32 @@ export async function apiKey(db: Db, limit: number): Promise<{ ws: string; id: s
   });
   return { ws, ...k };
 }
+
+/** GET of the API key's workspace on the instance at `base`. */
+export const getWorkspace = (base: string, k: { ws: string; secret: string }) => fetch(`${base}/api/v1/workspaces/${k.ws}`, { headers: { 'X-API-Key': k.secret } });
+
+/**
+ * Continuous load: every instance in `bases` GETs `k`'s workspace again 20 ms after each answer until
+ * `stop()`; `answers` holds each answer's status and time in milliseconds.
+ */
+export function load(bases: string[], k: { ws: string; secret: string }): { answers: Array<{ status: number; ms: number }>; stop(): Promise<void> } {
+  const answers: Array<{ status: number; ms: number }> = [];
+  let loading = true;
+  const loop = async (base: string) => {
+    while (loading) {
+      const t = Date.now();
+      const r = await getWorkspace(base, k);
+      await r.arrayBuffer();
+      answers.push({ status: r.status, ms: Date.now() - t });
+      await sleep(20);
+    }
+  };
+  const loops = bases.map(loop);
+  return {
+    answers,
+    stop: async () => {
+      loading = false;
+      await Promise.all(loops);
+    },
+  };
+}

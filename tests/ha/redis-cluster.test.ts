@@ -11,7 +11,7 @@ import path from 'node:path';
 import type Redis from 'ioredis';
 import type { Db } from '../../src/platform/db/connection';
 import { ownDatabase } from '../component/webhooks/harness';
-import { apiKey, freePort, Processes, redisServerAvailable, sleep, until } from './processes';
+import { apiKey, freePort, getWorkspace, load, Processes, redisServerAvailable, sleep, until } from './processes';
 
 jest.setTimeout(60_000);
 
@@ -61,7 +61,7 @@ afterAll(async () => {
 
 type Key = Awaited<ReturnType<typeof apiKey>>;
 const key = (limit: number) => apiKey(own.db, limit);
-const get = (base: string, k: Key) => fetch(`${base}/api/v1/workspaces/${k.ws}`, { headers: { 'X-API-Key': k.secret } });
+const get = getWorkspace;
 const addRow = (base: string, k: Key, idempotencyKey: string) =>
   fetch(`${base}/api/v1/workspaces/${k.ws}/datatables/tbl_${k.ws}/rows`, {
     method: 'POST',
@@ -118,20 +118,9 @@ maybe('Redis Cluster', () => {
 
   it('keeps answering while a master dies, then shares the budgets in the promoted replica', async () => {
     const [victim] = await masters();
-    const load = await keyOn(victim!.redis, 100_000);
+    const loadKey = await keyOn(victim!.redis, 100_000);
     const after = await keyOn(victim!.redis, 50);
-    const answers: Array<{ status: number; ms: number }> = [];
-    let loading = true;
-    const loop = async (base: string) => {
-      while (loading) {
-        const t = Date.now();
-        const r = await get(base, load);
-        await r.arrayBuffer();
-        answers.push({ status: r.status, ms: Date.now() - t });
-        await sleep(20);
-      }
-    };
-    const loops = [loop(a), loop(b)];
+    const { answers, stop } = load([a, b], loadKey);
     await sleep(500);
     const replicaPort = await until('the victim to have a replica', 5_000, async () => {
       const info = await victim!.redis.info('replication');
@@ -151,8 +140,7 @@ maybe('Redis Cluster', () => {
       const y = Number((await get(b, after)).headers.get('x-ratelimit-remaining'));
       return y === x - 1 && (await holds(promoted, after));
     });
-    loading = false;
-    await Promise.all(loops);
+    await stop();
 
     expect(answers.length).toBeGreaterThan(killedAt);
     expect(answers.filter((x) => x.status !== 200)).toEqual([]);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { Db } from '../../src/platform/db/connection';
 import { ownDatabase } from '../component/webhooks/harness';
-import { apiKey, freePort, Processes, redisServerAvailable, sleep, until } from './processes';
+import { apiKey, freePort, getWorkspace, load, Processes, redisServerAvailable, sleep, until } from './processes';
 
 jest.setTimeout(90_000);
 
@@ -72,7 +72,7 @@ afterAll(async () => {
 }, 60_000);
 
 const key = (limit: number) => apiKey(own.db, limit);
-const get = (base: string, k: { ws: string; secret: string }) => fetch(`${base}/api/v1/workspaces/${k.ws}`, { headers: { 'X-API-Key': k.secret } });
+const get = getWorkspace;
 
 maybe('Redis through Sentinel', () => {
   it('keeps answering while the master dies, then shares the budgets in the promoted master', async () => {
@@ -84,19 +84,8 @@ maybe('Redis through Sentinel', () => {
     oldMaster.disconnect();
 
     // Continuous load on both instances through the failover.
-    const load = await key(100_000);
-    const answers: Array<{ status: number; ms: number }> = [];
-    let loading = true;
-    const loop = async (base: string) => {
-      while (loading) {
-        const t = Date.now();
-        const r = await get(base, load);
-        await r.arrayBuffer();
-        answers.push({ status: r.status, ms: Date.now() - t });
-        await sleep(20);
-      }
-    };
-    const loops = [loop(a), loop(b)];
+    const loadKey = await key(100_000);
+    const { answers, stop } = load([a, b], loadKey);
     await sleep(500);
     master.kill('SIGKILL');
     const killedAt = answers.length;
@@ -111,8 +100,7 @@ maybe('Redis through Sentinel', () => {
       const [x, y] = remaining.map(Number) as [number, number];
       return y === x - 1 && (await replica.keys(`*${after.id}*`)).length === 1;
     });
-    loading = false;
-    await Promise.all(loops);
+    await stop();
 
     expect(answers.length).toBeGreaterThan(killedAt);
     expect(answers.filter((x) => x.status >= 500)).toEqual([]);
