@@ -154,13 +154,26 @@ export function createRedis(url: string, logger: Logger): RedisClient {
     down = false;
     logger.info('Redis is back: rate limits and idempotency keys are shared again');
   };
-  startups.set(redis, startup(redis, REDIS_STARTUP_TIMEOUT_MS));
-  redis.on('error', (err: Error) => outage(err.message));
-  redis.on('close', () => outage('connection closed'));
+  const started = startup(redis, REDIS_STARTUP_TIMEOUT_MS);
+  startups.set(redis, started);
+  // A cluster's connect takes several round trips (a seed, CLUSTER SLOTS, the ready check), each
+  // within the 500 ms limit, and start-up work that blocks the event loop can make one of them fail
+  // (ioredis then tries again). So its errors count from the end of the start-up wait on; a cluster
+  // not ready by then is an outage, as one server would be.
+  let counting = !(redis instanceof Cluster);
+  const failed = (reason: string) => {
+    if (counting) outage(reason);
+  };
+  redis.on('error', (err: Error) => failed(err.message));
+  redis.on('close', () => failed('connection closed'));
   if (redis instanceof Cluster) {
+    void started.then(() => {
+      counting = true;
+      if (redis.status !== 'ready') outage(`cluster not ready (${redis.status})`);
+    });
     // One node lost is an outage for the keys of its slots; it is over when the check below finds
     // every master again (after a failover: the promoted replica), not when one connection is back.
-    redis.on('node error', (err: Error) => outage(err.message));
+    redis.on('node error', (err: Error) => failed(err.message));
     // ioredis connects to a node on its first command; once the cluster is ready, connect at once
     // instead, so that a request (or the check below) does not wait for the connection.
     const connect = (node: Redis) => {
