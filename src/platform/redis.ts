@@ -68,9 +68,10 @@ export function redisStarted(redis: RedisClient): Promise<void> {
 }
 
 /**
- * True when every master of the cluster answers and the client knows them all: `CLUSTER INFO` says
- * `cluster_state:ok` and as many masters serve slots as the client holds connections to masters
- * (a killed master drops out of the client's pool before the cluster has promoted its replica).
+ * Resolves when every master of the cluster answers and the client knows them all: `CLUSTER INFO` says
+ * `cluster_state:ok`, as many masters serve slots as the client holds connections to masters (a killed
+ * master drops out of the client's pool before the cluster has promoted its replica), and each answers
+ * `PING`. Rejects with what is missing otherwise.
  */
 async function clusterWhole(cluster: Cluster): Promise<void> {
   const info = String(await cluster.cluster('INFO'));
@@ -187,7 +188,7 @@ export function createRedis(url: string, logger: Logger): RedisClient {
   const ping = setInterval(() => {
     if (redis.status !== 'ready') return;
     if (redis instanceof Cluster) {
-      clusterWhole(redis).then(recovered, (err: Error) => outage(err.message));
+      clusterWhole(redis).then(recovered, (err: Error) => failed(err.message));
       return;
     }
     redis.ping().then(recovered, (err: Error) => {

@@ -32,17 +32,14 @@ beforeAll(async () => {
   for (const port of ports) {
     p.redisServer(port, ['--cluster-enabled', 'yes', '--cluster-config-file', path.join(p.tmp, `nodes-${port}.conf`), '--cluster-node-timeout', '1000']);
   }
-  for (const port of ports) {
-    const c = p.client(port);
-    await until(`node ${port} to answer`, 10_000, async () => (await c.ping()) === 'PONG');
-  }
+  const nodes = ports.map((port) => p.client(port));
+  for (const [i, c] of nodes.entries()) await until(`node ${ports[i]} to answer`, 10_000, async () => (await c.ping()) === 'PONG');
   // Three masters, a replica each.
   const create = p.start('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes']);
   const code = await new Promise((resolve) => create.proc.once('exit', resolve));
   if (code !== 0) throw new Error(`redis-cli --cluster create failed: ${create.out()}`);
   await until('every node to see the cluster ok and every replica in sync', 20_000, async () => {
-    for (const port of ports) {
-      const c = p.client(port);
+    for (const c of nodes) {
       if (!String(await c.cluster('INFO')).includes('cluster_state:ok')) return false;
       const role = (await c.call('ROLE')) as unknown[];
       if (role[0] === 'slave' && role[3] !== 'connected') return false;
