@@ -17,7 +17,7 @@
  * 10. notFound → errorHandler.
  */
 import express, { type Express, type RequestHandler } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient } from './platform/redis';
 import { trustProxyValue, type Config } from './config';
 import { styleBSchedule } from './core/migration/report';
 import type { Resolve } from './core/webhooks/address-policy';
@@ -59,7 +59,7 @@ export interface AppDeps {
   db: Db;
   logger: Logger;
   /** Shared Redis for rate limits and idempotency; undefined → in-process stores. */
-  redis?: Redis | undefined;
+  redis?: RedisClient | undefined;
   /** Overrides the limiter built from `redis` (tests). */
   limiter?: RateLimiter;
   /** Overrides the per-key usage counter (docs/analytics.md, "Migration insight"); stopped by stopAppBackground. */

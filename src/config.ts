@@ -60,7 +60,7 @@ export class ConfigError extends Error {
 export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: string }> = [
   { name: 'DATABASE_URL', meaning: 'PostgreSQL URL (postgres:// or postgresql://)', fallback: 'unset: embedded PostgreSQL (PGlite) in FEEDBACK_DATA_DIR' },
   { name: 'FEEDBACK_DATA_DIR', meaning: 'folder of the embedded database', fallback: './.data' },
-  { name: 'REDIS_URL', meaning: 'Redis for rate limits and idempotency, shared by every instance (redis://, rediss://, or redis+sentinel://host:port,host:port/master for Sentinel failover)', fallback: 'unset: in-process (one instance only)' },
+  { name: 'REDIS_URL', meaning: 'Redis for rate limits and idempotency, shared by every instance (redis://, rediss://, redis+sentinel://host:port,host:port/master for Sentinel failover, or redis+cluster://host:port,host:port for Redis Cluster)', fallback: 'unset: in-process (one instance only)' },
   { name: 'PORT', meaning: 'listen port, 1-65535', fallback: '3000' },
   { name: 'HOST', meaning: 'listen address', fallback: '127.0.0.1' },
   { name: 'RATE_LIMIT_PER_MINUTE', meaning: 'requests per minute per key without a limit of its own', fallback: '60' },
@@ -136,9 +136,10 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
 }
 
 /**
- * Where the Redis client connects (docs/operations.md, "Redis with failover (Sentinel)"): a plain URL,
- * given to ioredis as is, or a Sentinel set: the sentinels' addresses, the monitored master's name, and
- * the database number, user, password and TLS the master is reached with.
+ * Where the Redis client connects (docs/operations.md, "Redis with failover (Sentinel)", "Redis Cluster"):
+ * a plain URL, given to ioredis as is; a Sentinel set: the sentinels' addresses, the monitored master's
+ * name, and the database number, user, password and TLS the master is reached with; or a Redis Cluster:
+ * seed nodes (any reachable one tells the client the whole cluster), user, password and TLS.
  */
 export type RedisTarget =
   | { readonly kind: 'url'; readonly url: string }
@@ -150,44 +151,52 @@ export type RedisTarget =
       readonly username: string | undefined;
       readonly password: string | undefined;
       readonly tls: boolean;
+    }
+  | {
+      readonly kind: 'cluster';
+      readonly nodes: ReadonlyArray<{ host: string; port: number }>;
+      readonly username: string | undefined;
+      readonly password: string | undefined;
+      readonly tls: boolean;
     };
 
 const SENTINEL_FORM = 'redis+sentinel://[user:password@]host:port[,host:port...]/<master name>[?db=N] (or rediss+sentinel://)';
+const CLUSTER_FORM = 'redis+cluster://[user:password@]host:port[,host:port...] (or rediss+cluster://; a cluster has only database 0)';
 
 /**
  * Parses `REDIS_URL`: `redis://` / `rediss://` stay one URL; `redis+sentinel://` / `rediss+sentinel://`
- * name sentinels (port default 26379) and a master. Throws ConfigError naming REDIS_URL for a bad
- * Sentinel form and for `redis+cluster://` (Redis Cluster is not supported yet).
+ * name sentinels (port default 26379) and a master; `redis+cluster://` / `rediss+cluster://` name seed
+ * nodes of a Redis Cluster (port default 6379; `?db=0` is allowed, another database is not, since a
+ * cluster has only database 0). Throws ConfigError naming REDIS_URL for a malformed `+sentinel` or
+ * `+cluster` value and for any other `redis+…` scheme.
  */
 export function redisTarget(value: string): RedisTarget {
-  if (!/^rediss?\+/i.test(value.trim())) return { kind: 'url', url: value };
-  const m = /^(rediss?)\+(sentinel|cluster):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)\/([^/?#]+)(?:\?([^#]*))?$/.exec(value.trim());
-  if (/^rediss?\+cluster:/i.test(value.trim())) throw new ConfigError('REDIS_URL', 'redis://, rediss:// or redis+sentinel:// (Redis Cluster is not supported yet)', value);
-  if (!m || m[2] !== 'sentinel') throw new ConfigError('REDIS_URL', SENTINEL_FORM, value);
-  const sentinels = m[5]!.split(',').map((hp) => {
+  const v = value.trim();
+  if (!/^rediss?\+/i.test(v)) return { kind: 'url', url: value };
+  const cluster = /^rediss?\+cluster:/i.test(v);
+  const form = cluster ? CLUSTER_FORM : SENTINEL_FORM;
+  // scheme, user, password, hosts, path (the master's name; none for a cluster), query
+  const m = /^(rediss?)\+(sentinel|cluster):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)(?:\/([^/?#]*))?(?:\?([^#]*))?$/.exec(v);
+  if (!m || (cluster ? (m[6] ?? '') !== '' : !m[6])) throw new ConfigError('REDIS_URL', form, value);
+  const hosts = m[5]!.split(',').map((hp) => {
     const a = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/.exec(hp.trim());
-    const port = a?.[2] === undefined ? 26379 : Number(a[2]);
-    if (!a || port < 1 || port > 65535) throw new ConfigError('REDIS_URL', SENTINEL_FORM, value);
+    const port = a?.[2] === undefined ? (cluster ? 6379 : 26379) : Number(a[2]);
+    if (!a || port < 1 || port > 65535) throw new ConfigError('REDIS_URL', form, value);
     return { host: a[1]!.replace(/^\[|\]$/g, ''), port };
   });
   const query = new URLSearchParams(m[7] ?? '');
   const db = query.get('db') ?? '0';
-  if (!/^\d{1,2}$/.test(db) || [...query.keys()].some((k) => k !== 'db')) throw new ConfigError('REDIS_URL', SENTINEL_FORM, value);
+  if (!/^\d{1,2}$/.test(db) || [...query.keys()].some((k) => k !== 'db')) throw new ConfigError('REDIS_URL', form, value);
+  if (cluster && Number(db) !== 0) throw new ConfigError('REDIS_URL', form, value);
   const decode = (s: string | undefined) => (s === undefined || s === '' ? undefined : decodeURIComponent(s));
-  return {
-    kind: 'sentinel',
-    sentinels,
-    name: decodeURIComponent(m[6]!),
-    db: Number(db),
-    username: decode(m[3]),
-    password: decode(m[4]),
-    tls: m[1] === 'rediss',
-  };
+  const credentials = { username: decode(m[3]), password: decode(m[4]), tls: m[1]!.toLowerCase() === 'rediss' };
+  if (cluster) return { kind: 'cluster', nodes: hosts, ...credentials };
+  return { kind: 'sentinel', sentinels: hosts, name: decodeURIComponent(m[6]!), db: Number(db), ...credentials };
 }
 
 function redisUrl(env: Env): string | undefined {
   const value = raw(env, 'REDIS_URL');
-  if (value !== undefined && redisTarget(value).kind === 'sentinel') return value.trim();
+  if (value !== undefined && redisTarget(value).kind !== 'url') return value.trim();
   return url(env, 'REDIS_URL', ['redis', 'rediss']);
 }
 

@@ -6,7 +6,6 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import { buildApp, stopAppBackground } from './app';
 import type { Config } from './config';
@@ -17,7 +16,7 @@ import { createLogger, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument } from './platform/openapi';
 import { operationIndex } from './platform/operations';
-import { createRedis } from './platform/redis';
+import { createRedis, type RedisClient } from './platform/redis';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker, type WorkerObserver } from './delivery/worker';
 
 export interface RunningServer {
@@ -59,7 +58,7 @@ interface ServerContext {
   config: Config;
   logger: Logger;
   db: Db;
-  redis: Redis | undefined;
+  redis: RedisClient | undefined;
   /** Background work to stop on shutdown (RunningServer.addCloser). */
   closers: Closer[];
 }

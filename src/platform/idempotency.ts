@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis';
 import { canonicalJson } from '../core/canonical-json';
 import { errors } from '../core/errors';
 import type { Logger } from './logger';
@@ -54,7 +54,7 @@ export interface IdempotencyStore {
  * call (setIfAbsent) waits for a new client's first connection (redisStarted), so that a request sent
  * right after start is not run without idempotency.
  */
-export function redisIdempotencyStore(redis: Redis): IdempotencyStore {
+export function redisIdempotencyStore(redis: RedisClient): IdempotencyStore {
   return {
     async setIfAbsent(key, value, ttlMs) {
       await redisStarted(redis);
@@ -142,7 +142,7 @@ function capture(res: Response, done: (status: number, headers: Record<string, s
 
 export interface IdempotencyOptions {
   /** Shared Redis; undefined → an in-process store. */
-  redis?: Redis | undefined;
+  redis?: RedisClient | undefined;
   logger: Logger;
   /** Key prefix in Redis (default `fs`). */
   prefix?: string;

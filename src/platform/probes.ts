@@ -7,7 +7,7 @@
  *   with `"down"` for each check that failed (readiness).
  */
 import type { RequestHandler } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis';
 import type { Db } from './db/connection';
 
 /** Budget of each readiness check, in milliseconds. */
@@ -35,7 +35,7 @@ export function healthz(): RequestHandler {
   };
 }
 
-export function readyz(deps: { db: Db; redis?: Redis | undefined }): RequestHandler {
+export function readyz(deps: { db: Db; redis?: RedisClient | undefined }): RequestHandler {
   return async (_req, res) => {
     const redis = deps.redis;
     const [database, redisCheck] = await Promise.all([

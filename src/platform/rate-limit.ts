@@ -7,7 +7,7 @@
  * Redis client is waited for (redisStarted) so that the budget is Redis's from the first request.
  */
 import type { Response } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errors } from '../core/errors';
 import type { Logger } from './logger';
@@ -29,7 +29,7 @@ export interface RateLimiter {
   consume(bucket: 'key' | 'address' | 'submission', subject: string, points: number): Promise<RateLimitDecision>;
 }
 
-export function createRateLimiter(opts: { redis?: Redis | undefined; logger: Logger; prefix?: string }): RateLimiter {
+export function createRateLimiter(opts: { redis?: RedisClient | undefined; logger: Logger; prefix?: string }): RateLimiter {
   const limiters = new Map<string, RateLimiterAbstract>();
   const limiterFor = (bucket: string, points: number): RateLimiterAbstract => {
     const id = `${bucket}:${points}`;

@@ -10,8 +10,13 @@
  *
  * At start, the rate limits and idempotency keys wait for the first connection (redisStarted, at most
  * REDIS_STARTUP_TIMEOUT_MS), so they are in Redis from the first request (docs/operations.md, "Redis at start").
+ *
+ * With a Redis Cluster the client is an ioredis Cluster (docs/operations.md, "Redis Cluster"): every
+ * command the service sends names one key, so no command spans two hash slots and keys need no hash
+ * tag. There a lost master is seen through the node's errors, and the outage is over when a check every
+ * 2 s finds every master serving slots reachable (clusterWhole), not when one connection is back.
  */
-import Redis, { type RedisOptions } from 'ioredis';
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { redisTarget } from '../config';
 import type { Logger } from './logger';
 
@@ -24,14 +29,17 @@ const PING_INTERVAL_MS = 2_000;
  */
 export const REDIS_STARTUP_TIMEOUT_MS = 1_500;
 const STARTUP_TICK_MS = 50;
-const startups = new WeakMap<Redis, Promise<void>>();
+const startups = new WeakMap<RedisClient, Promise<void>>();
+
+/** The shared client: one server or Sentinel set (Redis), or a Redis Cluster (Cluster). */
+export type RedisClient = Redis | Cluster;
 
 /**
  * Resolves once `redis` is first ready, ended, or `ms` has passed. Counted in ticks of an interval, not
  * by one timer: start-up work that blocks the event loop (the validator reads the document right after
  * the app is built) would otherwise use the whole wait up before Redis's answer could even be read.
  */
-function startup(redis: Redis, ms: number): Promise<void> {
+function startup(redis: RedisClient, ms: number): Promise<void> {
   return new Promise((resolve) => {
     let ticksLeft = Math.ceil(ms / STARTUP_TICK_MS);
     const done = () => {
@@ -55,16 +63,33 @@ function startup(redis: Redis, ms: number): Promise<void> {
  * logged once); at once for other clients. Never rejects. Callers await it before their first command
  * of each request.
  */
-export function redisStarted(redis: Redis): Promise<void> {
+export function redisStarted(redis: RedisClient): Promise<void> {
   return startups.get(redis) ?? Promise.resolve();
 }
 
 /**
- * A client for REDIS_URL: a plain URL as is, or a Sentinel set (config.ts redisTarget), where ioredis asks
- * the sentinels for the master on every (re)connect and, subscribed to `+switch-master`, reconnects as
- * soon as they promote a replica (docs/operations.md, "Redis with failover (Sentinel)").
+ * Resolves when every master of the cluster answers and the client knows them all: `CLUSTER INFO` says
+ * `cluster_state:ok`, as many masters serve slots as the client holds connections to masters (a killed
+ * master drops out of the client's pool before the cluster has promoted its replica), and each answers
+ * `PING`. Rejects with what is missing otherwise.
  */
-export function createRedis(url: string, logger: Logger): Redis {
+async function clusterWhole(cluster: Cluster): Promise<void> {
+  const info = String(await cluster.cluster('INFO'));
+  const size = Number(/cluster_size:(\d+)/.exec(info)?.[1]);
+  const masters = cluster.nodes('master');
+  if (!info.includes('cluster_state:ok')) throw new Error('cluster state is not ok');
+  if (masters.length !== size) throw new Error(`${size} masters serve slots, ${masters.length} are reachable`);
+  await Promise.all(masters.map((m) => m.ping()));
+}
+
+/**
+ * A client for REDIS_URL: a plain URL as is; a Sentinel set (config.ts redisTarget), where ioredis asks
+ * the sentinels for the master on every (re)connect and, subscribed to `+switch-master`, reconnects as
+ * soon as they promote a replica (docs/operations.md, "Redis with failover (Sentinel)"); or a Redis
+ * Cluster from its seed nodes, where ioredis learns the slots' masters from `CLUSTER SLOTS` and
+ * follows `MOVED` answers after a failover (docs/operations.md, "Redis Cluster").
+ */
+export function createRedis(url: string, logger: Logger): RedisClient {
   const options: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -75,21 +100,49 @@ export function createRedis(url: string, logger: Logger): Redis {
     enableAutoPipelining: true,
   };
   const target = redisTarget(url);
-  const redis =
+  const redis: RedisClient =
     target.kind === 'url'
       ? new Redis(url, options)
-      : new Redis({
-          ...options,
-          sentinels: target.sentinels.map((s) => ({ ...s })),
-          name: target.name,
-          db: target.db,
-          username: target.username,
-          password: target.password,
-          // While no sentinel answers, ask again after 100 ms, 200 ms, ... at most 1 s.
-          sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
-          failoverDetector: true,
-          ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
-        });
+      : target.kind === 'sentinel'
+        ? new Redis({
+            ...options,
+            sentinels: target.sentinels.map((s) => ({ ...s })),
+            name: target.name,
+            db: target.db,
+            username: target.username,
+            password: target.password,
+            // While no sentinel answers, ask again after 100 ms, 200 ms, ... at most 1 s.
+            sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
+            failoverDetector: true,
+            ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+          })
+        : new Cluster(
+            target.nodes.map((n) => ({ ...n })),
+            {
+              // No queue while the cluster is not ready: commands fail at once and callers fall back.
+              enableOfflineQueue: false,
+              enableAutoPipelining: true,
+              clusterRetryStrategy: options.retryStrategy,
+              // A command whose master is gone is retried after 100 ms (the slots refreshed meanwhile)
+              // at most 3 times, and gives up after 500 ms in all (commandTimeout), as on one server: the
+              // caller falls back rather than wait out the cluster's failover.
+              retryDelayOnFailover: 100,
+              maxRedirections: 3,
+              // With TLS, connect by the names the cluster gives, not their addresses, so that the
+              // certificates match (ioredis' advice for ElastiCache with TLS).
+              ...(target.tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),
+              // Per node: ioredis' own defaults (a lost node is dropped, the slots are asked again)
+              // plus the time limits and credentials.
+              redisOptions: {
+                maxRetriesPerRequest: options.maxRetriesPerRequest,
+                connectTimeout: options.connectTimeout,
+                commandTimeout: options.commandTimeout,
+                username: target.username,
+                password: target.password,
+                ...(target.tls ? { tls: {} } : {}),
+              },
+            },
+          );
   let down = false;
   let closing = false;
   const outage = (reason: string) => {
@@ -102,12 +155,42 @@ export function createRedis(url: string, logger: Logger): Redis {
     down = false;
     logger.info('Redis is back: rate limits and idempotency keys are shared again');
   };
-  startups.set(redis, startup(redis, REDIS_STARTUP_TIMEOUT_MS));
-  redis.on('error', (err: Error) => outage(err.message));
-  redis.on('close', () => outage('connection closed'));
-  redis.on('ready', recovered);
+  const started = startup(redis, REDIS_STARTUP_TIMEOUT_MS);
+  startups.set(redis, started);
+  // A cluster's connect takes several round trips (a seed, CLUSTER SLOTS, the ready check), each
+  // within the 500 ms limit, and start-up work that blocks the event loop can make one of them fail
+  // (ioredis then tries again). So its errors count from the end of the start-up wait on; a cluster
+  // not ready by then is an outage, as one server would be.
+  let counting = !(redis instanceof Cluster);
+  const failed = (reason: string) => {
+    if (counting) outage(reason);
+  };
+  redis.on('error', (err: Error) => failed(err.message));
+  redis.on('close', () => failed('connection closed'));
+  if (redis instanceof Cluster) {
+    void started.then(() => {
+      counting = true;
+      if (redis.status !== 'ready') outage(`cluster not ready (${redis.status})`);
+    });
+    // One node lost is an outage for the keys of its slots; it is over when the check below finds
+    // every master again (after a failover: the promoted replica), not when one connection is back.
+    redis.on('node error', (err: Error) => failed(err.message));
+    // ioredis connects to a node on its first command; once the cluster is ready, connect at once
+    // instead, so that a request (or the check below) does not wait for the connection.
+    const connect = (node: Redis) => {
+      if (redis.status === 'ready' && node.status === 'wait') node.connect().catch(() => undefined);
+    };
+    redis.on('+node', connect);
+    redis.on('ready', () => redis.nodes('master').forEach(connect));
+  } else {
+    redis.on('ready', recovered);
+  }
   const ping = setInterval(() => {
     if (redis.status !== 'ready') return;
+    if (redis instanceof Cluster) {
+      clusterWhole(redis).then(recovered, (err: Error) => failed(err.message));
+      return;
+    }
     redis.ping().then(recovered, (err: Error) => {
       outage(err.message);
       // A hanging Redis: reconnect, so that until it answers again the client is not ready and every

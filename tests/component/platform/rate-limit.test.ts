@@ -11,7 +11,7 @@ import type { Config } from '../../../src/config';
 import type { Db } from '../../../src/platform/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { createRateLimiter } from '../../../src/platform/rate-limit';
-import { createRedis } from '../../../src/platform/redis';
+import { createRedis, type RedisClient } from '../../../src/platform/redis';
 import { openTestDb, testDbUrl } from '../../support/db';
 import { testConfig } from '../../support/app';
 import { declaredHeaderProblems } from '../../support/openapi-ops';
@@ -122,7 +122,7 @@ describe('per-address limit for missing or unknown keys', () => {
 
 describe('when Redis fails', () => {
   let child: ChildProcess | undefined;
-  let ownRedis: Redis | undefined;
+  let ownRedis: RedisClient | undefined;
   afterAll(() => {
     ownRedis?.disconnect();
     if (child && child.exitCode === null) child.kill('SIGKILL');
