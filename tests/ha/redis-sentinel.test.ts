@@ -91,16 +91,20 @@ maybe('Redis through Sentinel', () => {
     const killedAt = answers.length;
 
     const replica = ps!.client(replicaPort);
-    await until('the replica to be promoted', 20_000, async () => ((await replica.call('ROLE')) as unknown[])[0] === 'master');
-    // Both instances count in the new master again: one shared budget, stored there.
-    const after = await key(50);
-    await until('the budget to be shared in the promoted master', 15_000, async () => {
-      const remaining: Array<string | null> = [];
-      for (const base of [a, b]) remaining.push((await get(base, after)).headers.get('x-ratelimit-remaining'));
-      const [x, y] = remaining.map(Number) as [number, number];
-      return y === x - 1 && (await replica.keys(`*${after.id}*`)).length === 1;
-    });
-    await stop();
+    try {
+      await until('the replica to be promoted', 20_000, async () => ((await replica.call('ROLE')) as unknown[])[0] === 'master');
+      // Both instances count in the new master again: one shared budget, stored there. The budget is
+      // large so that polling on a slow machine never runs it out (a 429 would read as "not shared").
+      const after = await key(100_000);
+      await until('the budget to be shared in the promoted master', 30_000, async () => {
+        const remaining: Array<string | null> = [];
+        for (const base of [a, b]) remaining.push((await get(base, after)).headers.get('x-ratelimit-remaining'));
+        const [x, y] = remaining.map(Number) as [number, number];
+        return y === x - 1 && (await replica.keys(`*${after.id}*`)).length === 1;
+      });
+    } finally {
+      await stop();
+    }
 
     expect(answers.length).toBeGreaterThan(killedAt);
     expect(answers.filter((x) => x.status >= 500)).toEqual([]);
