@@ -13,10 +13,11 @@
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
  * 9. routers: the selector for the shared responses path (v1, v2), Style A, analytics, Style B, Style A writes,
- *    Style B writes, email events, links, webhooks;
+ *    Style B writes, email events, links, webhooks; with read replicas, built once per database and picked per
+ *    request by readRouting (GET on a replica, the rest on the primary: docs/operations.md, "Read replicas");
  * 10. notFound → errorHandler.
  */
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import type Redis from 'ioredis';
 import { trustProxyValue, type Config } from './config';
 import { styleBSchedule } from './core/migration/report';
@@ -49,6 +50,8 @@ import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
 import { operationIndex } from './platform/operations';
 import { applyDecision, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import type { ReadReplicas } from './platform/db/replicas';
+import { readRouting } from './platform/read-routing';
 import { requestId } from './platform/request-id';
 import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
@@ -68,6 +71,11 @@ export interface AppDeps {
   resolveHost?: Resolve;
   /** Metrics of this app (the server passes its own to wire background work); built when absent. */
   metrics?: Metrics;
+  /**
+   * Read replicas (DATABASE_READ_URL), started by the caller: GET requests of the API read there
+   * (platform/read-routing.ts; docs/operations.md, "Read replicas"). Absent: every request on `db`.
+   */
+  replicas?: ReadReplicas;
 }
 
 /**
@@ -103,7 +111,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(metrics.httpMiddleware());
   // Probes and metrics (docs/operations.md, "Probes", "Metrics"): no key, outside the rate limits and the missing-key budget.
   app.get('/healthz', healthz());
-  app.get('/readyz', readyz({ db, redis: deps.redis }));
+  app.get('/readyz', readyz({ db, redis: deps.redis, replicas: deps.replicas }));
   app.get('/metrics', metrics.handler(config.metricsEnabled));
   // The icon every page's browser asks for: likewise no key and no budget (no 401 in the page's console).
   app.get(FAVICON_PATH, favicon());
@@ -158,17 +166,30 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(validator);
   app.use(idempotency({ redis: deps.redis, logger }));
 
-  app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
-  app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
-  app.use('/api/v1/workspaces', styleARouter(core));
-  app.use('/api/v1/workspaces', analyticsRouter(core));
-  app.use('/api/v1/workspaces', styleBRouter(core));
-  app.use('/api/v1/workspaces', styleAWritesRouter(core));
-  app.use('/api/v1/workspaces', styleBWritesRouter(core));
-  app.use('/api/v1/workspaces', emailEventsWriteRouter(core));
-  app.use('/api/v1/workspaces', linksRouter(core, config.publicUrl));
-  app.use('/api/v1/workspaces', webhooksRouter(core));
-  app.use('/api/v1', translateRouter());
+  const api = (on: Db): Router => {
+    const r = express.Router();
+    const c = { ...core, db: on };
+    r.use('/api/v1/workspaces', sharedResponsesRouter(c, 1));
+    r.use('/api/v2/workspaces', sharedResponsesRouter(c, 2));
+    r.use('/api/v1/workspaces', styleARouter(c));
+    r.use('/api/v1/workspaces', analyticsRouter(c));
+    r.use('/api/v1/workspaces', styleBRouter(c));
+    r.use('/api/v1/workspaces', styleAWritesRouter(c));
+    r.use('/api/v1/workspaces', styleBWritesRouter(c));
+    r.use('/api/v1/workspaces', emailEventsWriteRouter(c));
+    r.use('/api/v1/workspaces', linksRouter(c, config.publicUrl));
+    r.use('/api/v1/workspaces', webhooksRouter(c));
+    r.use('/api/v1', translateRouter());
+    return r;
+  };
+  const { replicas } = deps;
+  if (replicas) {
+    metrics.setReplicaSource(() => replicas.status());
+    const onRead = (target: 'primary' | 'replica') => metrics.dbRead(target);
+    app.use(readRouting({ primary: db, replicas, build: api, redis: deps.redis, logger, maxLagMs: config.databaseReadMaxLagMs, onRead }));
+  } else {
+    app.use(api(db));
+  }
 
   app.locals.stopBackground = async () => {
     await Promise.all([usage.stop(), keys.stop()]);
