@@ -91,7 +91,7 @@ export function readRouting(opts: ReadRoutingOptions): RequestHandler {
         return;
       }
       opts.replicas.markDown(index, err);
-      (req.log ?? opts.logger).warn({ err: (err as Error).message, request_id: req.requestId }, 'read failed on a replica; answered from the primary');
+      (req.log ?? opts.logger).warn({ err: (err as Error).message }, 'read failed on a replica; answered from the primary');
       opts.onRead?.('primary');
       onPrimary(req, res, next);
     });

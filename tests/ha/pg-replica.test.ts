@@ -1,6 +1,6 @@
 /**
  * Read replicas (docs/operations.md, "Read replicas") on a real streaming replica: the test starts its own
- * PostgreSQL primary and one replica (tests/support/pg-cluster.ts; the replica applies the WAL 1 s late, so a
+ * PostgreSQL primary and one replica (bench/pg-cluster.ts; the replica applies the WAL 1 s late, so a
  * read that went there too early would miss the write), and a `serve` process with `DATABASE_URL` on the
  * primary and `DATABASE_READ_URL` on the replica. It checks, over HTTP and /metrics, that lists are answered
  * by the replica, that a key reads its own write at once, that stopping the replica sends reads to the
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { nanoid } from 'nanoid';
 import { importFixture } from '../../src/core/import/importer';
 import { createDb, migrateLatest, type Db } from '../../src/platform/db/connection';
-import { freePort, pgBinDir, startPgCluster, type PgCluster } from '../support/pg-cluster';
+import { freePort, pgBinDir, startPgCluster, type PgCluster } from '../../bench/pg-cluster';
 import { sleep } from '../component/webhooks/harness';
 
 jest.setTimeout(60_000);

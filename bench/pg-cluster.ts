@@ -1,7 +1,7 @@
 /**
  * A throw-away PostgreSQL primary with streaming replicas on free loopback ports (docs/operations.md,
- * "Read replicas"), for the replica test (tests/ha/pg-replica.test.ts) and the replica run of
- * `npm run bench`. No jest here: bench imports it too.
+ * "Read replicas"), for the replica run of `npm run bench` (bench/replica-run.ts) and the replica test
+ * (tests/ha/pg-replica.test.ts).
  *
  * The primary is `initdb` into a temporary folder with `wal_level=replica` and trust for replication from
  * 127.0.0.1; each replica is `pg_basebackup -R -X stream` of it, started with `hot_standby=on`. As root,
