@@ -57,6 +57,7 @@ import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
+import type { CoreDeps } from './adapters/deps';
 
 export interface AppDeps {
   db: Db;
@@ -166,30 +167,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(validator);
   app.use(idempotency({ redis: deps.redis, logger }));
 
-  const api = (on: Db): Router => {
-    const r = express.Router();
-    const c = { ...core, db: on };
-    r.use('/api/v1/workspaces', sharedResponsesRouter(c, 1));
-    r.use('/api/v2/workspaces', sharedResponsesRouter(c, 2));
-    r.use('/api/v1/workspaces', styleARouter(c));
-    r.use('/api/v1/workspaces', analyticsRouter(c));
-    r.use('/api/v1/workspaces', styleBRouter(c));
-    r.use('/api/v1/workspaces', styleAWritesRouter(c));
-    r.use('/api/v1/workspaces', styleBWritesRouter(c));
-    r.use('/api/v1/workspaces', emailEventsWriteRouter(c));
-    r.use('/api/v1/workspaces', linksRouter(c, config.publicUrl));
-    r.use('/api/v1/workspaces', webhooksRouter(c));
-    r.use('/api/v1', translateRouter());
-    return r;
-  };
-  const { replicas } = deps;
-  if (replicas) {
-    metrics.setReplicaSource(() => replicas.status());
-    const onRead = (target: 'primary' | 'replica') => metrics.dbRead(target);
-    app.use(readRouting({ primary: db, replicas, build: api, redis: deps.redis, logger, maxLagMs: config.databaseReadMaxLagMs, onRead }));
-  } else {
-    app.use(api(db));
-  }
+  mountApi(app, config, deps, core, metrics);
 
   app.locals.stopBackground = async () => {
     await Promise.all([usage.stop(), keys.stop()]);
@@ -197,4 +175,45 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));
   return app;
+}
+
+/** Step 9, the API routers, all on `db`. */
+function apiRouters(core: CoreDeps, publicUrl: string): Router {
+  const r = express.Router();
+  r.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
+  r.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
+  r.use('/api/v1/workspaces', styleARouter(core));
+  r.use('/api/v1/workspaces', analyticsRouter(core));
+  r.use('/api/v1/workspaces', styleBRouter(core));
+  r.use('/api/v1/workspaces', styleAWritesRouter(core));
+  r.use('/api/v1/workspaces', styleBWritesRouter(core));
+  r.use('/api/v1/workspaces', emailEventsWriteRouter(core));
+  r.use('/api/v1/workspaces', linksRouter(core, publicUrl));
+  r.use('/api/v1/workspaces', webhooksRouter(core));
+  r.use('/api/v1', translateRouter());
+  return r;
+}
+
+/**
+ * Mounts step 9: the routers on the primary, or with read replicas one set per database, picked per request
+ * by readRouting (docs/operations.md, "Read replicas").
+ */
+function mountApi(app: Express, config: Config, deps: AppDeps, core: CoreDeps, metrics: Metrics): void {
+  const { replicas } = deps;
+  if (!replicas) {
+    app.use(apiRouters(core, config.publicUrl));
+    return;
+  }
+  metrics.setReplicaSource(() => replicas.status());
+  app.use(
+    readRouting({
+      primary: deps.db,
+      replicas,
+      build: (db) => apiRouters({ ...core, db }, config.publicUrl),
+      redis: deps.redis,
+      logger: deps.logger,
+      maxLagMs: config.databaseReadMaxLagMs,
+      onRead: (target) => metrics.dbRead(target),
+    }),
+  );
 }

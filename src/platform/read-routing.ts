@@ -54,11 +54,16 @@ export function readRouting(opts: ReadRoutingOptions): RequestHandler {
   const ttlMs = opts.maxLagMs + REPLICA_POLL_MS;
   const keyOf = (req: Request) => (req.auth ? `fs:ryw:${req.auth.id}` : undefined);
 
-  /** The key's recorded position; ANY_POSITION when unknown because Redis failed. */
-  const recorded = async (key: string): Promise<string | null> => {
+  /**
+   * The key's recorded position, the later of this process's and Redis's (a write on another instance);
+   * when Redis fails, this process's, else ANY_POSITION.
+   */
+  const recorded = async (key: string): Promise<bigint | typeof ANY_POSITION | undefined> => {
     const mine = await local.get(key);
-    if (mine !== null || !shared) return mine;
-    return shared.get(key).catch(() => ANY_POSITION);
+    const theirs = shared ? await shared.get(key).catch(() => (mine === null ? ANY_POSITION : null)) : null;
+    if (mine === ANY_POSITION || theirs === ANY_POSITION) return ANY_POSITION;
+    const positions = [mine, theirs].filter((p): p is string => p !== null).map((p) => BigInt(p));
+    return positions.length === 0 ? undefined : positions.reduce((a, b) => (a > b ? a : b));
   };
 
   const record = async (key: string, log: Logger) => {
@@ -77,8 +82,8 @@ export function readRouting(opts: ReadRoutingOptions): RequestHandler {
       onPrimary(req, res, next);
       return;
     }
-    const position = key ? await recorded(key) : null;
-    const index = position === ANY_POSITION ? undefined : opts.replicas.pick(position === null ? undefined : BigInt(position));
+    const position = key ? await recorded(key) : undefined;
+    const index = position === ANY_POSITION ? undefined : opts.replicas.pick(position);
     if (index === undefined) {
       opts.onRead?.('primary');
       onPrimary(req, res, next);

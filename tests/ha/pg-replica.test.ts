@@ -29,6 +29,8 @@ let base: string;
 let output = '';
 const ws = 'ws_replica';
 const secret = `fa_${nanoid(40)}`;
+// Unique per run: the write positions live in the shared Redis under the key's id.
+const keyId = `key_replica${nanoid(8).replace(/[^a-zA-Z0-9]/g, 'x')}`;
 const table = 'tbl_replica';
 
 async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined | false>): Promise<T> {
@@ -69,7 +71,7 @@ beforeAll(async () => {
   await migrateLatest(db);
   await importFixture(db, {
     workspaces: [{ id: ws, name: 'Replica', link: 'replica' }],
-    api_keys: [{ id: 'key_replica', name: 'replica', secret, workspace_ids: [ws] }],
+    api_keys: [{ id: keyId, name: 'replica', secret, workspace_ids: [ws] }],
     datatables: [{ id: table, workspace_id: ws, name: 'Customers', fields: [{ name: 'id', type: 'string' }] }],
   });
   base = await serve(cluster.primary.url(), cluster.replicas[0]!.url());
