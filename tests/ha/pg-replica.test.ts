@@ -72,7 +72,21 @@ beforeAll(async () => {
   await importFixture(db, {
     workspaces: [{ id: ws, name: 'Replica', link: 'replica' }],
     api_keys: [{ id: keyId, name: 'replica', secret, workspace_ids: [ws] }],
-    datatables: [{ id: table, workspace_id: ws, name: 'Customers', fields: [{ name: 'id', type: 'string' }] }],
+    datatables: [{ id: table, workspace_id: ws, name: 'Customers', fields: [{ name: 'id', type: 'string' }], rows: [{ row_id: 'row_replica', data: { id: 'c-fixture' } }] }],
+    forms: [{ id: 'frm_replica', workspace_id: ws, name: 'NPS', questions: [{ id: 'q_score', type: 'nps', title: 'How likely?', required: true }] }],
+    responses: [
+      {
+        id: 'rsp_replica',
+        form_id: 'frm_replica',
+        score: 9,
+        created_at: '2026-11-20T10:00:00Z',
+        respondent_email: 'a@example.com',
+        email_id: 'em_replica',
+        answers: [{ question_id: 'q_score', value: 9 }],
+      },
+    ],
+    email_events: [{ workspace_id: ws, email_id: 'em_replica', email: 'a@example.com', type: 'open', created_at: '2026-11-20T10:01:00Z' }],
+    webhook_endpoints: [{ workspace_id: ws, url: 'https://hooks.example.com/replica', events: ['response.created'] }],
   });
   base = await serve(cluster.primary.url(), cluster.replicas[0]!.url());
 }, 60_000);
@@ -118,6 +132,55 @@ maybe('read replicas', () => {
     expect(res.status).toBe(200);
     const after = await reads();
     expect(after.replica).toBe(before.replica + 1);
+    expect(after.primary).toBe(before.primary);
+  });
+
+  it('answers every kind of read from the replica (none of them writes)', async () => {
+    const endpoint = ((await (await get('/webhook-endpoints')).json()) as { data: Array<{ id: string }> }).data[0]!.id;
+    const paths = [
+      '',
+      '/forms',
+      '/forms/frm_replica',
+      '/forms/frm_replica/schema',
+      '/forms/frm_replica/analytics/summary',
+      '/forms/frm_replica/analytics/questions',
+      '/forms/frm_replica/analytics/timeseries?interval=day',
+      '/forms/frm_replica/questions',
+      '/forms/frm_replica/questions/q_score',
+      '/forms/frm_replica/responses',
+      '/responses',
+      '/responses?page=1',
+      '/responses/export?format=ndjson',
+      '/responses/rsp_replica',
+      '/datatables',
+      `/datatables/${table}`,
+      `/datatables/${table}/rows/row_replica`,
+      '/tables',
+      `/tables/${table}`,
+      `/tables/${table}/fields`,
+      `/tables/${table}/entries`,
+      `/tables/${table}/entries/row_replica`,
+      '/email-events',
+      '/emails/em_replica/events',
+      '/webhook-endpoints',
+      `/webhook-endpoints/${endpoint}`,
+      `/webhook-endpoints/${endpoint}/deliveries`,
+      '/api-keys',
+      `/api-keys/${keyId}/usage`,
+      `/api-keys/${keyId}/migration-report`,
+    ];
+    const before = await reads();
+    const failed: string[] = [];
+    for (const p of paths) {
+      const res = await get(p);
+      const body = await res.text();
+      if (res.status !== 200) failed.push(`${p}: ${res.status} ${body.slice(0, 200)}`);
+    }
+    expect(failed).toEqual([]);
+    const v2 = await fetch(`${base}/api/v2/workspaces/${ws}/responses`, { headers: { 'X-API-Key': secret } });
+    expect(v2.status).toBe(200);
+    const after = await reads();
+    expect(after.replica - before.replica).toBe(paths.length + 1);
     expect(after.primary).toBe(before.primary);
   });
 
