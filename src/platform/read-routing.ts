@@ -27,8 +27,15 @@ export type ReadTarget = 'primary' | 'replica';
 /** Recorded when the primary's position could not be read after a write: the key reads on the primary. */
 const ANY_POSITION = 'primary';
 const READS = new Set(['GET', 'HEAD']);
-// 40001: "canceling statement due to conflict with recovery" on a hot standby.
-const retryOnPrimary = (err: unknown) => isDatabaseUnavailable(err) || (err as { code?: unknown } | null)?.code === '40001';
+/**
+ * A replica's error the primary may not have: unreachable, shutting down, a full pool (isDatabaseUnavailable),
+ * or 40001, "canceling statement due to conflict with recovery" on a hot standby. Not 57014, a statement
+ * timeout: the statement would take as long on the primary.
+ */
+const retryOnPrimary = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || (code !== '57014' && isDatabaseUnavailable(err));
+};
 
 export interface ReadRoutingOptions {
   primary: Db;

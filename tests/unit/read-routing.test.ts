@@ -92,11 +92,15 @@ describe('readRouting', () => {
     expect(t.reads).toEqual(['replica', 'primary']);
   });
 
-  it('passes other errors of a replica on, without a retry', async () => {
-    const t = setup({ replicaFails: new Error('a bug') });
+  it.each([
+    ['a fault of the request', new Error('a bug')],
+    ['a statement timeout (as slow on the primary)', Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })],
+  ])('passes %s on, without a retry', async (_what, err) => {
+    const t = setup({ replicaFails: err });
     const res = await request(t.app).get('/thing').set('x-key', 'k1');
     expect(res.status).toBe(500);
     expect(t.downs).toHaveLength(0);
+    expect(t.reads).toEqual(['replica']);
   });
 
   it('reads on the primary when Redis fails and this process holds no position for the key', async () => {

@@ -18,8 +18,8 @@ import { createDb, type Db } from './connection';
 export const REPLICA_POLL_MS = 1_000;
 /** A poll query that takes longer than this counts as a failure (the replica is `down`). */
 const POLL_TIMEOUT_MS = 1_000;
-/** Connections per replica pool. */
-const REPLICA_POOL_MAX = 5;
+/** Connections per replica pool: as many as the primary's pool, since the reads move there. */
+const REPLICA_POOL_MAX = 10;
 
 export type ReplicaHealth = 'ok' | 'lagging' | 'down';
 
