@@ -28,12 +28,13 @@ export interface Runtime {
  * `databaseUrl` in a child process run by `runtime`; its stdout (the app's log) goes to /dev/null. A start that fails
  * is tried up to 4 more times, 3 s apart: on a busy machine the app's 2 s database connect timeout
  * can expire while it starts.
+ * @param readUrl the app's read replicas (DATABASE_READ_URL, comma-separated; docs/operations.md, "Read replicas").
  * @throws the fifth failure to start (the child's error, or its exit before reporting its URL)
  */
-export async function serve(mode: 'app' | 'bare', databaseUrl: string, runtime?: Runtime, logLevel = 'info'): Promise<Served> {
+export async function serve(mode: 'app' | 'bare', databaseUrl: string, runtime?: Runtime, logLevel = 'info', readUrl?: string): Promise<Served> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await serveOnce(mode, databaseUrl, runtime ?? { node: process.execPath, execArgv: [] }, logLevel);
+      return await serveOnce(mode, databaseUrl, runtime ?? { node: process.execPath, execArgv: [] }, logLevel, readUrl);
     } catch (e) {
       if (attempt === 5) throw e;
       process.stderr.write(`[bench] ${mode} server did not start (${(e as Error).message.split('\n')[0]}); trying again in 3 s\n`);
@@ -42,7 +43,7 @@ export async function serve(mode: 'app' | 'bare', databaseUrl: string, runtime?:
   }
 }
 
-async function serveOnce(mode: 'app' | 'bare', databaseUrl: string, runtime: Runtime, logLevel: string): Promise<Served> {
+async function serveOnce(mode: 'app' | 'bare', databaseUrl: string, runtime: Runtime, logLevel: string, readUrl: string | undefined): Promise<Served> {
   const child: ChildProcess = fork(path.join(__dirname, 'serve.js'), [mode], {
     execPath: runtime.node,
     execArgv: [...runtime.execArgv],
@@ -51,6 +52,7 @@ async function serveOnce(mode: 'app' | 'bare', databaseUrl: string, runtime: Run
       BENCH_DATABASE_URL: databaseUrl,
       BENCH_REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
       BENCH_LOG: logLevel,
+      BENCH_DATABASE_READ_URL: readUrl ?? '',
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -7,7 +7,8 @@
  *                   startServer: request timeouts, metrics, webhook worker, JSON logs on stdout,
  *                   which the parent sends to /dev/null);
  *            'bare' the baseline of bench/bare-server.ts.
- *   env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_LOG (log level of the app, default 'info').
+ *   env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_LOG (log level of the app, default 'info'),
+ *        BENCH_DATABASE_READ_URL (the app's read replicas, DATABASE_READ_URL; default none).
  *   IPC: sends `{url}` once listening, or `{error}`; on the message 'close' closes and exits 0.
  */
 import { loadConfig } from '../src/config';
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
           loadConfig(
             {
               databaseUrl,
+              databaseReadUrls: process.env.BENCH_DATABASE_READ_URL ? process.env.BENCH_DATABASE_READ_URL.split(',') : [],
               redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
               logLevel: process.env.BENCH_LOG ?? 'info',
               port: 0,

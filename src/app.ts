@@ -13,10 +13,11 @@
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
  * 9. routers: the selector for the shared responses path (v1, v2), Style A, analytics, Style B, Style A writes,
- *    Style B writes, email events, links, webhooks;
+ *    Style B writes, email events, links, webhooks; with read replicas, built once per database and picked per
+ *    request by readRouting (GET on a replica, the rest on the primary: docs/operations.md, "Read replicas");
  * 10. notFound → errorHandler.
  */
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { RedisClient } from './platform/redis';
 import { trustProxyValue, type Config } from './config';
 import { styleBSchedule } from './core/migration/report';
@@ -49,11 +50,14 @@ import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
 import { operationIndex } from './platform/operations';
 import { applyDecision, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import type { ReadReplicas } from './platform/db/replicas';
+import { readRouting } from './platform/read-routing';
 import { requestId } from './platform/request-id';
 import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
+import type { CoreDeps } from './adapters/deps';
 
 export interface AppDeps {
   db: Db;
@@ -68,6 +72,11 @@ export interface AppDeps {
   resolveHost?: Resolve;
   /** Metrics of this app (the server passes its own to wire background work); built when absent. */
   metrics?: Metrics;
+  /**
+   * Read replicas (DATABASE_READ_URL), started by the caller: GET requests of the API read there
+   * (platform/read-routing.ts; docs/operations.md, "Read replicas"). Absent: every request on `db`.
+   */
+  replicas?: ReadReplicas;
 }
 
 /**
@@ -103,7 +112,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(metrics.httpMiddleware());
   // Probes and metrics (docs/operations.md, "Probes", "Metrics"): no key, outside the rate limits and the missing-key budget.
   app.get('/healthz', healthz());
-  app.get('/readyz', readyz({ db, redis: deps.redis }));
+  app.get('/readyz', readyz({ db, redis: deps.redis, replicas: deps.replicas }));
   app.get('/metrics', metrics.handler(config.metricsEnabled));
   // The icon every page's browser asks for: likewise no key and no budget (no 401 in the page's console).
   app.get(FAVICON_PATH, favicon());
@@ -158,17 +167,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(validator);
   app.use(idempotency({ redis: deps.redis, logger }));
 
-  app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
-  app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
-  app.use('/api/v1/workspaces', styleARouter(core));
-  app.use('/api/v1/workspaces', analyticsRouter(core));
-  app.use('/api/v1/workspaces', styleBRouter(core));
-  app.use('/api/v1/workspaces', styleAWritesRouter(core));
-  app.use('/api/v1/workspaces', styleBWritesRouter(core));
-  app.use('/api/v1/workspaces', emailEventsWriteRouter(core));
-  app.use('/api/v1/workspaces', linksRouter(core, config.publicUrl));
-  app.use('/api/v1/workspaces', webhooksRouter(core));
-  app.use('/api/v1', translateRouter());
+  mountApi(app, config, deps, core, metrics);
 
   app.locals.stopBackground = async () => {
     await Promise.all([usage.stop(), keys.stop()]);
@@ -176,4 +175,45 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));
   return app;
+}
+
+/** Step 9, the API routers, all on `db`. */
+function apiRouters(core: CoreDeps, publicUrl: string): Router {
+  const r = express.Router();
+  r.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
+  r.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
+  r.use('/api/v1/workspaces', styleARouter(core));
+  r.use('/api/v1/workspaces', analyticsRouter(core));
+  r.use('/api/v1/workspaces', styleBRouter(core));
+  r.use('/api/v1/workspaces', styleAWritesRouter(core));
+  r.use('/api/v1/workspaces', styleBWritesRouter(core));
+  r.use('/api/v1/workspaces', emailEventsWriteRouter(core));
+  r.use('/api/v1/workspaces', linksRouter(core, publicUrl));
+  r.use('/api/v1/workspaces', webhooksRouter(core));
+  r.use('/api/v1', translateRouter());
+  return r;
+}
+
+/**
+ * Mounts step 9: the routers on the primary, or with read replicas one set per database, picked per request
+ * by readRouting (docs/operations.md, "Read replicas").
+ */
+function mountApi(app: Express, config: Config, deps: AppDeps, core: CoreDeps, metrics: Metrics): void {
+  const { replicas } = deps;
+  if (!replicas) {
+    app.use(apiRouters(core, config.publicUrl));
+    return;
+  }
+  metrics.setReplicaSource(() => replicas.status());
+  app.use(
+    readRouting({
+      primary: deps.db,
+      replicas,
+      build: (db) => apiRouters({ ...core, db }, config.publicUrl),
+      redis: deps.redis,
+      logger: deps.logger,
+      maxLagMs: config.databaseReadMaxLagMs,
+      onRead: (target) => metrics.dbRead(target),
+    }),
+  );
 }

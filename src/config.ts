@@ -9,6 +9,13 @@ import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS } from './core/webhooks/retention';
 export interface Config {
   /** PostgreSQL URL; undefined means the embedded PGlite database in `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /**
+   * `DATABASE_READ_URL`: PostgreSQL read replicas of `databaseUrl`, comma-separated; empty: every read on the
+   * primary (docs/operations.md, "Read replicas").
+   */
+  readonly databaseReadUrls: readonly string[];
+  /** `DATABASE_READ_MAX_LAG_MS`: a replica further behind than this is skipped (docs/operations.md, "Read replicas"). */
+  readonly databaseReadMaxLagMs: number;
   /** Folder of the embedded database (absolute). */
   readonly dataDir: string;
   /** Redis URL for rate limits and idempotency; undefined means an in-process store (one instance only). */
@@ -59,6 +66,8 @@ export class ConfigError extends Error {
 /** Every environment setting with its default, for `serve --help` (README.md, "Configuration"). */
 export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: string }> = [
   { name: 'DATABASE_URL', meaning: 'PostgreSQL URL (postgres:// or postgresql://)', fallback: 'unset: embedded PostgreSQL (PGlite) in FEEDBACK_DATA_DIR' },
+  { name: 'DATABASE_READ_URL', meaning: 'PostgreSQL read replicas of DATABASE_URL, comma-separated URLs: GET requests of the API read there', fallback: 'unset: every read on DATABASE_URL' },
+  { name: 'DATABASE_READ_MAX_LAG_MS', meaning: 'a replica further behind than this many milliseconds (or down) is skipped', fallback: '5000' },
   { name: 'FEEDBACK_DATA_DIR', meaning: 'folder of the embedded database', fallback: './.data' },
   { name: 'REDIS_URL', meaning: 'Redis for rate limits and idempotency, shared by every instance (redis://, rediss://, redis+sentinel://host:port,host:port/master for Sentinel failover, or redis+cluster://host:port,host:port for Redis Cluster)', fallback: 'unset: in-process (one instance only)' },
   { name: 'PORT', meaning: 'listen port, 1-65535', fallback: '3000' },
@@ -194,6 +203,22 @@ export function redisTarget(value: string): RedisTarget {
   return { kind: 'sentinel', sentinels: hosts, name: decodeURIComponent(m[6]!), db: Number(db), ...credentials };
 }
 
+/**
+ * `DATABASE_READ_URL`: one or more PostgreSQL URLs, comma-separated (docs/operations.md, "Read replicas").
+ * @throws ConfigError naming DATABASE_READ_URL for a malformed URL, or when DATABASE_URL is unset (the
+ *   embedded database has no replicas).
+ */
+function databaseReadUrls(env: Env, primary: string | undefined): string[] {
+  const value = raw(env, 'DATABASE_READ_URL');
+  if (value === undefined) return [];
+  if (primary === undefined) throw new ConfigError('DATABASE_READ_URL', 'unset while DATABASE_URL is unset (the embedded database has no replicas)', value);
+  return value.split(',').map((part) => {
+    const one = url({ DATABASE_READ_URL: part }, 'DATABASE_READ_URL', ['postgres', 'postgresql']);
+    if (one === undefined) throw new ConfigError('DATABASE_READ_URL', 'comma-separated postgres:// URLs', value);
+    return one;
+  });
+}
+
 function redisUrl(env: Env): string | undefined {
   const value = raw(env, 'REDIS_URL');
   if (value !== undefined && redisTarget(value).kind !== 'url') return value.trim();
@@ -279,6 +304,8 @@ export function trustProxyValue(setting: string | undefined): boolean | number |
 export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.env): Config {
   const config: { -readonly [K in keyof Config]: Config[K] } = {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres', 'postgresql']),
+    databaseReadUrls: databaseReadUrls(env, url(env, 'DATABASE_URL', ['postgres', 'postgresql'])),
+    databaseReadMaxLagMs: positiveInt(env, 'DATABASE_READ_MAX_LAG_MS', 5000),
     dataDir: path.resolve(env.FEEDBACK_DATA_DIR || './.data'),
     redisUrl: redisUrl(env),
     port: port(env),

@@ -11,6 +11,7 @@ import { buildApp, stopAppBackground } from './app';
 import type { Config } from './config';
 import type { Db } from './db';
 import { createDb, isEmbedded, migrateLatest } from './platform/db/connection';
+import { createReadReplicas, type ReadReplicas } from './platform/db/replicas';
 import { createHttpServer } from './platform/http-server';
 import { createLogger, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
@@ -59,6 +60,8 @@ interface ServerContext {
   logger: Logger;
   db: Db;
   redis: RedisClient | undefined;
+  /** DATABASE_READ_URL's replicas, polled from start to close (docs/operations.md, "Read replicas"). */
+  replicas: ReadReplicas | undefined;
   /** Background work to stop on shutdown (RunningServer.addCloser). */
   closers: Closer[];
 }
@@ -77,7 +80,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
   metrics.setWebhookQueueDepthSource(() => queueDepth(db));
 
-  const app = buildApp(config, { db, logger, redis: c.redis, metrics });
+  const app = buildApp(config, { db, logger, redis: c.redis, metrics, replicas: c.replicas });
   const server = await listen(c, app);
   // The worker shares the process's knex instance: on PGlite it is the one connection (docs/webhooks.md, "Running the worker").
   if (opts.worker !== false) {
@@ -115,7 +118,14 @@ async function openStores(config: Config, opts: StartOptions): Promise<ServerCon
   if (isEmbedded(db)) logger.info({ dataDir: config.dataDir }, 'using the embedded PostgreSQL (PGlite); set DATABASE_URL for a server');
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
   if (!redis) logger.warn('REDIS_URL is not set: rate limits and idempotency keys are kept in-process (run one instance only)');
-  return { config, logger, db, redis, closers: [] };
+  let replicas: ReadReplicas | undefined;
+  if (config.databaseReadUrls.length > 0) {
+    replicas = createReadReplicas({ primary: db, urls: config.databaseReadUrls, maxLagMs: config.databaseReadMaxLagMs, logger });
+    // The first poll: a replica that does not answer starts as down (reads on the primary), never fails the start.
+    await replicas.start();
+    logger.info({ replicas: replicas.status() }, 'read replicas');
+  }
+  return { config, logger, db, redis, replicas, closers: [] };
 }
 
 /** Listens on config.host:config.port; on failure releases the stores and rethrows. */
@@ -129,7 +139,7 @@ async function listen(c: ServerContext, app: Express): Promise<Server> {
     });
   } catch (err) {
     // e.g. EADDRINUSE: release what was opened, so the process can exit 1 instead of hanging.
-    await Promise.all([...closers.map(async (closer) => closer.close()), db.destroy()]).catch(() => undefined);
+    await Promise.all([...closers.map(async (closer) => closer.close()), db.destroy(), c.replicas?.stop()]).catch(() => undefined);
     redis?.disconnect();
     throw err;
   }
@@ -203,7 +213,7 @@ function shutdown(c: ServerContext, app: Express, server: Server, drainMs: numbe
       }
       // Requests have drained: the usage counter writes its last counts before the pools close (docs/analytics.md, "Migration insight").
       await stopAppBackground(app).catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
-      await db.destroy();
+      await Promise.all([db.destroy(), c.replicas?.stop()]);
       if (redis) await redis.quit().catch(() => redis.disconnect());
     })());
   return close;

@@ -10,6 +10,9 @@
  * - `auth_failures_total{code}` (`invalid_api_key`, `api_key_expired`, `workspace_access_denied`, `insufficient_scope`);
  * - `webhook_deliveries_total{outcome}` (`succeeded`, `retried`, `failed`) and the gauge `webhook_queue_depth`;
  * - the gauge `db_pool_connections{state}` (`used`, `idle`, `waiting`) from the knex pool;
+ * - with read replicas (docs/operations.md, "Read replicas"): `db_reads_total{target}` (`primary`, `replica`:
+ *   where each GET of the API was answered), and per replica (`host:port/database`) the gauges
+ *   `db_replica_lag_seconds{replica}` (at the last good poll) and `db_replica_up{replica}` (1 when reads may go there);
  * - prom-client's default process metrics.
  * Other parts of the service report through the functions of `Metrics`; `/metrics` serves the text format.
  */
@@ -17,6 +20,7 @@ import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { errors } from '../core/errors';
 import { poolStats, type Db } from './db/connection';
+import type { ReplicaStatus } from './db/replicas';
 import type { Logger } from './logger';
 import type { OperationIndex, PathMatch } from './operations';
 import type { RateLimiter } from './rate-limit';
@@ -54,6 +58,10 @@ export interface Metrics {
   webhookDelivery(outcome: DeliveryOutcome): void;
   /** Sets where `webhook_queue_depth` is read from at each scrape (default: 0). */
   setWebhookQueueDepthSource(source: QueueDepthSource): void;
+  /** Counts one API read by the database that answered it. */
+  dbRead(target: 'primary' | 'replica'): void;
+  /** Registers the replica families and sets where their gauges are read from at each scrape (default: no replicas, no families). */
+  setReplicaSource(source: () => readonly ReplicaStatus[]): void;
 }
 
 /**
@@ -75,6 +83,8 @@ export function createMetrics(opts: { operations: OperationIndex; db?: Db; logge
   const { refusals, authFailures, deliveries } = outcomeCounters(registry);
   const queueDepth = queueDepthGauge(registry, opts.logger);
   poolGauge(registry, opts.db);
+  // Registered only with replicas, so /metrics of a service without them is unchanged.
+  let replicas: ReturnType<typeof replicaFamilies> | undefined;
 
   const metrics: Metrics = {
     registry,
@@ -99,6 +109,11 @@ export function createMetrics(opts: { operations: OperationIndex; db?: Db; logge
     authFailed: (code) => authFailures.inc({ code }),
     webhookDelivery: (outcome) => deliveries.inc({ outcome }),
     setWebhookQueueDepthSource: queueDepth.setSource,
+    dbRead: (target) => replicas?.reads.inc({ target }),
+    setReplicaSource: (source) => {
+      replicas ??= replicaFamilies(registry);
+      replicas.setSource(source);
+    },
   };
   return metrics;
 }
@@ -169,6 +184,42 @@ function outcomeCounters(registry: Registry): { refusals: Counter<'kind'>; authF
   for (const outcome of ['succeeded', 'retried', 'failed']) deliveries.inc({ outcome }, 0);
   for (const kind of ['key', 'address', 'submission']) refusals.inc({ kind }, 0);
   return { refusals, authFailures, deliveries };
+}
+
+/** `db_reads_total{target}`, `db_replica_lag_seconds{replica}` and `db_replica_up{replica}` (docs/operations.md, "Read replicas"). */
+function replicaFamilies(registry: Registry): { reads: Counter<'target'>; setSource(source: () => readonly ReplicaStatus[]): void } {
+  let source: () => readonly ReplicaStatus[] = () => [];
+  const reads = new Counter({
+    name: 'db_reads_total',
+    help: 'API read requests (GET, HEAD) by the database that answered them (primary, replica).',
+    labelNames: ['target'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: 'Seconds a read replica is behind the primary, by WAL position at its last good poll.',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      for (const r of source()) if (r.lagSeconds !== null) this.set({ replica: r.name }, r.lagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_up',
+    help: '1 when reads may go to the replica, 0 while it is down or lagging beyond DATABASE_READ_MAX_LAG_MS.',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      for (const r of source()) this.set({ replica: r.name }, r.state === 'ok' ? 1 : 0);
+    },
+  });
+  return {
+    reads,
+    setSource: (s) => {
+      source = s;
+      for (const target of ['primary', 'replica']) reads.inc({ target }, 0);
+    },
+  };
 }
 
 /** The gauge `webhook_queue_depth`, read from the source set at each scrape (the last known depth if it fails). */

@@ -4,11 +4,14 @@
  * - `GET /healthz`: 200 `{"status":"ok"}` while the process runs (liveness);
  * - `GET /readyz`: 200 `{"status":"ok","checks":{"database":"ok","redis":"ok"|"absent"}}` when the database
  *   (and Redis, when configured) answer within 1 s, else 503 `{"status":"unavailable","checks":{...}}`
- *   with `"down"` for each check that failed (readiness).
+ *   with `"down"` for each check that failed (readiness). With read replicas, `checks.replicas` lists each
+ *   one (`name`, `state` ok/lagging/down, `lag_seconds`); a replica that is down or lagging does not make the
+ *   service unready, since reads fall back to the primary (docs/operations.md, "Read replicas").
  */
 import type { RequestHandler } from 'express';
 import type { RedisClient } from './redis';
 import type { Db } from './db/connection';
+import type { ReadReplicas } from './db/replicas';
 
 /** Budget of each readiness check, in milliseconds. */
 export const READY_CHECK_TIMEOUT_MS = 1_000;
@@ -35,7 +38,7 @@ export function healthz(): RequestHandler {
   };
 }
 
-export function readyz(deps: { db: Db; redis?: RedisClient | undefined }): RequestHandler {
+export function readyz(deps: { db: Db; redis?: RedisClient | undefined; replicas?: ReadReplicas | undefined }): RequestHandler {
   return async (_req, res) => {
     const redis = deps.redis;
     const [database, redisCheck] = await Promise.all([
@@ -45,6 +48,7 @@ export function readyz(deps: { db: Db; redis?: RedisClient | undefined }): Reque
     ]);
     const ok = database === 'ok' && redisCheck !== 'down';
     res.setHeader('Cache-Control', 'no-store');
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, redis: redisCheck } });
+    const replicas = deps.replicas?.status().map((r) => ({ name: r.name, state: r.state, lag_seconds: r.lagSeconds }));
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, redis: redisCheck, ...(replicas ? { replicas } : {}) } });
   };
 }

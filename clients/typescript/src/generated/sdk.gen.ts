@@ -1025,7 +1025,8 @@ export const getFavicon = <ThrowOnError extends boolean = false>(options?: Optio
  * Readiness probe
  *
  * `200` when the database (and Redis, when configured) answer within 1 s; else `503` with `"down"` for
- * what is down. `redis` is `"absent"` when the service runs without Redis. No key; outside the rate
+ * what is down. `redis` is `"absent"` when the service runs without Redis. With read replicas,
+ * `replicas` lists their state; a replica down or lagging leaves the service ready. No key; outside the rate
  * limits and the missing-key budget.
  *
  * Required scope: none.
@@ -1042,7 +1043,9 @@ export const getReadiness = <ThrowOnError extends boolean = false>(options?: Opt
  * `operationId` matched, or `unmatched`); `rate_limit_refusals_total{kind}` (`key`, `address`, `submission`);
  * `auth_failures_total{code}`;
  * `webhook_deliveries_total{outcome}` (`succeeded`, `retried`, `failed`); the gauges `webhook_queue_depth`
- * and `db_pool_connections{state}` (`used`, `idle`, `waiting`); the default process metrics. No key;
+ * and `db_pool_connections{state}` (`used`, `idle`, `waiting`); with read replicas (`DATABASE_READ_URL`),
+ * `db_reads_total{target}` (`primary`, `replica`) and the gauges `db_replica_lag_seconds{replica}` and
+ * `db_replica_up{replica}`; the default process metrics. No key;
  * outside the rate limits. With `METRICS=off`: 404 `resource_not_found`.
  *
  * Required scope: none.

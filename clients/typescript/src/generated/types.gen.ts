@@ -1559,6 +1559,22 @@ export type Readiness = {
          * `absent` when the service runs without Redis (`REDIS_URL` unset).
          */
         redis: 'ok' | 'down' | 'absent';
+        /**
+         * Only with read replicas (`DATABASE_READ_URL`): each replica and whether reads go there. A
+         * replica that is `down` or `lagging` (behind by more than `DATABASE_READ_MAX_LAG_MS`) does not
+         * make the service unready: its reads go to the primary.
+         */
+        replicas?: Array<{
+            /**
+             * `host:port/database` of the replica's URL.
+             */
+            name: string;
+            state: 'ok' | 'lagging' | 'down';
+            /**
+             * Seconds behind the primary at the last good poll (by WAL position); null before the first one.
+             */
+            lag_seconds: number | null;
+        }>;
     };
 };
 
