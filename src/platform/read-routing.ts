@@ -13,7 +13,7 @@
  * a key with no position in this process reads on the primary.
  */
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis';
 import type { Db } from '../db';
 import type { ReadReplicas } from './db/replicas';
 import { REPLICA_POLL_MS } from './db/replicas';
@@ -42,7 +42,7 @@ export interface ReadRoutingOptions {
   replicas: ReadReplicas;
   /** The API routers on one database (called once per database). */
   build: (db: Db) => Router;
-  redis?: Redis | undefined;
+  redis?: RedisClient | undefined;
   logger: Logger;
   /** DATABASE_READ_MAX_LAG_MS: a recorded position lives this long plus one poll interval. */
   maxLagMs: number;

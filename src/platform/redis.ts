@@ -82,14 +82,8 @@ async function clusterWhole(cluster: Cluster): Promise<void> {
   await Promise.all(masters.map((m) => m.ping()));
 }
 
-/**
- * A client for REDIS_URL: a plain URL as is; a Sentinel set (config.ts redisTarget), where ioredis asks
- * the sentinels for the master on every (re)connect and, subscribed to `+switch-master`, reconnects as
- * soon as they promote a replica (docs/operations.md, "Redis with failover (Sentinel)"); or a Redis
- * Cluster from its seed nodes, where ioredis learns the slots' masters from `CLUSTER SLOTS` and
- * follows `MOVED` answers after a failover (docs/operations.md, "Redis Cluster").
- */
-export function createRedis(url: string, logger: Logger): RedisClient {
+/** The ioredis client REDIS_URL names (config.ts redisTarget): one server, a Sentinel set or a Cluster. */
+function clientFor(url: string): RedisClient {
   const options: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -100,7 +94,7 @@ export function createRedis(url: string, logger: Logger): RedisClient {
     enableAutoPipelining: true,
   };
   const target = redisTarget(url);
-  const redis: RedisClient =
+  return (
     target.kind === 'url'
       ? new Redis(url, options)
       : target.kind === 'sentinel'
@@ -142,7 +136,19 @@ export function createRedis(url: string, logger: Logger): RedisClient {
                 ...(target.tls ? { tls: {} } : {}),
               },
             },
-          );
+          )
+  );
+}
+
+/**
+ * A client for REDIS_URL: a plain URL as is; a Sentinel set (config.ts redisTarget), where ioredis asks
+ * the sentinels for the master on every (re)connect and, subscribed to `+switch-master`, reconnects as
+ * soon as they promote a replica (docs/operations.md, "Redis with failover (Sentinel)"); or a Redis
+ * Cluster from its seed nodes, where ioredis learns the slots' masters from `CLUSTER SLOTS` and
+ * follows `MOVED` answers after a failover (docs/operations.md, "Redis Cluster").
+ */
+export function createRedis(url: string, logger: Logger): RedisClient {
+  const redis = clientFor(url);
   let down = false;
   let closing = false;
   const outage = (reason: string) => {
