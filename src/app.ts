@@ -8,7 +8,7 @@
  * 4. public docs, limited per address: `GET /openapi.json`, `/docs/migrating`, `/docs`;
  * 5. public JSON submissions (`POST` PUBLIC_SUBMISSIONS_PATH, no key): submission budget → body checks (reportBodyError,
  *    as in step 8) → openapi validator → idempotency scoped to address + form → handler;
- * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter);
+ * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter); dashboard pages (`/d/…`: dashboardRouter);
  * 7. apiKeyAuth (+ rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → styleSelection;
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
@@ -48,12 +48,13 @@ import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
 import { operationIndex } from './platform/operations';
-import { applyDecision, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import { consumePublicBudget, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { requestId } from './platform/request-id';
 import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
+import { dashboardRouter } from './pages/dashboard.router';
 
 export interface AppDeps {
   db: Db;
@@ -112,7 +113,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
 
   // Public description for documentation tools (docs/api-rules.md, "Keys and access"), limited per address.
   const publicLimit: RequestHandler = async (req, res, next) => {
-    applyDecision(res, await limiter.consume('address', `public:${req.ip ?? 'unknown'}`, config.authFailuresPerMinute));
+    await consumePublicBudget(limiter, res, req.ip, config.authFailuresPerMinute);
     next();
   };
   app.get('/openapi.json', publicLimit, (_req, res) => {
@@ -145,6 +146,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
+  // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): no key, the public budget per address, HTML answers.
+  app.use(dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute }));
 
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());

@@ -4,8 +4,8 @@
  * its own claims `{v, k: "d", ws, id, x}`; the row in `dashboard_links` (migration 010) is the authority,
  * read on every page request, so a revoke or an expiry refuses the link at once on every instance.
  *
- * Download tokens of a page are one-time: `{v, k: "dx", ws, id, n, x}` signed alike, claimed by inserting
- * the nonce `n` into `dashboard_download_claims` (a second claim hits the primary key).
+ * The download token of a page is one-time per format: `{v, k: "dx", ws, id, n, x}` signed alike, claimed by
+ * inserting the nonce `n` and the format into `dashboard_download_claims` (a second claim hits the primary key).
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -148,16 +148,16 @@ export async function mintDownloadToken(db: Knex, link: ActiveDashboardLink, now
 }
 
 /**
- * Claims a download token for `link`: true the first time, false when it was used already, is for another
- * link, expired or is not one of ours. The claim commits with the caller's transaction when `db` is one.
+ * Claims a page's download token for one format (`csv`, `ndjson`) of `link`: true the first time, false when it
+ * was used for that format already, is for another link, expired or is not one of ours.
  */
-export async function claimDownloadToken(db: Knex, handle: DbHandle, link: ActiveDashboardLink, token: string, now = new Date()): Promise<boolean> {
+export async function claimDownloadToken(db: Knex, link: ActiveDashboardLink, token: string, format: string, now = new Date()): Promise<boolean> {
   const c = openToken(await linkSecret(db), token);
   if (!c || c.v !== TOKEN_VERSION || c.k !== 'dx' || c.ws !== link.workspaceId || c.id !== link.id || !str(c.n)) return false;
   if (typeof c.x !== 'number' || c.x * 1000 <= now.getTime()) return false;
-  const inserted = (await handle('dashboard_download_claims')
-    .insert({ workspace_id: link.workspaceId, nonce: c.n, link_id: link.id })
-    .onConflict(['workspace_id', 'nonce'])
+  const inserted = (await db('dashboard_download_claims')
+    .insert({ workspace_id: link.workspaceId, nonce: c.n, format, link_id: link.id })
+    .onConflict(['workspace_id', 'nonce', 'format'])
     .ignore()
     .returning('nonce')) as unknown[];
   return inserted.length === 1;
@@ -173,7 +173,7 @@ export function pruneDownloadClaims(db: DbHandle, now: Date, opts: BatchOptions 
     (limit) =>
       affectedRows(
         db('dashboard_download_claims')
-          .whereIn(['workspace_id', 'nonce'], db('dashboard_download_claims').select('workspace_id', 'nonce').where('claimed_at', '<', before).limit(limit))
+          .whereIn(['workspace_id', 'nonce', 'format'], db('dashboard_download_claims').select('workspace_id', 'nonce', 'format').where('claimed_at', '<', before).limit(limit))
           .where('claimed_at', '<', before)
           .delete(),
         'nonce',
