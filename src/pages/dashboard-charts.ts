@@ -99,7 +99,7 @@ export function lineChart(label: string, periods: string[], values: Array<number
   return chartPair(
     label,
     (w) => ({
-      grid: { left: 24, right: 24, top: 16, bottom: 8, containLabel: true },
+      grid: { left: w < 400 ? 40 : 24, right: 24, top: 16, bottom: 8, containLabel: true },
       xAxis: { type: 'category', data: periods, boundaryGap: false, ...axisCommon, axisLabel: { color: COLOURS.text, hideOverlap: true, rotate: w < 400 ? 30 : 0 } },
       yAxis: { type: 'value', ...(yRange ?? {}), ...axisCommon },
       series: [

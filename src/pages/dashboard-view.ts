@@ -106,7 +106,11 @@ export function buildDashboardView(data: DashboardData, lang: string, base: stri
       view.table = { head: [s.value, s.count, s.share], rows: a.options.map((o, k) => [labels[k]!, fmt(o.count), share(o.count)]) };
     } else if (a.distribution) {
       const isNps = q.type === 'nps';
-      const keys = isNps ? Array.from({ length: 11 }, (_, k) => String(k)) : Object.keys(a.distribution).sort((x, y) => Number(x) - Number(y));
+      // nps 0..10 and a rating's whole scale (default 1..5), so an unused value shows as an empty bar.
+      const scale = isNps ? { min: 0, max: 10 } : q.type === 'rating' ? { min: q.validation?.min ?? 1, max: q.validation?.max ?? 5 } : undefined;
+      const keys = scale
+        ? Array.from({ length: scale.max - scale.min + 1 }, (_, k) => String(scale.min + k))
+        : Object.keys(a.distribution).sort((x, y) => Number(x) - Number(y));
       const counts = keys.map((k) => a.distribution![k] ?? 0);
       const colours = isNps ? keys.map((k) => (Number(k) >= 9 ? COLOURS.promoter : Number(k) >= 7 ? COLOURS.passive : COLOURS.detractor)) : undefined;
       if (a.answered > 0) view.svg = barChart(title, keys, counts, { horizontal: false, ...(colours ? { colours } : {}) });
