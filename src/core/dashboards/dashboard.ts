@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { questionAnalytics, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.service';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
-import { getFormSummary } from '../forms/forms.service';
+import { responseTotals } from '../forms/forms.service';
 
 /** Text answers shown per text question. */
 export const LATEST_TEXT_ANSWERS = 20;
@@ -73,28 +73,34 @@ async function latestTextAnswers(db: Knex, workspaceId: string, formId: string, 
  * @returns undefined when the form no longer exists.
  */
 export async function dashboardData(db: Knex, workspaceId: string, formId: string, interval: Interval | undefined): Promise<DashboardData | undefined> {
-  const def = await formDefinitionFromDb(db, workspaceId, formId);
-  if (!def) return undefined;
-  const { name, workspaceId: _ws, ...form } = def;
-  let chosen = interval;
-  if (chosen === undefined) {
+  // Independent reads run side by side (each on its own pooled connection on PostgreSQL): the form with the
+  // span of the data (for the default period), then everything else.
+  const spanOf = async (): Promise<Interval> => {
+    if (interval !== undefined) return interval;
     const span = (await db('response_daily')
       .where({ workspace_id: workspaceId, form_id: formId })
       .where('responses', '<>', 0)
       .first(db.raw('min(day)::text AS first'), db.raw('max(day)::text AS last'))) as { first: string | null; last: string | null } | undefined;
-    chosen = defaultInterval(span?.first ?? null, span?.last ?? null);
-  }
-  const [summary, analytics, series] = await Promise.all([
-    getFormSummary(db, workspaceId, formId),
+    return defaultInterval(span?.first ?? null, span?.last ?? null);
+  };
+  const [def, chosen] = await Promise.all([formDefinitionFromDb(db, workspaceId, formId), spanOf()]);
+  if (!def) return undefined;
+  const { name, workspaceId: _ws, ...form } = def;
+  const textQuestions = form.questions.filter((q) => q.type === 'text');
+  const [summary, analytics, points, ...latest] = await Promise.all([
+    responseTotals(db, workspaceId, formId),
     questionAnalytics(db, workspaceId, formId, []),
     timeSeries(db, workspaceId, formId, [], chosen),
+    ...textQuestions.map((q) => latestTextAnswers(db, workspaceId, formId, q.id)),
   ]);
+  const latestById = new Map(textQuestions.map((q, i) => [q.id, latest[i]!]));
   const byId = new Map(analytics.map((a) => [a.questionId, a]));
   const questions: DashboardQuestion[] = [];
   for (const q of form.questions) {
     const a = byId.get(q.id);
     if (!a) continue;
-    questions.push(q.type === 'text' ? { question: q, analytics: a, latest: await latestTextAnswers(db, workspaceId, formId, q.id) } : { question: q, analytics: a });
+    const texts = latestById.get(q.id);
+    questions.push(texts ? { question: q, analytics: a, latest: texts } : { question: q, analytics: a });
   }
   const sq = scoreQuestion(form);
   return {
@@ -102,10 +108,10 @@ export async function dashboardData(db: Knex, workspaceId: string, formId: strin
     formId,
     name,
     form,
-    totalResponses: summary.totalResponses,
+    totalResponses: summary.n,
     ...(sq ? { scoreQuestion: sq, score: byId.get(sq.id) } : {}),
     interval: chosen,
-    series,
+    series: points,
     questions,
   };
 }
