@@ -61,8 +61,6 @@ const REQUEST_BODIES: Record<string, unknown | Partial<Record<'A' | 'B', unknown
   createWebhookEndpoint: { url: 'https://hooks.example.com/feedback', events: ['response.created'], description: 'Support inbox' },
   updateWebhookEndpoint: { description: 'CRM sync (EU)', events: ['response.created', 'row.updated', 'row.deleted'] },
   createApiKey: { name: 'Reporting', scopes: ['responses:read', 'forms:read'], expires_at: null },
-  // Relative to the run: the capture moves the run's instants to FIXED_NOW.
-  createDashboardLink: { A: { expires_at: new Date(Date.now() + 14 * DAY).toISOString() }, B: { expiresAt: new Date(Date.now() + 14 * DAY).toISOString() } },
   createEmailLink: { email: 'linus@example.com', email_id: 'em_4', row_id: 'row_2', flow_id: 'flow_onboarding', expires_in_days: 30 },
   translateRequest: {
     method: 'GET',
@@ -204,7 +202,7 @@ function collect(answers: ExampleAnswer[], normalize: Normalizer): Captured {
     const body = requestBody(call);
     if (body !== undefined && a.attempt === 1) {
       const component = `${id}_request_${name}`;
-      out.components[component] = { summary: `Style ${a.style}`, description: describeCall(call, normalize), value: normalize.value(body) };
+      out.components[component] = { summary: `Style ${a.style}`, description: describeCall(call, normalize), value: body };
       refAt(['paths', call.op.template, call.op.method.toLowerCase(), 'requestBody', 'content', 'application/json'], name, component);
     }
     let value = a.body;
