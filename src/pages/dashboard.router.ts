@@ -62,12 +62,19 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     (req.log ?? deps.logger).error({ err, request_id: req.requestId }, 'dashboard page failed');
     return message(res, 500, lang, s.errorTitle, s.errorText);
   };
-  /** Budget first, then the link: a guesser spends budget on every try. */
+  // Budget first, for every path under /d/ (one that does not decode too), then the link: a guesser spends budget on every try.
+  r.use('/d/', async (req, res, next) => {
+    try {
+      await consumePublicBudget(deps.limiter, res, req.ip, deps.publicPerMinute);
+    } catch (err) {
+      return failure(req, res, err);
+    }
+    next();
+  });
   const withLink =
     (handler: (req: Request<{ token: string }>, res: Response, link: ActiveDashboardLink) => Promise<void>): RequestHandler<{ token: string }> =>
     async (req, res) => {
       try {
-        await consumePublicBudget(deps.limiter, res, req.ip, deps.publicPerMinute);
         const link = await activeDashboardLink(deps.db, req.params.token);
         if (!link) return notFound(req, res);
         await handler(req, res, link);
