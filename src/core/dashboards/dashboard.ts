@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { questionAnalytics, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.service';
+import { AppError } from '../errors';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
 import { responseTotals } from '../forms/forms.service';
 
@@ -73,8 +74,9 @@ async function latestTextAnswers(db: Knex, workspaceId: string, formId: string, 
  * @returns undefined when the form no longer exists.
  */
 export async function dashboardData(db: Knex, workspaceId: string, formId: string, interval: Interval | undefined): Promise<DashboardData | undefined> {
-  // Independent reads run side by side (each on its own pooled connection on PostgreSQL): the form with the
-  // span of the data (for the default period), then everything else.
+  // Independent reads run side by side (each on its own pooled connection on PostgreSQL): the form, then its
+  // text questions' latest answers; the span of the data (for the default period), then the series; the count;
+  // the per-question analytics.
   const spanOf = async (): Promise<Interval> => {
     if (interval !== undefined) return interval;
     const span = (await db('response_daily')
@@ -83,17 +85,33 @@ export async function dashboardData(db: Knex, workspaceId: string, formId: strin
       .first(db.raw('min(day)::text AS first'), db.raw('max(day)::text AS last'))) as { first: string | null; last: string | null } | undefined;
     return defaultInterval(span?.first ?? null, span?.last ?? null);
   };
-  const [def, chosen] = await Promise.all([formDefinitionFromDb(db, workspaceId, formId), spanOf()]);
-  if (!def) return undefined;
-  const { name, workspaceId: _ws, ...form } = def;
-  const textQuestions = form.questions.filter((q) => q.type === 'text');
-  const [summary, analytics, points, ...latest] = await Promise.all([
+  const formAndTexts = async () => {
+    const def = await formDefinitionFromDb(db, workspaceId, formId);
+    if (!def) return undefined;
+    const textQuestions = def.questions.filter((q) => q.type === 'text');
+    const latest = await Promise.all(textQuestions.map((q) => latestTextAnswers(db, workspaceId, formId, q.id)));
+    return { def, latest: new Map(textQuestions.map((q, i) => [q.id, latest[i]!])) };
+  };
+  const seriesOf = async () => {
+    const chosen = await spanOf();
+    return { chosen, points: await timeSeries(db, workspaceId, formId, [], chosen) };
+  };
+  // A form deleted meanwhile: the analytics answer 404, the page then too (any other error stays an error).
+  const unlessGone = <T>(p: Promise<T>): Promise<T | undefined> =>
+    p.catch((err: unknown) => {
+      if (err instanceof AppError && err.status === 404) return undefined;
+      throw err;
+    });
+  const [loaded, summary, analytics, over] = await Promise.all([
+    formAndTexts(),
     responseTotals(db, workspaceId, formId),
-    questionAnalytics(db, workspaceId, formId, []),
-    timeSeries(db, workspaceId, formId, [], chosen),
-    ...textQuestions.map((q) => latestTextAnswers(db, workspaceId, formId, q.id)),
+    unlessGone(questionAnalytics(db, workspaceId, formId, [])),
+    unlessGone(seriesOf()),
   ]);
-  const latestById = new Map(textQuestions.map((q, i) => [q.id, latest[i]!]));
+  if (!loaded || !analytics || !over) return undefined;
+  const { name, workspaceId: _ws, ...form } = loaded.def;
+  const latestById = loaded.latest;
+  const { chosen, points } = over;
   const byId = new Map(analytics.map((a) => [a.questionId, a]));
   const questions: DashboardQuestion[] = [];
   for (const q of form.questions) {
