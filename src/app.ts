@@ -12,7 +12,7 @@
  * 7. apiKeyAuth (+ rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → styleSelection;
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
- * 9. routers: the selector for the shared responses path (v1, v2) and the dashboard links, Style A, analytics, Style B, Style A writes,
+ * 9. routers: the selector for the shared paths (responses v1 and v2, dashboard links), Style A, analytics, Style B, Style A writes,
  *    Style B writes, email events, links, webhooks;
  * 10. notFound → errorHandler.
  */
@@ -21,7 +21,7 @@ import type Redis from 'ioredis';
 import { trustProxyValue, type Config } from './config';
 import { styleBSchedule } from './core/migration/report';
 import type { Resolve } from './core/webhooks/address-policy';
-import { sharedDashboardLinksRouter, sharedResponsesRouter } from './adapters/shared-responses';
+import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';
 import { PUBLIC_SUBMISSIONS_PATH, publicSubmissionCreate, submissionFormId } from './adapters/style-a/public-submissions';
 import { emailEventsWriteRouter } from './adapters/style-a/email-events.write';
@@ -145,9 +145,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(submissionBudget);
   app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
-  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
-  // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): no key, the public budget per address, HTML answers.
-  app.use(dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute }));
+  // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
+  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute }));
 
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
@@ -163,7 +162,6 @@ export function buildApp(config: Config, deps: AppDeps): Express {
 
   app.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
   app.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
-  app.use('/api/v1/workspaces', sharedDashboardLinksRouter(core));
   app.use('/api/v1/workspaces', styleARouter(core));
   app.use('/api/v1/workspaces', analyticsRouter(core));
   app.use('/api/v1/workspaces', styleBRouter(core));

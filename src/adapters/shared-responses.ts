@@ -17,7 +17,7 @@ const byStyle =
   (req, res, next) =>
     (req.style === 'B' ? b : a)(req, res, next);
 
-/** Mounted at `/api/v1/workspaces` and `/api/v2/workspaces`. */
+/** Mounted at `/api/v1/workspaces` and `/api/v2/workspaces` (the dashboard links: v1 only). */
 export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   const r = Router();
   const v2 = version === 2;
@@ -26,16 +26,12 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExportA(deps), responsesExportB(deps)));
   if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreateA(deps), responseCreateB(deps)));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
-  return r;
-}
-
-/** The dashboard links of a form, mounted at `/api/v1/workspaces`. */
-export function sharedDashboardLinksRouter(deps: CoreDeps): Router {
-  const r = Router();
-  const a = dashboardLinksA(deps);
-  const b = dashboardLinksB(deps);
-  r.post('/:workspace_id/forms/:form_id/dashboard-links', byStyle(a.create, b.create));
-  r.get('/:workspace_id/forms/:form_id/dashboard-links', byStyle(a.list, b.list));
-  r.delete('/:workspace_id/forms/:form_id/dashboard-links/:link_id', byStyle(a.revoke, b.revoke));
+  if (!v2) {
+    const a = dashboardLinksA(deps);
+    const b = dashboardLinksB(deps);
+    r.post('/:workspace_id/forms/:form_id/dashboard-links', byStyle(a.create, b.create));
+    r.get('/:workspace_id/forms/:form_id/dashboard-links', byStyle(a.list, b.list));
+    r.delete('/:workspace_id/forms/:form_id/dashboard-links/:link_id', byStyle(a.revoke, b.revoke));
+  }
   return r;
 }
