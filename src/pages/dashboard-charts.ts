@@ -87,7 +87,9 @@ const axisCommon = { axisLine: { lineStyle: { color: COLOURS.text } }, axisLabel
 export function barChart(label: string, categories: string[], counts: number[], opts: { horizontal?: boolean; colours?: string[] } = {}): string {
   const horizontal = opts.horizontal ?? true;
   const data = counts.map((value, i) => ({ value, itemStyle: { color: opts.colours?.[i] ?? COLOURS.bar } }));
-  const series = { type: 'bar', data, silent: true, emphasis: { disabled: true }, label: { show: true, position: horizontal ? 'right' : 'top', color: COLOURS.text }, barMaxWidth: 28 };
+  // Many bars (a number question's values): no count over each and thinned axis labels; the figures table has them all.
+  const crowded = categories.length > 12;
+  const series = { type: 'bar', data, silent: true, emphasis: { disabled: true }, label: { show: !crowded, position: horizontal ? 'right' : 'top', color: COLOURS.text }, barMaxWidth: 28 };
   return chartPair(
     label,
     (w) => {
@@ -97,7 +99,7 @@ export function barChart(label: string, categories: string[], counts: number[], 
         data: categories,
         inverse: horizontal,
         ...axisCommon,
-        axisLabel: { color: COLOURS.text, width: horizontal ? (w < 400 ? 96 : 150) : undefined, overflow: 'truncate', interval: 0 },
+        axisLabel: { color: COLOURS.text, width: horizontal ? (w < 400 ? 96 : 150) : undefined, overflow: 'truncate', interval: crowded ? 'auto' : 0, hideOverlap: true },
       };
       return {
         grid: { left: 24, right: 40, top: 20, bottom: 8, containLabel: true },
