@@ -44,7 +44,8 @@ export async function measureLatency(base: string, key: string, name: string, pa
     const body = await get();
     times.push(performance.now() - t);
     if (i === 0) {
-      const parsed = JSON.parse(body) as { data?: unknown };
+      // An HTML page (the dashboard) counts as one item.
+      const parsed = (body.startsWith('{') ? JSON.parse(body) : {}) as { data?: unknown };
       items = Array.isArray(parsed.data) ? parsed.data.length : 1;
     }
   }

@@ -510,6 +510,8 @@ interface Details {
   exports: ExportRun[];
   plans: Plan[];
   deepDepth: number;
+  /** The dashboard page's first view (every chart rendered), ms. */
+  dashboardFirstMs: number;
 }
 
 async function measureDetails(
@@ -559,6 +561,7 @@ async function measureDetails(
   const latencies: Latency[] = [];
   const analytics: Latency[] = [];
   const exports: ExportRun[] = [];
+  let dashboardFirstMs = NaN;
   try {
     log('latency…');
     for (const [name, p] of cases) {
@@ -566,6 +569,16 @@ async function measureDetails(
       latencies.push(l);
       log(`  ${name}: median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
     }
+    // The dashboard page of the largest form (docs/analytics.md, "Dashboard links"), next to its per-question analytics.
+    const minted = await fetch(`${app.url}${base}/forms/${bigForm}/dashboard-links`, { method: 'POST', headers: { 'X-API-Key': key } });
+    if (minted.status !== 201) throw new Error(`minting a dashboard link answered ${minted.status}: ${await minted.text()}`);
+    const dashboardPath = new URL(((await minted.json()) as { data: { url: string } }).data.url).pathname;
+    analyticsCases.push([`Dashboard page (\`GET /d/{token}\`), largest form`, dashboardPath]);
+    // The first view renders every chart (later views with the same figures take the SVG from the cache).
+    const first = performance.now();
+    const firstView = await fetch(`${app.url}${dashboardPath}`);
+    await firstView.text();
+    dashboardFirstMs = performance.now() - first;
     log('analytics…');
     for (const [name, p] of analyticsCases) analytics.push(await measureLatency(app.url, key, name, p, o.samples));
     if (!o.skipExport) {
@@ -600,7 +613,7 @@ async function measureDetails(
     )),
   ];
   for (const p of plans) log(`  ${p.name}: ${p.executionMs} ms`);
-  return { latencies, analytics, exports, plans, deepDepth };
+  return { latencies, analytics, exports, plans, deepDepth, dashboardFirstMs };
 }
 
 function ms(v: number): string {
@@ -625,6 +638,13 @@ function detailsReport(d: Details, o: Options): string[] {
   out();
   latencyTable(d.analytics);
   out(`**Flatness: median smallest / median largest form = ${(d.analytics[1]!.median / d.analytics[0]!.median).toFixed(2)}** (target ≥ 0.8: the largest form answers as fast as the smallest).`);
+  const dashboard = d.analytics.find((l) => l.path.startsWith('/d/'));
+  if (dashboard) {
+    out();
+    out(
+      `**Dashboard page: median dashboard / median per-question analytics of the largest form = ${(dashboard.median / d.analytics[0]!.median).toFixed(2)}** (target ≤ 2: the page reads the same rollups, plus the series and the latest 20 text answers by index; its SVG charts come from the render cache while the figures are unchanged). The first view, which rendered every chart, took ${ms(d.dashboardFirstMs)} ms.`,
+    );
+  }
   out();
   if (d.exports.length > 0) {
     out('## Export of every response (`GET {ws}/responses/export`)');

@@ -8,13 +8,13 @@
  * 4. public docs, limited per address: `GET /openapi.json`, `/docs/migrating`, `/docs`;
  * 5. public JSON submissions (`POST` PUBLIC_SUBMISSIONS_PATH, no key): submission budget → body checks (reportBodyError,
  *    as in step 8) → openapi validator → idempotency scoped to address + form → handler;
- * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter);
+ * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter); dashboard pages (`/d/…`: dashboardRouter);
  * 7. apiKeyAuth (+ rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → styleSelection;
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
- * 9. routers: the selector for the shared responses path (v1, v2), Style A, analytics, Style B, Style A writes,
- *    Style B writes, email events, links, webhooks; with read replicas, built once per database and picked per
- *    request by readRouting (GET on a replica, the rest on the primary: docs/operations.md, "Read replicas");
+ * 9. routers: the selector for the shared paths (responses v1 and v2, dashboard links), Style A, analytics, Style B,
+ *    Style A writes, Style B writes, email events, links, webhooks; with read replicas, built once per database and
+ *    picked per request by readRouting (GET on a replica, the rest on the primary: docs/operations.md, "Read replicas");
  * 10. notFound → errorHandler.
  */
 import express, { type Express, type RequestHandler, type Router } from 'express';
@@ -49,7 +49,7 @@ import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
 import { operationIndex } from './platform/operations';
-import { applyDecision, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import { consumePublicBudget, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import type { ReadReplicas } from './platform/db/replicas';
 import { readRouting } from './platform/read-routing';
 import { requestId } from './platform/request-id';
@@ -58,6 +58,7 @@ import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
 import type { CoreDeps } from './adapters/deps';
+import { dashboardRouter } from './pages/dashboard.router';
 
 export interface AppDeps {
   db: Db;
@@ -121,7 +122,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
 
   // Public description for documentation tools (docs/api-rules.md, "Keys and access"), limited per address.
   const publicLimit: RequestHandler = async (req, res, next) => {
-    applyDecision(res, await limiter.consume('address', `public:${req.ip ?? 'unknown'}`, config.authFailuresPerMinute));
+    await consumePublicBudget(limiter, res, req.ip, config.authFailuresPerMinute);
     next();
   };
   app.get('/openapi.json', publicLimit, (_req, res) => {
@@ -153,7 +154,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(submissionBudget);
   app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
-  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }));
+  // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
+  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute }));
 
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());

@@ -25,6 +25,8 @@ export interface ExportStyle {
   present(record: ResponseRecord): Record<string, unknown>;
   /** The CSV column of the creation time, as the style's responses name it (`created_at`, `createdAt`). */
   createdColumn: string;
+  /** The workspace exported, when not the path's (a dashboard link's download). */
+  workspaceId?: string;
 }
 
 const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
@@ -60,9 +62,9 @@ async function drained(res: Response): Promise<void> {
 }
 
 /** The export handler of the style that `style` describes (mounted by shared-responses.ts before `/responses/:response_id`). */
-export function responsesExport({ db }: CoreDeps, style: ExportStyle) {
+export function responsesExport({ db }: Pick<CoreDeps, 'db'>, style: ExportStyle) {
   return async (req: Request, res: Response) => {
-    const ws = workspaceOf(req);
+    const ws = style.workspaceId ?? workspaceOf(req);
     const format = str(req, 'format') ?? 'ndjson';
     if (format !== 'ndjson' && format !== 'csv') {
       throw errors.invalid('query', 'format', `\`format\` must be ndjson or csv; got "${format}".`);

@@ -1,11 +1,14 @@
 /**
  * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
- * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/responses/{response_id}` and v2 `/responses`. `req.style` was decided by platform/style-selection.
- * Each path has one handler per style, in style-a/ and style-b/responses.routes.ts; the only other shared adapter that
+ * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/responses/{response_id}`, v2 `/responses` and
+ * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"). `req.style` was decided by platform/style-selection.
+ * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts); the only other shared adapter that
  * names the style folders is presenters.ts, for code that is not HTTP (the layer lint allows these two).
  */
 import { Router, type RequestHandler } from 'express';
 import type { CoreDeps } from './deps';
+import { dashboardLinksA } from './style-a/dashboard-links.routes';
+import { dashboardLinksB } from './style-b/dashboard-links.routes';
 import { responseCreateA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
 import { responseCreateB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
 
@@ -14,7 +17,7 @@ const byStyle =
   (req, res, next) =>
     (req.style === 'B' ? b : a)(req, res, next);
 
-/** Mounted at `/api/v1/workspaces` and `/api/v2/workspaces`. */
+/** Mounted at `/api/v1/workspaces` and `/api/v2/workspaces` (the dashboard links: v1 only). */
 export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   const r = Router();
   const v2 = version === 2;
@@ -23,5 +26,12 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExportA(deps), responsesExportB(deps)));
   if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreateA(deps), responseCreateB(deps)));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
+  if (!v2) {
+    const a = dashboardLinksA(deps);
+    const b = dashboardLinksB(deps);
+    r.post('/:workspace_id/forms/:form_id/dashboard-links', byStyle(a.create, b.create));
+    r.get('/:workspace_id/forms/:form_id/dashboard-links', byStyle(a.list, b.list));
+    r.delete('/:workspace_id/forms/:form_id/dashboard-links/:link_id', byStyle(a.revoke, b.revoke));
+  }
   return r;
 }

@@ -1,11 +1,12 @@
 /**
  * The worker's periodic prune (docs/operations.md "What grows, and what bounds it"): every hour, the
  * delivery log past `WEBHOOK_LOG_RETENTION_DAYS`, submission tokens a day past their expiry, API key
- * usage older than the usage window and per-operation usage older than 400 days, each in small batches with pauses (src/db/batches.ts), off the
+ * usage older than the usage window, per-operation usage older than 400 days and dashboard download claims a day past their tokens' hour, each in small batches with pauses (src/db/batches.ts), off the
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
  * deleted first is simply not found), so several at once only repeat a little work.
  */
 import type { Knex } from 'knex';
+import { pruneDownloadClaims } from '../core/dashboards/dashboard-links';
 import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage';
 import { pruneSubmissionTokens } from '../core/responses/submission-tokens';
 import { pruneWebhookLog } from '../core/webhooks/retention';
@@ -18,6 +19,7 @@ export interface PruneResult {
   submissionTokens: number;
   apiKeyUsage: number;
   apiKeyOperationUsage: number;
+  dashboardDownloadClaims: number;
 }
 
 /**
@@ -31,7 +33,8 @@ export async function pruneAll(db: Knex, retentionDays: number, now: Date, opts:
   const today = now.toISOString().slice(0, 10);
   const apiKeyUsage = await pruneKeyUsage(db, today, opts);
   const apiKeyOperationUsage = await pruneOperationUsage(db, today, opts);
-  return { webhookDeliveries: log.deliveries, webhookEvents: log.events, submissionTokens, apiKeyUsage, apiKeyOperationUsage };
+  const dashboardDownloadClaims = await pruneDownloadClaims(db, now, opts);
+  return { webhookDeliveries: log.deliveries, webhookEvents: log.events, submissionTokens, apiKeyUsage, apiKeyOperationUsage, dashboardDownloadClaims };
 }
 
 export interface RetentionOptions {

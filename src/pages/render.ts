@@ -17,7 +17,7 @@ export const TEMPLATES_DIR = path.join(projectRoot(), 'src', 'pages', 'templates
 
 export interface PageRenderer {
   /** Sends `template` rendered with `data` (plus the stylesheet) as an HTML answer with `status`. */
-  send<T extends { readonly lang: string }>(res: Response, status: number, template: 'form' | 'thanks' | 'message', data: T): void;
+  send<T extends { readonly lang: string }>(res: Response, status: number, template: 'form' | 'thanks' | 'message' | 'dashboard', data: T): void;
   /** The Content-Security-Policy every page carries. */
   readonly csp: string;
 }

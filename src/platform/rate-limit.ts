@@ -100,3 +100,13 @@ export async function consumeSubmissionBudget(
   // JSON keeps the two parts apart whatever characters an address or a form id holds.
   applyDecision(res, await limiter.consume('submission', JSON.stringify([clientAddress ?? 'unknown', formId]), perMinute));
 }
+
+/**
+ * Counts one request of the public budget per client address (`AUTH_FAILURES_PER_MINUTE`, shared with requests
+ * without a key): the documentation, `/openapi.json` and the dashboard pages (docs/analytics.md, "Dashboard links").
+ * Writes the X-RateLimit-* headers.
+ * @throws AppError rate_limit_exceeded (429, with Retry-After) past the budget.
+ */
+export async function consumePublicBudget(limiter: RateLimiter, res: Response, clientAddress: string | undefined, perMinute: number): Promise<void> {
+  applyDecision(res, await limiter.consume('address', `public:${clientAddress ?? 'unknown'}`, perMinute));
+}

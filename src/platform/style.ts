@@ -1,6 +1,6 @@
 /**
  * Style selection (docs/migrating-between-styles.md, "How the style is chosen"). Style-only paths always answer in their style; on the shared
- * paths (`{ws}/responses`, `{ws}/responses/{id}`, v2 `/responses`) the first rule that applies wins:
+ * paths (`{ws}/responses`, `{ws}/responses/{id}`, v2 `/responses`, `{ws}/forms/{form_id}/dashboard-links…`) the first rule that applies wins:
  * the `X-API-Style` header, then style-only query parameters, then the key's default style.
  */
 import { errors } from '../core/errors';
@@ -20,13 +20,14 @@ export const A_ONLY_PARAMS: readonly string[] = [
   ...RESPONSE_FILTER_PARAMS.map((p) => p.name),
 ];
 
-/** The style a path always answers in, 'shared' for the responses paths, undefined outside the API tree. */
+/** The style a path always answers in, 'shared' for the responses and dashboard-link paths, undefined outside the API tree. */
 export function pathStyle(path: string): Style | 'shared' | undefined {
   if (/^\/api\/v2\/workspaces\/[^/]+\/responses\/?$/.test(path)) return 'shared';
   const m = /^\/api\/v1\/workspaces(?:\/([^/]+)(\/.*)?)?$/.exec(path);
   if (!m) return undefined;
   const rest = (m[2] ?? '').split('/').filter(Boolean);
   if (rest[0] === 'responses' && rest.length <= 2) return 'shared';
+  if (rest[0] === 'forms' && rest[2] === 'dashboard-links' && rest.length <= 4) return 'shared';
   if (rest[0] === 'tables') return 'B';
   if (rest[0] === 'emails' && rest[1] === 'events' && rest.length === 2) return 'B';
   return 'A';

@@ -190,11 +190,14 @@ function idsFor(op: DocOperation, extra: Record<string, string>): Record<string,
 }
 
 /** The query of the example request: short pages (`limit=2`), one form's responses in an export, a one-day report. */
-function queryFor(op: DocOperation, media: string): string {
+function queryFor(op: DocOperation, media: string, ids: Record<string, string>): string {
   const names = new Set(op.params.filter((p) => p.in === 'query').map((p) => p.name));
   const query: string[] = [];
   if (names.has('limit')) query.push('limit=2');
-  if (names.has('format')) query.push(`format=${media === 'text/csv' ? 'csv' : 'ndjson'}`, 'form_id=frm_csat');
+  if (names.has('format')) query.push(`format=${media === 'text/csv' ? 'csv' : 'ndjson'}`);
+  if (names.has('format') && names.has('form_id')) query.push('form_id=frm_csat');
+  // A dashboard download: the one-time token of the page (prepareExampleIds), once per format.
+  if (names.has('t') && ids.download_t !== undefined) query.push(`t=${ids.download_t}`);
   if (names.has('interval')) query.push('interval=week', 'start_date=2026-01-01', 'end_date=2026-01-31');
   // One day: the window's first day is then today, which the capture fixes like every date of the run.
   if (op.template.endsWith('/migration-report')) query.push('days=1');
@@ -217,7 +220,8 @@ export function exampleCalls(extra: Record<string, string>, ops = documentOperat
     const repeat = statuses.includes('200') && statuses.includes('201');
     for (const style of op.shared ? (['A', 'B'] as const) : [undefined]) {
       for (const m of media) {
-        calls.push({ op, style, media: m, repeat, path: fillPath(op.template, idsFor(op, extra)) + queryFor(op, m) });
+        const ids = idsFor(op, extra);
+        calls.push({ op, style, media: m, repeat, path: fillPath(op.template, ids) + queryFor(op, m, ids) });
       }
     }
   }
@@ -282,13 +286,24 @@ export async function runExampleWalk(
   return answers;
 }
 
-/** The run-time path values: a delivery of the data set's webhook endpoint (its test event). */
+/**
+ * The run-time path values: a delivery of the data set's webhook endpoint (its test event), and a dashboard link
+ * of `frm_nps` (docs/analytics.md, "Dashboard links") with the one-time download token of its page.
+ */
 export async function prepareExampleIds(agent: Agent): Promise<Record<string, string>> {
   const res = await agent()
     .post(fillPath('/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/test', EXAMPLE_IDS))
     .set('X-API-Key', EXAMPLE_KEY);
   if (res.status !== 202) throw new Error(`the webhook test event answered ${res.status}: ${res.text}`);
-  return { delivery_id: res.body.data.id as string };
+  const link = await agent()
+    .post(fillPath('/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links', EXAMPLE_IDS))
+    .set('X-API-Key', EXAMPLE_KEY);
+  if (link.status !== 201) throw new Error(`minting a dashboard link answered ${link.status}: ${link.text}`);
+  const token = new URL(link.body.data.url as string).pathname.split('/').pop()!;
+  const page = await agent().get(`/d/${token}`);
+  const downloadT = /export\?format=csv&amp;t=([A-Za-z0-9_.-]+)/.exec(page.text)?.[1];
+  if (page.status !== 200 || downloadT === undefined) throw new Error(`the dashboard page answered ${page.status} without a download link`);
+  return { delivery_id: res.body.data.id as string, link_id: link.body.data.id as string, token, download_t: downloadT };
 }
 
 type Node = Record<string, unknown>;

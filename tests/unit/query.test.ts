@@ -132,10 +132,12 @@ describe('access', () => {
       const keyless = Array.isArray(raw.security) && raw.security.length === 0;
       // `none` exactly for the operations that need no key (security: []).
       expect(`${op.method} ${op.template} ${op.scope === 'none'}`).toBe(`${op.method} ${op.template} ${keyless}`);
-      // A scope is that of the last collection in the path (docs/writes-keys-limits.md, "API keys and scopes").
+      // A scope is that of the last collection in the path (docs/writes-keys-limits.md, "API keys and scopes"); dashboard
+      // links need `forms:read` for every method (the same section: a link shows what a reader of the form sees).
       if (op.scope !== 'none' && op.scope !== 'key') {
         const resource = lastCollectionResource(op.template);
-        expect(`${op.method} ${op.template} ${op.scope}`).toBe(`${op.method} ${op.template} ${resource}:${op.method === 'GET' ? 'read' : 'write'}`);
+        const access = op.method === 'GET' || op.template.includes('/dashboard-links') ? 'read' : 'write';
+        expect(`${op.method} ${op.template} ${op.scope}`).toBe(`${op.method} ${op.template} ${resource}:${access}`);
       }
     }
   });

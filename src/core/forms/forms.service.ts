@@ -173,13 +173,19 @@ export async function getFormSchema(db: DbHandle, workspaceId: string, formId: s
  * a sum over the form's `response_counts` rows and one index probe for the newest response.
  * @throws AppError resource_not_found
  */
+/** The number of responses of a form and the sum of their scores, from `response_counts` (a few rows per form). */
+export async function responseTotals(db: DbHandle, workspaceId: string, formId: string): Promise<{ n: number; scoreSum: number }> {
+  const agg = (await db('response_counts')
+    .where({ workspace_id: workspaceId, form_id: formId })
+    .select(db.raw('COALESCE(SUM(responses), 0)::bigint AS n'), db.raw('SUM(score * responses) AS total'))
+    .first()) as { n: unknown; total: unknown } | undefined;
+  return { n: Number(agg?.n ?? 0), scoreSum: Number(agg?.total ?? 0) };
+}
+
 export async function getFormSummary(db: DbHandle, workspaceId: string, formId: string): Promise<FormSummary> {
   await assertFormExists(db, workspaceId, formId);
   const [agg, last] = await Promise.all([
-    db('response_counts')
-      .where({ workspace_id: workspaceId, form_id: formId })
-      .select(db.raw('COALESCE(SUM(responses), 0)::bigint AS n'), db.raw('SUM(score * responses) AS total'))
-      .first() as Promise<{ n: unknown; total: unknown }>,
+    responseTotals(db, workspaceId, formId),
     db('responses')
       .select('id', 'score', 'created_at')
       .where({ workspace_id: workspaceId, form_id: formId })
@@ -189,8 +195,8 @@ export async function getFormSummary(db: DbHandle, workspaceId: string, formId: 
       ])
       .first() as Promise<{ id: string; score: number; created_at: Date } | undefined>,
   ]);
-  const n = Number(agg?.n ?? 0);
-  const average = n > 0 ? Math.round((Number(agg.total) / n) * 100) / 100 : null;
+  const n = agg.n;
+  const average = n > 0 ? Math.round((agg.scoreSum / n) * 100) / 100 : null;
   return {
     formId,
     totalResponses: n,

@@ -1,17 +1,17 @@
 /**
  * Email links (docs/collecting.md, "Email links"): a link to a hosted form page that knows whom it was sent to.
  *
- * A token is `base64url(claims JSON) "." base64url(HMAC-SHA256(secret, claims part))`; the claims
+ * A token (token-codec.ts) is `base64url(claims JSON) "." base64url(HMAC-SHA256(secret, claims part))`; the claims
  * carry the workspace, form, email, email_id, row_id, flow_id and expiry, so nothing is stored per
  * link. The secret lives in the database (link-secret.ts). Following the link records a `click`
  * email event, loading the open-tracking GIF an `open` (both through the email-events core).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { customAlphabet } from 'nanoid';
 import { errors, type ErrorLocation } from '../errors';
 import { isEmailAddress } from '../responses/answers';
 import { linkSecret } from './link-secret';
+import { openToken, sealToken } from './token-codec';
 
 const TOKEN_VERSION = 1;
 export const DEFAULT_EXPIRES_IN_DAYS = 30;
@@ -61,10 +61,6 @@ interface WireClaims {
   x: number;
 }
 
-function sign(secret: Buffer, payload: string): Buffer {
-  return createHmac('sha256', secret).update(payload).digest();
-}
-
 function encode(secret: Buffer, c: LinkClaims): string {
   const wire: WireClaims = {
     v: TOKEN_VERSION,
@@ -76,28 +72,16 @@ function encode(secret: Buffer, c: LinkClaims): string {
     fl: c.flowId,
     x: Math.floor(c.expiresAt.getTime() / 1000),
   };
-  const payload = Buffer.from(JSON.stringify(wire)).toString('base64url');
-  return `${payload}.${sign(secret, payload).toString('base64url')}`;
+  return sealToken(secret, wire);
 }
 
 const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const strOrNull = (v: unknown): v is string | null => v === null || str(v);
 
-/** The claims of a well-signed token, or undefined for anything else (no detail: a forger learns nothing). */
+/** The claims of a well-signed email-link token, or undefined for anything else. */
 function decode(secret: Buffer, token: string): LinkClaims | undefined {
-  if (typeof token !== 'string' || token.length > 4096) return undefined;
-  const dot = token.indexOf('.');
-  if (dot <= 0 || dot !== token.lastIndexOf('.')) return undefined;
-  const payload = token.slice(0, dot);
-  const given = Buffer.from(token.slice(dot + 1), 'base64url');
-  const expected = sign(secret, payload);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  let w: Partial<WireClaims>;
-  try {
-    w = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<WireClaims>;
-  } catch {
-    return undefined;
-  }
+  const w = openToken(secret, token) as Partial<WireClaims> | undefined;
+  if (!w) return undefined;
   if (w.v !== TOKEN_VERSION || !str(w.ws) || !str(w.f) || !str(w.e) || !str(w.m) || !strOrNull(w.r) || !strOrNull(w.fl)) {
     return undefined;
   }

@@ -155,6 +155,7 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
     },
     attention: null,
   },
+  ...dashboardLinkMappings(),
   {
     operation: 'listTablesB',
     method: 'GET',
@@ -232,6 +233,17 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
     attention: null,
   },
 ];
+
+/** The dashboard links (docs/analytics.md, "Dashboard links"): shared paths, the same operation in Style A. */
+function dashboardLinkMappings(): OperationMapping[] {
+  const path = `${WS}/forms/{form_id}/dashboard-links`;
+  const pairs: [string, string, string, ParamMapping[]][] = [
+    ['createDashboardLink', 'POST', path, [STYLE_HEADER, { b: 'expiresAt (body)', a: 'expires_at (body)', how: 'renamed; same instant' }]],
+    ['listDashboardLinks', 'GET', path, [STYLE_HEADER]],
+    ['revokeDashboardLink', 'DELETE', `${path}/{link_id}`, [STYLE_HEADER]],
+  ];
+  return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
+}
 
 function rowListMappings(): OperationMapping[] {
   return ['listTableRowsB', 'listTableEntriesB'].map((operation) => ({

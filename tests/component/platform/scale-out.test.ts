@@ -1,6 +1,7 @@
 /**
  * Two `serve` processes on one PostgreSQL and one Redis act as one service (docs/operations.md, "Several instances behind a load balancer";
- * docs/operations.md): a key revoked through one instance is refused at once by the other, the rate budget
+ * docs/operations.md): a key or a dashboard link (docs/analytics.md, "Dashboard links") revoked through one instance is
+ * refused within 1 s by the other, the rate budget
  * of a key is shared, and webhook attempts are not doubled although both instances run the worker.
  * The CLI runs as child processes (`node --import tsx src/cli.ts serve`) on this file's own database.
  */
@@ -11,7 +12,7 @@ import { nanoid } from 'nanoid';
 import { importFixture } from '../../../src/core/import/importer';
 import type { Db } from '../../../src/platform/db/connection';
 import { KEY_CACHE_TTL_MS } from '../../../src/platform/auth/key-cache';
-import { uid } from '../../support/given';
+import { surveyForm, uid } from '../../support/given';
 import { ownDatabase, receiver, sleep, type Receiver } from '../webhooks/harness';
 
 jest.setTimeout(90_000);
@@ -117,6 +118,29 @@ describe('two instances on one PostgreSQL and Redis', () => {
     }
     expect(after.status).toBe(401);
     expect(((await after.json()) as { error: { code: string } }).error.code).toBe('api_key_expired');
+  });
+
+  it('refuses a dashboard link on the other instance within 1 s of one instance revoking it', async () => {
+    const { ws, keys } = await workspace([undefined]);
+    const key = keys[0]!.secret;
+    const form = uid('frm');
+    await importFixture(own.db, { forms: [surveyForm(ws, form)] });
+    const links = `/api/v1/workspaces/${ws}/forms/${form}/dashboard-links`;
+    const made = await fetch(`${a}${links}`, { method: 'POST', headers: { 'X-API-Key': key } });
+    expect(made.status).toBe(201);
+    const { id, url } = ((await made.json()) as { data: { id: string; url: string } }).data;
+    const pagePath = new URL(url).pathname;
+    expect((await fetch(`${b}${pagePath}`)).status).toBe(200);
+    expect((await fetch(`${a}${links}/${id}`, { method: 'DELETE', headers: { 'X-API-Key': key } })).status).toBe(204);
+    // Each page request reads the link's row: the promise is "within 1 s"; poll until then, never longer.
+    const since = Date.now();
+    let after = await fetch(`${b}${pagePath}`);
+    while (after.status !== 404 && Date.now() - since < 1000) {
+      await sleep(25);
+      after = await fetch(`${b}${pagePath}`);
+    }
+    expect(after.status).toBe(404);
+    expect(after.headers.get('content-type')).toMatch(/^text\/html/);
   });
 
   it('shares one rate budget per key between the instances', async () => {

@@ -2,7 +2,7 @@
 
 import { type Client, type ClientMeta, type Options as Options2, type RequestResult, type TDataShape, urlSearchParamsBodySerializer } from './client';
 import { client } from './client.gen';
-import type { BulkUpsertTableEntriesBData, BulkUpsertTableEntriesBErrors, BulkUpsertTableEntriesBResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateEmailEventsData, CreateEmailEventsErrors, CreateEmailEventsResponses, CreateEmailLinkData, CreateEmailLinkErrors, CreateEmailLinkResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteDatatableRowData, DeleteDatatableRowErrors, DeleteDatatableRowResponses, DeleteTableEntryBData, DeleteTableEntryBErrors, DeleteTableEntryBResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, ExportResponsesData, ExportResponsesErrors, ExportResponsesResponses, GetApiKeyMigrationReportData, GetApiKeyMigrationReportErrors, GetApiKeyMigrationReportResponses, GetApiKeyUsageData, GetApiKeyUsageErrors, GetApiKeyUsageResponses, GetDatatableData, GetDatatableErrors, GetDatatableResponses, GetDatatableRowData, GetDatatableRowErrors, GetDatatableRowResponses, GetEmailOpenPixelData, GetEmailOpenPixelResponses, GetFaviconData, GetFaviconResponses, GetFormAnalyticsSummaryData, GetFormAnalyticsSummaryErrors, GetFormAnalyticsSummaryResponses, GetFormData, GetFormErrors, GetFormPageData, GetFormPageErrors, GetFormPageResponses, GetFormQuestionAnalyticsData, GetFormQuestionAnalyticsErrors, GetFormQuestionAnalyticsResponses, GetFormQuestionData, GetFormQuestionErrors, GetFormQuestionResponses, GetFormResponses, GetFormSchemaData, GetFormSchemaErrors, GetFormSchemaResponses, GetFormThanksPageData, GetFormThanksPageErrors, GetFormThanksPageResponses, GetFormTimeseriesData, GetFormTimeseriesErrors, GetFormTimeseriesResponses, GetHealthData, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetMigrationGuidePageData, GetMigrationGuidePageErrors, GetMigrationGuidePageResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentPublicData, GetOpenApiDocumentPublicErrors, GetOpenApiDocumentPublicResponses, GetOpenApiDocumentResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetTableEntryBData, GetTableEntryBErrors, GetTableEntryBResponses, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListDatatableRowsData, ListDatatableRowsErrors, ListDatatableRowsResponses, ListDatatablesData, ListDatatablesErrors, ListDatatablesResponses, ListEmailEventsBData, ListEmailEventsBErrors, ListEmailEventsBResponses, ListEmailEventsData, ListEmailEventsErrors, ListEmailEventsForEmailData, ListEmailEventsForEmailErrors, ListEmailEventsForEmailResponses, ListEmailEventsResponses, ListFormQuestionsData, ListFormQuestionsErrors, ListFormQuestionsResponses, ListFormResponsesData, ListFormResponsesErrors, ListFormResponsesResponses, ListFormsData, ListFormsErrors, ListFormsResponses, ListResponsesData, ListResponsesErrors, ListResponsesResponses, ListResponsesV2Data, ListResponsesV2Errors, ListResponsesV2Responses, ListTableEntriesBData, ListTableEntriesBErrors, ListTableEntriesBResponses, ListTableFieldsBData, ListTableFieldsBErrors, ListTableFieldsBResponses, ListTableRowsBData, ListTableRowsBErrors, ListTableRowsBResponses, ListTablesBData, ListTablesBErrors, ListTablesBResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SubmitFormPageData, SubmitFormPageErrors, SubmitPublicResponseData, SubmitPublicResponseErrors, SubmitPublicResponseResponses, TestWebhookEndpointData, TestWebhookEndpointErrors, TestWebhookEndpointResponses, TranslateRequestData, TranslateRequestErrors, TranslateRequestResponses, UpdateDatatableRowData, UpdateDatatableRowErrors, UpdateDatatableRowResponses, UpdateTableEntryBData, UpdateTableEntryBErrors, UpdateTableEntryBResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpsertDatatableRowsData, UpsertDatatableRowsErrors, UpsertDatatableRowsResponses, UpsertTableEntryBData, UpsertTableEntryBErrors, UpsertTableEntryBResponses } from './types.gen';
+import type { BulkUpsertTableEntriesBData, BulkUpsertTableEntriesBErrors, BulkUpsertTableEntriesBResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateDashboardLinkData, CreateDashboardLinkErrors, CreateDashboardLinkResponses, CreateEmailEventsData, CreateEmailEventsErrors, CreateEmailEventsResponses, CreateEmailLinkData, CreateEmailLinkErrors, CreateEmailLinkResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteDatatableRowData, DeleteDatatableRowErrors, DeleteDatatableRowResponses, DeleteTableEntryBData, DeleteTableEntryBErrors, DeleteTableEntryBResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadDashboardResponsesData, DownloadDashboardResponsesErrors, DownloadDashboardResponsesResponses, ExportResponsesData, ExportResponsesErrors, ExportResponsesResponses, GetApiKeyMigrationReportData, GetApiKeyMigrationReportErrors, GetApiKeyMigrationReportResponses, GetApiKeyUsageData, GetApiKeyUsageErrors, GetApiKeyUsageResponses, GetDashboardPageData, GetDashboardPageErrors, GetDashboardPageResponses, GetDatatableData, GetDatatableErrors, GetDatatableResponses, GetDatatableRowData, GetDatatableRowErrors, GetDatatableRowResponses, GetEmailOpenPixelData, GetEmailOpenPixelResponses, GetFaviconData, GetFaviconResponses, GetFormAnalyticsSummaryData, GetFormAnalyticsSummaryErrors, GetFormAnalyticsSummaryResponses, GetFormData, GetFormErrors, GetFormPageData, GetFormPageErrors, GetFormPageResponses, GetFormQuestionAnalyticsData, GetFormQuestionAnalyticsErrors, GetFormQuestionAnalyticsResponses, GetFormQuestionData, GetFormQuestionErrors, GetFormQuestionResponses, GetFormResponses, GetFormSchemaData, GetFormSchemaErrors, GetFormSchemaResponses, GetFormThanksPageData, GetFormThanksPageErrors, GetFormThanksPageResponses, GetFormTimeseriesData, GetFormTimeseriesErrors, GetFormTimeseriesResponses, GetHealthData, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetMigrationGuidePageData, GetMigrationGuidePageErrors, GetMigrationGuidePageResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentPublicData, GetOpenApiDocumentPublicErrors, GetOpenApiDocumentPublicResponses, GetOpenApiDocumentResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetTableEntryBData, GetTableEntryBErrors, GetTableEntryBResponses, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListDashboardLinksData, ListDashboardLinksErrors, ListDashboardLinksResponses, ListDatatableRowsData, ListDatatableRowsErrors, ListDatatableRowsResponses, ListDatatablesData, ListDatatablesErrors, ListDatatablesResponses, ListEmailEventsBData, ListEmailEventsBErrors, ListEmailEventsBResponses, ListEmailEventsData, ListEmailEventsErrors, ListEmailEventsForEmailData, ListEmailEventsForEmailErrors, ListEmailEventsForEmailResponses, ListEmailEventsResponses, ListFormQuestionsData, ListFormQuestionsErrors, ListFormQuestionsResponses, ListFormResponsesData, ListFormResponsesErrors, ListFormResponsesResponses, ListFormsData, ListFormsErrors, ListFormsResponses, ListResponsesData, ListResponsesErrors, ListResponsesResponses, ListResponsesV2Data, ListResponsesV2Errors, ListResponsesV2Responses, ListTableEntriesBData, ListTableEntriesBErrors, ListTableEntriesBResponses, ListTableFieldsBData, ListTableFieldsBErrors, ListTableFieldsBResponses, ListTableRowsBData, ListTableRowsBErrors, ListTableRowsBResponses, ListTablesBData, ListTablesBErrors, ListTablesBResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeDashboardLinkData, RevokeDashboardLinkErrors, RevokeDashboardLinkResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SubmitFormPageData, SubmitFormPageErrors, SubmitPublicResponseData, SubmitPublicResponseErrors, SubmitPublicResponseResponses, TestWebhookEndpointData, TestWebhookEndpointErrors, TestWebhookEndpointResponses, TranslateRequestData, TranslateRequestErrors, TranslateRequestResponses, UpdateDatatableRowData, UpdateDatatableRowErrors, UpdateDatatableRowResponses, UpdateTableEntryBData, UpdateTableEntryBErrors, UpdateTableEntryBResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpsertDatatableRowsData, UpsertDatatableRowsErrors, UpsertDatatableRowsResponses, UpsertTableEntryBData, UpsertTableEntryBErrors, UpsertTableEntryBResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -851,6 +851,85 @@ export const createEmailLink = <ThrowOnError extends boolean = false>(options: O
         ...options.headers
     }
 });
+
+/**
+ * List the form's dashboard links (both styles)
+ *
+ * Shared path (as `POST`). Every link of the form that was not revoked, expired ones included, oldest first, in
+ * one page (a form has a handful).
+ *
+ * Required scope: `forms:read`.
+ */
+export const listDashboardLinks = <ThrowOnError extends boolean = false>(options: Options<ListDashboardLinksData, ThrowOnError>): RequestResult<ListDashboardLinksResponses, ListDashboardLinksErrors, ThrowOnError> => (options.client ?? client).get<ListDashboardLinksResponses, ListDashboardLinksErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links',
+    ...options
+});
+
+/**
+ * Mint a dashboard link to the form's results page (both styles)
+ *
+ * Shared path: answers in Style A or Style B, chosen by `X-API-Style`, else the key's default style (docs/analytics.md,
+ * "Dashboard links"). Mints a signed link to `GET /d/{token}`, the form's results page that needs no key.
+ * `expires_at` (Style A) or `expiresAt` (Style B) is optional: a date-time in the future, at most 90 days
+ * ahead (a 400 naming the field otherwise), default 30 days from now. The token is signed like email links
+ * (HMAC-SHA256 with a secret kept in the database) and names a stored link, which every page request reads:
+ * a revoked or expired link answers the HTML 404 page on every instance from the next request on.
+ *
+ * Required scope: `forms:read`.
+ */
+export const createDashboardLink = <ThrowOnError extends boolean = false>(options: Options<CreateDashboardLinkData, ThrowOnError>): RequestResult<CreateDashboardLinkResponses, CreateDashboardLinkErrors, ThrowOnError> => (options.client ?? client).post<CreateDashboardLinkResponses, CreateDashboardLinkErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Revoke a dashboard link (both styles)
+ *
+ * Shared path (as `POST`). The link's page answers the HTML 404 page from the next request on, on every instance
+ * (each page request reads the link); the link leaves the list. A link that does not exist or was revoked
+ * already is a 404.
+ *
+ * Required scope: `forms:read`.
+ */
+export const revokeDashboardLink = <ThrowOnError extends boolean = false>(options: Options<RevokeDashboardLinkData, ThrowOnError>): RequestResult<RevokeDashboardLinkResponses, RevokeDashboardLinkErrors, ThrowOnError> => (options.client ?? client).delete<RevokeDashboardLinkResponses, RevokeDashboardLinkErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links/{link_id}',
+    ...options
+});
+
+/**
+ * The form's results page (a dashboard link)
+ *
+ * No key. The results of the link's form as a server-rendered HTML page without scripts (docs/analytics.md,
+ * "Dashboard links"): the form's name, response count, score summary (NPS with promoters, passives and
+ * detractors, else the average score), the score over time by `interval` (default from the span of the
+ * data), one chart per question (choices and ratings as distributions, the latest 20 text answers), each
+ * chart an SVG with a table of its figures behind `<details>`, and CSV and NDJSON download links with a
+ * one-time token. Language: `lang`, else `Accept-Language` among the form's languages, else its default.
+ * A token that is tampered with, revoked, expired or names a deleted form: the 404 page. Counted against the
+ * public budget per client address (as `/openapi.json`): past it, a 429 page with `Retry-After`.
+ *
+ * Required scope: none.
+ */
+export const getDashboardPage = <ThrowOnError extends boolean = false>(options: Options<GetDashboardPageData, ThrowOnError>): RequestResult<GetDashboardPageResponses, GetDashboardPageErrors, ThrowOnError> => (options.client ?? client).get<GetDashboardPageResponses, GetDashboardPageErrors, ThrowOnError>({ url: '/d/{token}', ...options });
+
+/**
+ * Download the responses of a dashboard link's form
+ *
+ * No key. The responses of the link's form as the export writes them (docs/analytics.md, "Exports"; Style A
+ * shape, `created_at` column), with `t`, the one-time download token of the page: it works once per format, for
+ * an hour after the page was shown. A used, expired or foreign `t`, or a link that is no longer valid: the 404
+ * page. Counted against the public budget per client address.
+ *
+ * Required scope: none.
+ */
+export const downloadDashboardResponses = <ThrowOnError extends boolean = false>(options: Options<DownloadDashboardResponsesData, ThrowOnError>): RequestResult<DownloadDashboardResponsesResponses, DownloadDashboardResponsesErrors, ThrowOnError> => (options.client ?? client).get<DownloadDashboardResponsesResponses, DownloadDashboardResponsesErrors, ThrowOnError>({ url: '/d/{token}/export', ...options });
 
 /**
  * The hosted form page

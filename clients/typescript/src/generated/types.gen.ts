@@ -1473,6 +1473,88 @@ export type EmailLinkEnvelope = {
 };
 
 /**
+ * Optional expiry of a new dashboard link: `expires_at` in Style A, `expiresAt` in Style B (the other style's name is a 400). Default 30 days from now; at most 90 days ahead.
+ */
+export type DashboardLinkCreateRequest = {
+    expires_at?: string;
+    expiresAt?: string;
+};
+
+/**
+ * A dashboard link in Style A (docs/analytics.md, "Dashboard links").
+ */
+export type DashboardLinkA = {
+    /**
+     * `dl_…`
+     */
+    id: string;
+    form_id: string;
+    /**
+     * `{PUBLIC_URL}/d/{token}`, the page; anyone holding it sees the results until it expires or is revoked.
+     */
+    url: string;
+    expires_at: string;
+    created_at: string;
+};
+
+/**
+ * A dashboard link in Style B (docs/analytics.md, "Dashboard links").
+ */
+export type DashboardLinkB = {
+    /**
+     * `dl_…`
+     */
+    id: string;
+    formId: string;
+    /**
+     * `{PUBLIC_URL}/d/{token}`, the page; anyone holding it sees the results until it expires or is revoked.
+     */
+    url: string;
+    expiresAt: string;
+    createdAt: string;
+};
+
+/**
+ * One dashboard link, Style A.
+ */
+export type DashboardLinkEnvelopeA = {
+    data: DashboardLinkA;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
+ * One dashboard link, Style B.
+ */
+export type DashboardLinkEnvelopeB = {
+    data: DashboardLinkB;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
+ * The form's dashboard links, Style A (one page).
+ */
+export type DashboardLinkListEnvelopeA = {
+    data: Array<DashboardLinkA>;
+    meta: ListMetaA;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
+ * The form's dashboard links, Style B (one page).
+ */
+export type DashboardLinkListEnvelopeB = {
+    data: Array<DashboardLinkB>;
+    meta: ListMetaB;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
  * The hosted page's fields: `q.{question_id}` per answer (repeated for a multiple choice; option ids for choices), `_token` the one-time submission token, `_lang` the page's language, `_t` an email-link token, `website` the honeypot (must stay empty).
  */
 export type FormPageSubmission = {
@@ -2162,6 +2244,16 @@ export type UsageDays = number;
  * How many UTC days back the report looks, today included (1–400, default 30).
  */
 export type ReportDays = number;
+
+/**
+ * Id of a dashboard link (`dl_…`).
+ */
+export type DashboardLinkId = string;
+
+/**
+ * The token of a dashboard link (the last segment of its `url`).
+ */
+export type DashboardToken = string;
 
 /**
  * Language of the page (one of the form's languages). An unknown value is ignored: `Accept-Language`, then the form's default language decide.
@@ -6200,6 +6292,328 @@ export type CreateEmailLinkResponses = {
 };
 
 export type CreateEmailLinkResponse = CreateEmailLinkResponses[keyof CreateEmailLinkResponses];
+
+export type ListDashboardLinksData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Form id.
+         */
+        form_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links';
+};
+
+export type ListDashboardLinksErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type ListDashboardLinksError = ListDashboardLinksErrors[keyof ListDashboardLinksErrors];
+
+export type ListDashboardLinksResponses = {
+    /**
+     * The links in the selected style.
+     */
+    200: DashboardLinkListEnvelopeA | DashboardLinkListEnvelopeB;
+};
+
+export type ListDashboardLinksResponse = ListDashboardLinksResponses[keyof ListDashboardLinksResponses];
+
+export type CreateDashboardLinkData = {
+    body?: DashboardLinkCreateRequest;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Form id.
+         */
+        form_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links';
+};
+
+export type CreateDashboardLinkErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     */
+    409: Error;
+    /**
+     * `payload_too_large`: the request body exceeds the size limit.
+     */
+    413: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type CreateDashboardLinkError = CreateDashboardLinkErrors[keyof CreateDashboardLinkErrors];
+
+export type CreateDashboardLinkResponses = {
+    /**
+     * The minted link in the selected style.
+     */
+    201: DashboardLinkEnvelopeA | DashboardLinkEnvelopeB;
+};
+
+export type CreateDashboardLinkResponse = CreateDashboardLinkResponses[keyof CreateDashboardLinkResponses];
+
+export type RevokeDashboardLinkData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Form id.
+         */
+        form_id: string;
+        /**
+         * Id of a dashboard link (`dl_…`).
+         */
+        link_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links/{link_id}';
+};
+
+export type RevokeDashboardLinkErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     */
+    409: Error;
+    /**
+     * `payload_too_large`: the request body exceeds the size limit.
+     */
+    413: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type RevokeDashboardLinkError = RevokeDashboardLinkErrors[keyof RevokeDashboardLinkErrors];
+
+export type RevokeDashboardLinkResponses = {
+    /**
+     * Revoked; no body.
+     */
+    204: void;
+};
+
+export type RevokeDashboardLinkResponse = RevokeDashboardLinkResponses[keyof RevokeDashboardLinkResponses];
+
+export type GetDashboardPageData = {
+    body?: never;
+    path: {
+        /**
+         * The token of a dashboard link (the last segment of its `url`).
+         */
+        token: string;
+    };
+    query?: {
+        /**
+         * Language of the page (one of the form's languages). An unknown value is ignored: `Accept-Language`, then the form's default language decide.
+         */
+        lang?: string;
+        /**
+         * The period of the score-over-time chart; absent or another value, chosen from the span of the data.
+         */
+        interval?: 'day' | 'week' | 'month';
+    };
+    url: '/d/{token}';
+};
+
+export type GetDashboardPageErrors = {
+    /**
+     * An HTML page counted against the public budget per client address (a dashboard page, or the 404 page of a link that is not valid): as HtmlPage, with the rate-limit headers (and `Retry-After` on a 429).
+     */
+    404: string;
+    /**
+     * An HTML page counted against the public budget per client address (a dashboard page, or the 404 page of a link that is not valid): as HtmlPage, with the rate-limit headers (and `Retry-After` on a 429).
+     */
+    429: string;
+    /**
+     * An HTML page counted against the public budget per client address (a dashboard page, or the 404 page of a link that is not valid): as HtmlPage, with the rate-limit headers (and `Retry-After` on a 429).
+     */
+    500: string;
+    /**
+     * A page that the database cannot be reached (docs/operations.md, "Outages"): as HtmlPage, with `Retry-After`.
+     */
+    503: string;
+};
+
+export type GetDashboardPageError = GetDashboardPageErrors[keyof GetDashboardPageErrors];
+
+export type GetDashboardPageResponses = {
+    /**
+     * An HTML page counted against the public budget per client address (a dashboard page, or the 404 page of a link that is not valid): as HtmlPage, with the rate-limit headers (and `Retry-After` on a 429).
+     */
+    200: string;
+};
+
+export type GetDashboardPageResponse = GetDashboardPageResponses[keyof GetDashboardPageResponses];
+
+export type DownloadDashboardResponsesData = {
+    body?: never;
+    path: {
+        /**
+         * The token of a dashboard link (the last segment of its `url`).
+         */
+        token: string;
+    };
+    query: {
+        /**
+         * `csv` or `ndjson`.
+         */
+        format: 'csv' | 'ndjson';
+        /**
+         * The one-time download token of the page.
+         */
+        t: string;
+    };
+    url: '/d/{token}/export';
+};
+
+export type DownloadDashboardResponsesErrors = {
+    /**
+     * An HTML page counted against the public budget per client address (a dashboard page, or the 404 page of a link that is not valid): as HtmlPage, with the rate-limit headers (and `Retry-After` on a 429).
+     */
+    404: string;
+    /**
+     * An HTML page counted against the public budget per client address (a dashboard page, or the 404 page of a link that is not valid): as HtmlPage, with the rate-limit headers (and `Retry-After` on a 429).
+     */
+    429: string;
+    /**
+     * An HTML page counted against the public budget per client address (a dashboard page, or the 404 page of a link that is not valid): as HtmlPage, with the rate-limit headers (and `Retry-After` on a 429).
+     */
+    500: string;
+    /**
+     * A page that the database cannot be reached (docs/operations.md, "Outages"): as HtmlPage, with `Retry-After`.
+     */
+    503: string;
+};
+
+export type DownloadDashboardResponsesError = DownloadDashboardResponsesErrors[keyof DownloadDashboardResponsesErrors];
+
+export type DownloadDashboardResponsesResponses = {
+    /**
+     * The responses of the form, in the order of the export (newest first).
+     */
+    200: string;
+};
+
+export type DownloadDashboardResponsesResponse = DownloadDashboardResponsesResponses[keyof DownloadDashboardResponsesResponses];
 
 export type GetFormPageData = {
     body?: never;

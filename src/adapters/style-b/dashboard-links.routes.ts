@@ -1,0 +1,17 @@
+/**
+ * Dashboard links in Style B (docs/analytics.md, "Dashboard links"): body field `expiresAt`, camelCase answers;
+ * the handlers are shared (adapters/dashboard-links.routes.ts), the selector is adapters/shared-responses.ts.
+ */
+import type { DashboardLink } from '../../core/dashboards/dashboard-links';
+import { dashboardLinkHandlers } from '../dashboard-links.routes';
+import type { CoreDeps } from '../deps';
+import { wholeListB } from '../envelope';
+
+/** The Style B shape of a dashboard link. */
+export function presentDashboardLinkB(l: DashboardLink): Record<string, unknown> {
+  return { id: l.id, formId: l.formId, url: l.url, expiresAt: l.expiresAt.toISOString(), createdAt: l.createdAt.toISOString() };
+}
+
+/** The create, list and revoke handlers in Style B. */
+export const dashboardLinksB = (deps: CoreDeps) =>
+  dashboardLinkHandlers(deps, { style: 'B', expiresField: 'expiresAt', otherField: 'expires_at', present: presentDashboardLinkB, wholeList: wholeListB });

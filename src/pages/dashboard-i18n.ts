@@ -1,0 +1,190 @@
+/**
+ * The dashboard page's own words in the languages of the hosted pages (i18n.ts); a language without an entry
+ * uses English for the frame, while question titles and options come from the form's translations.
+ */
+export interface DashboardStrings {
+  results: string;
+  responses: string;
+  score: string;
+  nps: string;
+  promoters: string;
+  passives: string;
+  detractors: string;
+  average: string;
+  overTime: string;
+  npsOverTime: string;
+  averageOverTime: string;
+  responsesOverTime: string;
+  day: string;
+  week: string;
+  month: string;
+  period: string;
+  answered: string;
+  skipped: string;
+  count: string;
+  share: string;
+  value: string;
+  figures: string;
+  latestAnswers: string;
+  noAnswers: string;
+  noResponses: string;
+  download: string;
+  downloadCsv: string;
+  downloadNdjson: string;
+  validUntil: string;
+  notFoundTitle: string;
+  notFoundText: string;
+  answeredOnly: string;
+  mean: string;
+}
+
+const en: DashboardStrings = {
+  results: 'Results',
+  responses: 'Responses',
+  score: 'Score',
+  nps: 'NPS',
+  promoters: 'Promoters',
+  passives: 'Passives',
+  detractors: 'Detractors',
+  average: 'Average score',
+  overTime: 'Over time',
+  npsOverTime: 'NPS per period',
+  averageOverTime: 'Average score per period',
+  responsesOverTime: 'Responses per period',
+  day: 'Day',
+  week: 'Week',
+  month: 'Month',
+  period: 'Period starting',
+  answered: 'answered',
+  skipped: 'skipped',
+  count: 'Count',
+  share: 'Share',
+  value: 'Answer',
+  figures: 'Figures',
+  latestAnswers: 'Latest answers',
+  noAnswers: 'No answers yet.',
+  noResponses: 'No responses yet. Charts appear here once people answer.',
+  download: 'Download all responses',
+  downloadCsv: 'CSV',
+  downloadNdjson: 'NDJSON',
+  validUntil: 'This page works until',
+  notFoundTitle: 'This link does not work',
+  notFoundText: 'The link is incomplete, was revoked or has expired. Ask the person who shared it for a new one.',
+  answeredOnly: 'answers',
+  mean: 'Mean',
+};
+
+const de: DashboardStrings = {
+  results: 'Ergebnisse',
+  responses: 'Antworten',
+  score: 'Bewertung',
+  nps: 'NPS',
+  promoters: 'Promotoren',
+  passives: 'Passive',
+  detractors: 'Kritiker',
+  average: 'Durchschnittliche Bewertung',
+  overTime: 'Im Zeitverlauf',
+  npsOverTime: 'NPS je Zeitraum',
+  averageOverTime: 'Durchschnitt je Zeitraum',
+  responsesOverTime: 'Antworten je Zeitraum',
+  day: 'Tag',
+  week: 'Woche',
+  month: 'Monat',
+  period: 'Zeitraum ab',
+  answered: 'beantwortet',
+  skipped: 'übersprungen',
+  count: 'Anzahl',
+  share: 'Anteil',
+  value: 'Antwort',
+  figures: 'Zahlen',
+  latestAnswers: 'Neueste Antworten',
+  noAnswers: 'Noch keine Antworten.',
+  noResponses: 'Noch keine Antworten. Die Diagramme erscheinen hier, sobald jemand antwortet.',
+  download: 'Alle Antworten herunterladen',
+  downloadCsv: 'CSV',
+  downloadNdjson: 'NDJSON',
+  validUntil: 'Diese Seite ist gültig bis',
+  notFoundTitle: 'Dieser Link funktioniert nicht',
+  notFoundText: 'Der Link ist unvollständig, wurde widerrufen oder ist abgelaufen. Bitten Sie um einen neuen.',
+  answeredOnly: 'Antworten',
+  mean: 'Mittelwert',
+};
+
+const fr: DashboardStrings = {
+  results: 'Résultats',
+  responses: 'Réponses',
+  score: 'Score',
+  nps: 'NPS',
+  promoters: 'Promoteurs',
+  passives: 'Passifs',
+  detractors: 'Détracteurs',
+  average: 'Score moyen',
+  overTime: 'Dans le temps',
+  npsOverTime: 'NPS par période',
+  averageOverTime: 'Score moyen par période',
+  responsesOverTime: 'Réponses par période',
+  day: 'Jour',
+  week: 'Semaine',
+  month: 'Mois',
+  period: 'Période à partir du',
+  answered: 'répondu',
+  skipped: 'sans réponse',
+  count: 'Nombre',
+  share: 'Part',
+  value: 'Réponse',
+  figures: 'Chiffres',
+  latestAnswers: 'Dernières réponses',
+  noAnswers: 'Pas encore de réponses.',
+  noResponses: 'Pas encore de réponses. Les graphiques apparaîtront ici dès les premières réponses.',
+  download: 'Télécharger toutes les réponses',
+  downloadCsv: 'CSV',
+  downloadNdjson: 'NDJSON',
+  validUntil: 'Cette page est valable jusqu’au',
+  notFoundTitle: 'Ce lien ne fonctionne pas',
+  notFoundText: 'Le lien est incomplet, a été révoqué ou a expiré. Demandez-en un nouveau à la personne qui l’a partagé.',
+  answeredOnly: 'réponses',
+  mean: 'Moyenne',
+};
+
+const es: DashboardStrings = {
+  results: 'Resultados',
+  responses: 'Respuestas',
+  score: 'Puntuación',
+  nps: 'NPS',
+  promoters: 'Promotores',
+  passives: 'Pasivos',
+  detractors: 'Detractores',
+  average: 'Puntuación media',
+  overTime: 'A lo largo del tiempo',
+  npsOverTime: 'NPS por periodo',
+  averageOverTime: 'Puntuación media por periodo',
+  responsesOverTime: 'Respuestas por periodo',
+  day: 'Día',
+  week: 'Semana',
+  month: 'Mes',
+  period: 'Periodo desde',
+  answered: 'respondidas',
+  skipped: 'omitidas',
+  count: 'Cantidad',
+  share: 'Porcentaje',
+  value: 'Respuesta',
+  figures: 'Cifras',
+  latestAnswers: 'Últimas respuestas',
+  noAnswers: 'Aún no hay respuestas.',
+  noResponses: 'Aún no hay respuestas. Los gráficos aparecerán aquí cuando alguien responda.',
+  download: 'Descargar todas las respuestas',
+  downloadCsv: 'CSV',
+  downloadNdjson: 'NDJSON',
+  validUntil: 'Esta página es válida hasta el',
+  notFoundTitle: 'Este enlace no funciona',
+  notFoundText: 'El enlace está incompleto, fue revocado o ha caducado. Pida uno nuevo a quien lo compartió.',
+  answeredOnly: 'respuestas',
+  mean: 'Media',
+};
+
+const STRINGS: Record<string, DashboardStrings> = { en, de, fr, es };
+
+/** The dashboard strings of a language tag (its primary subtag), English when there is no entry. */
+export function dashboardStrings(language: string): DashboardStrings {
+  return STRINGS[language.toLowerCase().split('-')[0] ?? 'en'] ?? en;
+}

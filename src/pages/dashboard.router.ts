@@ -1,0 +1,124 @@
+/**
+ * The dashboard pages of shared links (docs/analytics.md, "Dashboard links"), no key, HTML answers on every path:
+ *
+ * - `GET /d/{token}`: the results page of the link's form, in `?lang=`, else the `Accept-Language` match among the
+ *   form's languages, else its default (as the form pages choose); `?interval=day|week|month` picks the period of
+ *   the score-over-time chart.
+ * - `GET /d/{token}/export?format=csv|ndjson&t=…`: the export of the link's form (Style A shape) with the page's
+ *   one-time download token, once per format.
+ *
+ * Every request counts against the public budget per client address, then reads the link's row (a revoked or
+ * expired link, or a token that is not one: the 404 page, alike).
+ */
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { AppError } from '../core/errors';
+import type { Interval } from '../core/analytics/analytics.service';
+import { dashboardData } from '../core/dashboards/dashboard';
+import { activeDashboardLink, claimDownloadToken, mintDownloadToken, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
+import { chooseLanguage } from '../core/forms/public-form';
+import { presentersByStyle } from '../adapters/presenters';
+import { responsesExport } from '../adapters/responses-export';
+import type { Db } from '../platform/db/connection';
+import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/error-handler';
+import type { Logger } from '../platform/logger';
+import { consumePublicBudget, type RateLimiter } from '../platform/rate-limit';
+import { buildDashboardView } from './dashboard-view';
+import { dashboardStrings } from './dashboard-i18n';
+import { frameLanguage, pageStrings } from './i18n';
+import { createPageRenderer } from './render';
+
+export interface DashboardDeps {
+  db: Db;
+  logger: Logger;
+  limiter: RateLimiter;
+  /** config.authFailuresPerMinute: the public budget per client address. */
+  publicPerMinute: number;
+}
+
+const INTERVALS: readonly string[] = ['day', 'week', 'month'];
+const first = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The router of `/d/…`, mounted before authentication beside the form pages. */
+export function dashboardRouter(deps: DashboardDeps): Router {
+  const pages = createPageRenderer();
+  const r = Router();
+  const message = (res: Response, status: number, lang: string, heading: string, text: string) => pages.send(res, status, 'message', { lang, heading, text });
+  const notFound = (req: Request, res: Response) => {
+    const lang = frameLanguage(req.get('Accept-Language'));
+    const s = dashboardStrings(lang);
+    message(res, 404, lang, s.notFoundTitle, s.notFoundText);
+  };
+  const failure = (req: Request, res: Response, err: unknown) => {
+    const lang = frameLanguage(req.get('Accept-Language'));
+    const s = pageStrings(lang);
+    if (err instanceof AppError && err.code === 'rate_limit_exceeded') {
+      for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
+      return message(res, 429, lang, s.tooManyTitle, s.tooManyText);
+    }
+    if (isDatabaseUnavailable(err)) {
+      res.setHeader('Retry-After', String(DB_RETRY_AFTER_SECONDS));
+      return message(res, 503, lang, s.errorTitle, s.errorText);
+    }
+    (req.log ?? deps.logger).error({ err, request_id: req.requestId }, 'dashboard page failed');
+    return message(res, 500, lang, s.errorTitle, s.errorText);
+  };
+  // Budget first, for every path under /d/ (one that does not decode too), then the link: a guesser spends budget on every try.
+  r.use('/d/', async (req, res, next) => {
+    try {
+      await consumePublicBudget(deps.limiter, res, req.ip, deps.publicPerMinute);
+    } catch (err) {
+      return failure(req, res, err);
+    }
+    next();
+  });
+  const withLink =
+    (handler: (req: Request<{ token: string }>, res: Response, link: ActiveDashboardLink) => Promise<void>): RequestHandler<{ token: string }> =>
+    async (req, res) => {
+      try {
+        const link = await activeDashboardLink(deps.db, req.params.token);
+        if (!link) return notFound(req, res);
+        await handler(req, res, link);
+      } catch (err) {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        failure(req, res, err);
+      }
+    };
+
+  r.get(
+    '/d/:token',
+    withLink(async (req, res, link) => {
+      const asked = first(req.query.interval);
+      const interval = asked !== undefined && INTERVALS.includes(asked) ? (asked as Interval) : undefined;
+      const data = await dashboardData(deps.db, link.workspaceId, link.formId, interval);
+      if (!data) return notFound(req, res);
+      const lang = chooseLanguage(data.form, { query: first(req.query.lang), acceptLanguage: req.get('Accept-Language') });
+      const base = `/d/${encodeURIComponent(req.params.token)}`;
+      const view = buildDashboardView(data, lang, base, await mintDownloadToken(deps.db, link), link.expiresAt);
+      pages.send(res, 200, 'dashboard', view);
+    }),
+  );
+
+  r.get(
+    '/d/:token/export',
+    withLink(async (req, res, link) => {
+      const format = first(req.query.format);
+      const t = first(req.query.t);
+      if ((format !== 'csv' && format !== 'ndjson') || t === undefined || !(await claimDownloadToken(deps.db, link, t, format))) return notFound(req, res);
+      const exportOf = responsesExport(
+        { db: deps.db },
+        { filters: () => ({ formId: link.formId }), present: presentersByStyle.A.response, createdColumn: 'created_at', workspaceId: link.workspaceId },
+      );
+      await exportOf(req, res);
+    }),
+  );
+
+  // A path that does not decode (`/d/%FF`): the 404 page.
+  r.use('/d', (err: unknown, req: Request, res: Response, next: (err?: unknown) => void) => {
+    if (err instanceof URIError) return notFound(req, res);
+    return next(err);
+  });
+  return r;
+}

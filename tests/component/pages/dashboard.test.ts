@@ -1,0 +1,190 @@
+/**
+ * Dashboard links (docs/analytics.md, "Dashboard links") without a browser: minting, listing and revoking in both
+ * styles, the page (figures, escaping, language, CSP, budget headers), refusals (revoked, expired, tampered,
+ * another workspace's form) and the one-time downloads. The revocation across two instances is in
+ * tests/component/platform/scale-out.test.ts.
+ */
+import { importFixture } from '../../../src/core/import/importer';
+import { formWorkspace, surveyForm, uid, type FormWorkspace } from '../../support/given';
+import { useTestApp } from '../../support/app';
+
+const PUBLIC_URL = 'https://feedback.example.com';
+const t = useTestApp({ publicUrl: PUBLIC_URL });
+let s: FormWorkspace;
+let other: FormWorkspace;
+let empty: string;
+
+const answers = (nps: number, comment?: string) => [
+  { question_id: 'q_nps', value: nps },
+  { question_id: 'q_rating', value: 4 },
+  { question_id: 'q_plan', value: { id: 'opt_pro' } },
+  ...(comment === undefined ? [] : [{ question_id: 'q_comment', value: comment }]),
+];
+
+beforeAll(async () => {
+  s = await formWorkspace(t.db, { form: surveyForm });
+  other = await formWorkspace(t.db, { form: surveyForm });
+  empty = uid('frm');
+  await importFixture(t.db, {
+    forms: [{ ...surveyForm(s.ws, empty), name: 'Nobody answered yet' }],
+    responses: [
+      { id: uid('rsp'), form_id: s.form, score: 10, created_at: '2026-01-05T10:00:00.000Z', answers: answers(10, 'Fast <b>support</b> & "friendly"') },
+      { id: uid('rsp'), form_id: s.form, score: 9, created_at: '2026-01-06T10:00:00.000Z', answers: answers(9) },
+      { id: uid('rsp'), form_id: s.form, score: 3, created_at: '2026-01-20T10:00:00.000Z', answers: answers(3, 'Too slow') },
+      { id: uid('rsp'), form_id: other.form, score: 7, created_at: '2026-01-07T10:00:00.000Z', answers: answers(7, 'other workspace') },
+    ] as never,
+  });
+});
+
+const base = (form = s.form, ws = s.ws) => `/api/v1/workspaces/${ws}/forms/${form}/dashboard-links`;
+const mint = (body: Record<string, unknown> = {}, style: 'A' | 'B' = 'A', form = s.form) =>
+  t.http().post(base(form)).set('X-API-Key', s.key).set('X-API-Style', style).send(body);
+const pathOf = (url: string) => url.slice(PUBLIC_URL.length);
+const page = (url: string, lang?: string) => {
+  const r = t.http().get(pathOf(url));
+  return lang ? r.set('Accept-Language', lang) : r;
+};
+const downloadHref = (html: string, format: string) => new RegExp(`href="(/d/[^"]+/export\\?format=${format}&amp;t=[^"]+)"`).exec(html)![1]!.replace(/&amp;/g, '&');
+
+describe('dashboard links through the API', () => {
+  it('mints a link in Style A (30 days by default) and in Style B with expiresAt', async () => {
+    const a = await mint();
+    expect(a.status).toBe(201);
+    expect(a.body.data).toEqual({
+      id: expect.stringMatching(/^dl_[0-9a-z]{16}$/),
+      form_id: s.form,
+      url: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/d/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$`)),
+      expires_at: expect.any(String),
+      created_at: expect.any(String),
+    });
+    const days = (Date.parse(a.body.data.expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+    const at = new Date(Date.now() + 5 * 86_400_000);
+    const b = await mint({ expiresAt: at.toISOString() }, 'B');
+    expect(b.status).toBe(201);
+    expect(b.headers['x-api-style']).toBe('B');
+    expect(Object.keys(b.body.data).sort()).toEqual(['createdAt', 'expiresAt', 'formId', 'id', 'url']);
+    expect(b.body.data.expiresAt).toBe(new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString());
+  });
+
+  it('answers 400 naming the field for an expiry past 90 days, in the past, or in the other style', async () => {
+    const far = await mint({ expires_at: new Date(Date.now() + 91 * 86_400_000).toISOString() });
+    expect(far.status).toBe(400);
+    expect(far.body.error.details[0]).toMatchObject({ location: 'body', field: 'expires_at' });
+    const past = await mint({ expiresAt: '2020-01-01T00:00:00Z' }, 'B');
+    expect(past.status).toBe(400);
+    expect(past.body.error.details[0]).toMatchObject({ field: 'expiresAt' });
+    const foreign = await mint({ expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, 'A');
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.details[0]).toMatchObject({ field: 'expiresAt' });
+  });
+
+  it('refuses a form of another workspace: 404 under the own workspace, 403 under the other', async () => {
+    const res = await t.http().post(base(other.form)).set('X-API-Key', s.key).send({});
+    expect(res.status).toBe(404);
+    const res2 = await t.http().post(base(other.form, other.ws)).set('X-API-Key', s.key).send({});
+    expect(res2.status).toBe(403);
+    expect(res2.body.error.code).toBe('workspace_access_denied');
+  });
+
+  it('lists the unrevoked links in both styles and revokes one: its page is the 404 page', async () => {
+    const made = (await mint()).body.data as { id: string; url: string };
+    expect((await page(made.url)).status).toBe(200);
+    const listA = await t.http().get(base()).set('X-API-Key', s.key);
+    expect(listA.body.data.map((l: { id: string }) => l.id)).toContain(made.id);
+    const listB = await t.http().get(base()).set('X-API-Key', s.key).set('X-API-Style', 'B');
+    expect(listB.body.meta).toMatchObject({ page: 1 });
+    expect(listB.body.data.find((l: { id: string }) => l.id === made.id)).toMatchObject({ formId: s.form, url: made.url });
+    expect((await t.http().delete(`${base()}/${made.id}`).set('X-API-Key', s.key).set('X-API-Style', 'B')).status).toBe(204);
+    expect((await t.http().delete(`${base()}/${made.id}`).set('X-API-Key', s.key)).status).toBe(404);
+    const after = await page(made.url);
+    expect(after.status).toBe(404);
+    expect(after.headers['content-type']).toMatch(/^text\/html/);
+    expect(after.text).toContain('This link does not work');
+    const listed = await t.http().get(base()).set('X-API-Key', s.key);
+    expect(listed.body.data.map((l: { id: string }) => l.id)).not.toContain(made.id);
+  });
+});
+
+describe('GET /d/{token}', () => {
+  it('shows the name, count, NPS parts, a chart per question with its figures, escaped text answers, CSP and budget headers', async () => {
+    const { url } = (await mint()).body.data as { url: string };
+    const res = await page(url);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(res.headers[h]).toMatch(/^\d+$/);
+    const html = res.text;
+    expect(html).toContain('<h1>Customer survey</h1>');
+    expect(html).toMatch(/<dt>Responses<\/dt><dd>3<\/dd>/);
+    // 2 promoters, 1 detractor: NPS 33.3.
+    expect(html).toMatch(/<dt>NPS<\/dt><dd>33.3<\/dd>/);
+    expect(html).toMatch(/<dt>Promoters<\/dt><dd>2<\/dd>/);
+    expect(html).toMatch(/<dt>Detractors<\/dt><dd>1<\/dd>/);
+    expect(html).toContain('How likely are you to recommend us?');
+    expect(html).toContain('Which plan do you use?');
+    expect(html.match(/<svg role="img" aria-label="[^"]+"/g)!.length).toBeGreaterThanOrEqual(8);
+    expect(html.match(/<details class="figures">/g)!.length).toBeGreaterThanOrEqual(4);
+    expect(html).toContain('Fast &lt;b&gt;support&lt;/b&gt; &amp; &quot;friendly&quot;');
+    expect(html).not.toContain('<b>support</b>');
+    expect(html).not.toContain('other workspace');
+    // No inline style attribute and no script: the CSP allows neither.
+    expect(html).not.toMatch(/ style="|<script/);
+    // Two weeks of data: by day, with links to the other periods.
+    expect(html).toMatch(/aria-current="page">Day</);
+    expect(html).toContain('?interval=month');
+  });
+
+  it('picks the period from ?interval and the language from Accept-Language (the form frame and its translations)', async () => {
+    const { url } = (await mint()).body.data as { url: string };
+    const res = await page(`${url}?interval=week`, 'de-DE,de;q=0.9');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<html lang="de">');
+    expect(res.text).toContain('Wie wahrscheinlich empfehlen Sie uns weiter?');
+    expect(res.text).toContain('Profi');
+    expect(res.text).toMatch(/aria-current="page">Woche</);
+    expect(res.text).toContain('2026-01-05');
+  });
+
+  it('shows a form without responses with its empty state', async () => {
+    const { url } = (await mint({}, 'A', empty)).body.data as { url: string };
+    const res = await page(url);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('No responses yet.');
+    expect(res.text).toMatch(/<dt>Responses<\/dt><dd>0<\/dd>/);
+  });
+
+  it('answers the 404 page for an expired link, a tampered token and a token naming another workspace', async () => {
+    const made = (await mint()).body.data as { id: string; url: string };
+    await t.db('dashboard_links').where({ workspace_id: s.ws, id: made.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    expect((await page(made.url)).status).toBe(404);
+    const good = (await mint()).body.data as { url: string };
+    const [payload, sig] = pathOf(good.url).slice(3).split('.') as [string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${Buffer.from(JSON.stringify({ ...claims, ws: other.ws })).toString('base64url')}.${sig}`;
+    for (const path of [`/d/${forged}`, `/d/${payload}.${sig.slice(0, -2)}xx`, '/d/nonsense', '/d/%FF']) {
+      const res = await t.http().get(path);
+      expect({ path, status: res.status, type: res.headers['content-type'] }).toEqual({ path, status: 404, type: expect.stringMatching(/^text\/html/) });
+    }
+  });
+
+  it('serves each download once, only the link form responses', async () => {
+    const { url } = (await mint()).body.data as { url: string };
+    const html = (await page(url)).text;
+    const csv = downloadHref(html, 'csv');
+    const first = await t.http().get(csv);
+    expect(first.status).toBe(200);
+    expect(first.headers['content-type']).toMatch(/^text\/csv/);
+    expect(first.text.trim().split('\r\n')).toHaveLength(4);
+    expect(first.text).not.toContain(other.form);
+    expect((await t.http().get(csv)).status).toBe(404);
+    const nd = await t.http().get(downloadHref(html, 'ndjson'));
+    expect(nd.status).toBe(200);
+    expect(nd.text.trim().split('\n').map((l) => JSON.parse(l).form_id)).toEqual([s.form, s.form, s.form]);
+    // The token of another link's page does not open this one.
+    const otherLink = (await mint()).body.data as { url: string };
+    const stolen = downloadHref((await page(otherLink.url)).text, 'csv').replace(/^\/d\/[^/]+/, pathOf(url));
+    expect((await t.http().get(stolen)).status).toBe(404);
+  });
+});
