@@ -352,6 +352,9 @@ async function runDemo(): Promise<void> {
             `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/forms/${pages.formId}/analytics/summary'`,
             `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/email-events?limit=2'`,
             '',
+            'See its results as charts in a browser, without a key: mint a dashboard link and open its data.url',
+            `  curl -s -X POST ${h} '${base}/api/v1/workspaces/${ws}/forms/${pages.formId}/dashboard-links'`,
+            '',
           ]
         : []),
       'Press Ctrl+C to stop.',

@@ -2,7 +2,8 @@
  * Start-up and shutdown through the built executable (README.md, "Configuration"; docs/operations.md, "Shutdown and drain";
  * `npm run build`, then `node dist/src/cli.js`):
  * a bad setting exits 1 with one line naming it; `serve --help` lists the settings; SIGTERM finishes the
- * request in flight, refuses new connections and exits 0; a second signal exits at once.
+ * request in flight, refuses new connections and exits 0; a second signal exits at once; `demo` prints how to
+ * mint a dashboard link, and each demo form's link opens its charts.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { SETTINGS } from '../../../src/config';
 import { testDbUrl } from '../../support/db';
+import { ownDatabase } from '../webhooks/harness';
 import { freePort, until } from './helpers';
 
 jest.setTimeout(120_000);
@@ -139,5 +141,41 @@ describe('graceful shutdown', () => {
     const r = await exit;
     expect(Date.now() - started).toBeLessThan(1000);
     expect(r.code).toBe(1);
+  });
+});
+
+describe('demo', () => {
+  // The quickstart's second half: the demo prints how to mint a dashboard link, and every demo form's link
+  // opens a page with its charts (docs/analytics.md, "Dashboard links").
+  it('prints a dashboard-link command; that link and one for every demo form open the charts', async () => {
+    const own = await ownDatabase();
+    try {
+      const port = await freePort();
+      const { child, exit } = run(['demo'], { DATABASE_URL: own.url, PORT: String(port) });
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      await until(async () => out.includes('Press Ctrl+C to stop.') || child.exitCode !== null, 90_000);
+      const mint = /curl -s -X POST -H 'X-API-Key: (fa_[\w-]+)' '(\S+\/workspaces\/(ws_\w+)\/forms\/\w+\/dashboard-links)'/.exec(out);
+      expect(mint).not.toBeNull();
+      const [, key, printed, ws] = mint!;
+      const api = (p: string, init: RequestInit = {}) => fetch(p, { ...init, headers: { 'X-API-Key': key!, 'X-API-Style': 'A' } });
+      const forms = ((await (await api(`http://127.0.0.1:${port}/api/v1/workspaces/${ws}/forms`)).json()) as { data: Array<{ id: string }> }).data;
+      const urls = [printed!, ...forms.map((f) => `http://127.0.0.1:${port}/api/v1/workspaces/${ws}/forms/${f.id}/dashboard-links`)];
+      expect(forms.length).toBeGreaterThan(1);
+      for (const url of urls) {
+        const minted = await api(url, { method: 'POST' });
+        expect(minted.status).toBe(201);
+        const page = await fetch(((await minted.json()) as { data: { url: string } }).data.url);
+        expect(page.status).toBe(200);
+        const html = await page.text();
+        // The over-time chart and at least one question chart, each an image with its figures.
+        expect(html.match(/<svg[^>]*role="img"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+        expect(html).toContain('<details');
+      }
+      child.kill('SIGTERM');
+      expect((await exit).code).toBe(0);
+    } finally {
+      await own.drop();
+    }
   });
 });
