@@ -2,13 +2,14 @@
  * The dashboard page of a shared link in headless Chromium (docs/analytics.md, "Dashboard links"), JavaScript off:
  * an NPS form, a rating form, a form without responses and a translated form, each at 1280 and 360 px, checked
  * with axe-core (no serious or critical violation), the chart of the width shown, and the figures behind
- * `<details>`. Screenshots go to /tmp/fs-dashboard-{form}-{width}.png (for looking at, not asserted on).
+ * `<details>`. Screenshots go to the test artifacts as dashboard-{form}-{width}.png (tests/support/artifacts.ts; looked at, not asserted on).
  */
 import AxeBuilder from '@axe-core/playwright';
 import { importFixture } from '../../src/core/import/importer';
 import type { FixtureForm } from '../../src/core/import/fixture-schema';
 import { formWorkspace, surveyForm, uid, type FormWorkspace } from '../support/given';
 import { useBrowserApp } from './browser-app';
+import { artifactPath } from '../support/artifacts';
 
 const t = useBrowserApp();
 let s: FormWorkspace;
@@ -127,7 +128,7 @@ describe('the dashboard page in a browser', () => {
           if (c.name === 'nps') expect(await page.textContent('body')).toContain('Comment <em>56</em> & more');
           // No horizontal scrolling at either width.
           expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
-          await page.screenshot({ path: `/tmp/fs-dashboard-${c.name}-${width}.png`, fullPage: true });
+          await page.screenshot({ path: artifactPath(`dashboard-${c.name}-${width}.png`), fullPage: true });
           const axe = await new AxeBuilder({ page }).analyze();
           const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length})`);
           expect(bad).toEqual([]);

@@ -7,6 +7,7 @@
 import { mintLink } from '../../src/core/links/links';
 import { formWorkspace, surveyForm, type FormWorkspace } from '../support/given';
 import { useBrowserApp } from './browser-app';
+import { artifactPath } from '../support/artifacts';
 
 const t = useBrowserApp();
 let s: FormWorkspace;
@@ -89,7 +90,7 @@ describe('an email link in a browser', () => {
       expect(tampered!.status()).toBe(400);
       expect(await page.textContent('h1')).toBe('This link does not work');
       expect(await page.getAttribute('html', 'lang')).toBe('en');
-      await page.screenshot({ path: '/tmp/fs-link-400-360.png', fullPage: true });
+      await page.screenshot({ path: artifactPath('link-400-360.png'), fullPage: true });
 
       const gone = await page.goto(`${expired.url}&lang=de`);
       expect(gone!.status()).toBe(410);

@@ -2,10 +2,11 @@
  * The hosted form page in headless Chromium with JavaScript off (docs/collecting.md, "Hosted pages"): every question
  * type filled with mouse and keyboard, a validation message beside its field with the values kept,
  * the response read back through both API styles, and a resubmitted page storing one response.
- * Screenshots at 1280 and 360 px go to /tmp (for looking at, not asserted on).
+ * Screenshots at 1280 and 360 px go to the test artifacts (tests/support/artifacts.ts; looked at, not asserted on).
  */
 import { formWorkspace, surveyForm, type FormWorkspace } from '../support/given';
 import { useBrowserApp } from './browser-app';
+import { artifactPath } from '../support/artifacts';
 
 const t = useBrowserApp();
 let s: FormWorkspace;
@@ -23,7 +24,7 @@ describe('the hosted page in a browser', () => {
       const first = await page.goto(`${t.baseUrl}/f/${s.form}`);
       expect(first!.status()).toBe(200);
       expect(await page.getAttribute('html', 'lang')).toBe('en');
-      await page.screenshot({ path: '/tmp/fs-page-1280.png', fullPage: true });
+      await page.screenshot({ path: artifactPath('page-1280.png'), fullPage: true });
 
       // A first try with mistakes: no NPS, no plan, too many seats, a broken address.
       await page.getByLabel('Reports').check();
@@ -57,7 +58,7 @@ describe('the hosted page in a browser', () => {
       expect(await page.inputValue('#q7')).toBe('not-an-address');
       expect(await page.inputValue('#q8')).toBe('Fast <b>support</b> & friendly');
       await page.setViewportSize({ width: 360, height: 800 });
-      await page.screenshot({ path: '/tmp/fs-page-errors-360.png', fullPage: true });
+      await page.screenshot({ path: artifactPath('page-errors-360.png'), fullPage: true });
       await page.setViewportSize({ width: 1280, height: 900 });
 
       // Fix them and send.
@@ -69,7 +70,7 @@ describe('the hosted page in a browser', () => {
       expect(await page.textContent('h1')).toBe('Thank you!');
       expect(await page.getAttribute('html', 'lang')).toBe('en');
       await page.setViewportSize({ width: 360, height: 640 });
-      await page.screenshot({ path: '/tmp/fs-thanks-360.png', fullPage: true });
+      await page.screenshot({ path: artifactPath('thanks-360.png'), fullPage: true });
     } finally {
       await context.close();
     }
@@ -114,7 +115,7 @@ describe('the hosted page in a browser', () => {
       await page.goto(`${t.baseUrl}/f/${s.form}`);
       expect(await page.getAttribute('html', 'lang')).toBe('de');
       expect(await page.textContent('legend >> nth=0')).toContain('Wie wahrscheinlich empfehlen Sie uns weiter?');
-      await page.screenshot({ path: '/tmp/fs-page-360.png', fullPage: true });
+      await page.screenshot({ path: artifactPath('page-360.png'), fullPage: true });
       await page.check('#q1-11');
       await page.check('#q2-5');
       await page.getByLabel('Basis').check();

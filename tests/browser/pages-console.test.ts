@@ -3,11 +3,12 @@
  * the form, thank-you and 404 pages, `/docs` (Redoc, with JavaScript) and `/docs/migrating`. Each page
  * gets its own browser context, so Chromium asks for `/favicon.ico` afresh: the test waits until the
  * server has answered it (200, no key), and the shared watch in browser-app.ts fails the test on any
- * console error, page error or failed load. A screenshot of /docs goes to /tmp (for looking at).
+ * console error, page error or failed load. A screenshot of /docs goes to the test artifacts (tests/support/artifacts.ts).
  */
 import type { Page } from 'playwright-core';
 import { formWorkspace, surveyForm, type FormWorkspace } from '../support/given';
 import { useBrowserApp } from './browser-app';
+import { artifactPath } from '../support/artifacts';
 
 const t = useBrowserApp();
 let s: FormWorkspace;
@@ -53,7 +54,7 @@ describe('pages in a browser', () => {
         await page.locator('a[href="https://redocly.com/redoc/"] img').waitFor({ state: 'attached' });
         expect(await page.getAttribute('a[href="https://redocly.com/redoc/"] img', 'src')).toMatch(/^data:image\/svg\+xml,/);
         await page.waitForLoadState('networkidle');
-        await page.screenshot({ path: '/tmp/fs-docs-1280.png' });
+        await page.screenshot({ path: artifactPath('docs-1280.png') });
       },
     });
     expect(icon).toBe(200);
