@@ -148,6 +148,7 @@ maybe('read replicas', () => {
       '/forms/frm_replica/questions',
       '/forms/frm_replica/questions/q_score',
       '/forms/frm_replica/responses',
+      '/forms/frm_replica/dashboard-links',
       '/responses',
       '/responses?page=1',
       '/responses/export?format=ndjson',
