@@ -106,13 +106,15 @@ export async function mintDashboardLink(db: Knex, workspaceId: string, formId: s
  * @throws AppError resource_not_found when the form is not the workspace's.
  */
 export async function listDashboardLinks(db: Knex, workspaceId: string, formId: string, publicUrl: string): Promise<DashboardLink[]> {
-  const secret = await linkSecret(db);
   const form = await db('forms').first('id').where({ workspace_id: workspaceId, id: formId });
   if (!form) throw errors.notFound('form', formId);
   const rows = (await db('dashboard_links')
     .where({ workspace_id: workspaceId, form_id: formId })
     .whereNull('revoked_at')
     .orderBy([{ column: 'created_at' }, { column: 'id' }])) as LinkRow[];
+  if (rows.length === 0) return [];
+  // A link exists, so its mint created the secret: this read never writes (it may run on a read replica).
+  const secret = await linkSecret(db);
   return rows.map((r) => toLink(secret, publicUrl, r));
 }
 

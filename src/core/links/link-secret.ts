@@ -1,7 +1,7 @@
 /**
  * The server secret that signs email-link tokens (docs/collecting.md, "Email links"): kept in the database
  * (`server_secrets`, migration 003) so links survive restarts and every instance verifies alike.
- * Created on first use without a race: `INSERT … ON CONFLICT DO NOTHING` and then `SELECT`, so two
+ * Read, or when missing created on first use without a race: `INSERT … ON CONFLICT DO NOTHING` and then `SELECT`, so two
  * instances starting at once both end up with the one row that won. Cached in-process per knex
  * instance after the first read (the secret never changes).
  */
@@ -12,6 +12,9 @@ const SECRET_NAME = 'email_links';
 const cache = new WeakMap<Knex, Promise<Buffer>>();
 
 async function loadOrCreate(db: Knex): Promise<Buffer> {
+  // Read first: a read replica (docs/operations.md, "Read replicas") can read the secret but not insert it.
+  const found: { secret: string } | undefined = await db('server_secrets').first('secret').where({ name: SECRET_NAME });
+  if (found) return Buffer.from(found.secret, 'base64url');
   await db('server_secrets')
     .insert({ name: SECRET_NAME, secret: randomBytes(32).toString('base64url') })
     .onConflict('name')
