@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../errors';
-import { parseDateValue } from '../query/dates';
+import { futureDateTime } from '../query/dates';
 import type { Scope } from '../scopes';
 import { affectedRows, type DbHandle } from '../../db';
 import { findApiKeyById, type ApiKeyMeta } from './api-keys.service';
@@ -45,12 +45,7 @@ export async function createApiKeyFor(
   if (missing !== undefined) throw errors.insufficientScope(missing);
   let expiresAt: Date | null = null;
   if (input.expiresAt !== undefined && input.expiresAt !== null) {
-    const parsed = parseDateValue(input.expiresAt, 'expires_at', 'body');
-    if (parsed.kind !== 'date-time') throw errors.invalid('body', 'expires_at', `\`expires_at\` must be an ISO 8601 date-time with an offset; got "${input.expiresAt}".`);
-    expiresAt = new Date(parsed.value);
-    if (expiresAt.getTime() <= Date.now()) {
-      throw errors.invalid('body', 'expires_at', `\`expires_at\` must be in the future; got "${input.expiresAt}".`);
-    }
+    expiresAt = futureDateTime(input.expiresAt, 'expires_at');
   }
   return createApiKey(trx, {
     name: input.name,

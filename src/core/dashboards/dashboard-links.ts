@@ -14,6 +14,7 @@ import type { DbHandle } from '../../db';
 import { affectedRows } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
+import { futureDateTime } from '../query/dates';
 import { linkSecret } from '../links/link-secret';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS } from '../links/links';
 import { openToken, sealToken } from '../links/token-codec';
@@ -69,16 +70,13 @@ function toLink(secret: Buffer, publicUrl: string, row: LinkRow): DashboardLink 
 /**
  * The expiry of a new link: `expiresAt` (an ISO 8601 date-time string) or now + 30 days, whole seconds.
  * @param field the body field's name in the caller's style (`expires_at`, `expiresAt`) for the 400.
- * @throws AppError validation_error naming `field` when it is not a date-time, not in the future or more than 90 days ahead.
+ * @throws AppError validation_error naming `field` when it is not a date-time with an offset, not in the future or more
+ *   than 90 days ahead.
  */
 export function linkExpiry(expiresAt: string | undefined, field: string, now = new Date()): Date {
   const whole = (ms: number) => new Date(Math.floor(ms / 1000) * 1000);
   if (expiresAt === undefined) return whole(now.getTime() + DEFAULT_EXPIRES_IN_DAYS * DAY_MS);
-  const t = Date.parse(expiresAt);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(expiresAt) || Number.isNaN(t)) {
-    throw errors.invalid('body', field, `\`${field}\` must be an ISO 8601 date-time; got "${expiresAt}".`);
-  }
-  if (t <= now.getTime()) throw errors.invalid('body', field, `\`${field}\` must be in the future; got "${expiresAt}".`);
+  const t = futureDateTime(expiresAt, field, now).getTime();
   if (t > now.getTime() + MAX_EXPIRES_IN_DAYS * DAY_MS) {
     throw errors.invalid('body', field, `\`${field}\` must be at most ${MAX_EXPIRES_IN_DAYS} days ahead; got "${expiresAt}".`);
   }

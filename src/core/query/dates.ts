@@ -77,6 +77,18 @@ export function parseInstant(value: string): Date | undefined {
   }
 }
 
+/**
+ * A body field that must be a future instant (an expiry: API keys, dashboard links), as a Date.
+ * @throws AppError validation_error naming `field` unless an ISO 8601 date-time with an offset after `now`.
+ */
+export function futureDateTime(raw: string, field: string, now = new Date()): Date {
+  const parsed = parseDateValue(raw, field, 'body');
+  if (parsed.kind !== 'date-time') throw errors.invalid('body', field, `\`${field}\` must be an ISO 8601 date-time with an offset; got "${raw}".`);
+  const at = new Date(parsed.value);
+  if (at.getTime() <= now.getTime()) throw errors.invalid('body', field, `\`${field}\` must be in the future; got "${raw}".`);
+  return at;
+}
+
 export type ParsedDate = { kind: 'date'; date: string } | { kind: 'date-time'; value: string };
 
 /** Parses a date or date-time parameter; throws validation_error naming `field`. */

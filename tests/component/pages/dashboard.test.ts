@@ -68,13 +68,19 @@ describe('dashboard links through the API', () => {
     expect(b.body.data.expiresAt).toBe(new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString());
   });
 
-  it('answers 400 naming the field for an expiry past 90 days, in the past, or in the other style', async () => {
+  it('answers 400 naming the field for an expiry past 90 days, in the past, not a date-time with an offset, or in the other style', async () => {
     const far = await mint({ expires_at: new Date(Date.now() + 91 * 86_400_000).toISOString() });
     expect(far.status).toBe(400);
     expect(far.body.error.details[0]).toMatchObject({ location: 'body', field: 'expires_at' });
     const past = await mint({ expiresAt: '2020-01-01T00:00:00Z' }, 'B');
     expect(past.status).toBe(400);
     expect(past.body.error.details[0]).toMatchObject({ field: 'expiresAt' });
+    // No offset, or not a real day: the same date rules as every other date of the API.
+    for (const bad of ['2027-01-01T00:00:00', '2027-02-30T00:00:00Z']) {
+      const r = await mint({ expires_at: bad });
+      expect(r.status).toBe(400);
+      expect(r.body.error.details[0]).toMatchObject({ location: 'body', field: 'expires_at' });
+    }
     const foreign = await mint({ expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, 'A');
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.details[0]).toMatchObject({ field: 'expiresAt' });
