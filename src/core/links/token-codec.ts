@@ -24,8 +24,10 @@ export function openToken(secret: Buffer, token: string): Record<string, unknown
   const dot = token.indexOf('.');
   if (dot <= 0 || dot !== token.lastIndexOf('.')) return undefined;
   const payload = token.slice(0, dot);
-  const given = Buffer.from(token.slice(dot + 1), 'base64url');
-  const expected = sign(secret, payload);
+  // Compared as text: decoding first would accept other spellings of the same bytes (the last character's
+  // unused low bits, stray characters), so a changed token could still open.
+  const given = Buffer.from(token.slice(dot + 1));
+  const expected = Buffer.from(sign(secret, payload).toString('base64url'));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
