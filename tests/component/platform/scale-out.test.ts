@@ -23,6 +23,7 @@ let own: { url: string; db: Db; drop(): Promise<void> };
 let hook: Receiver;
 let a: string;
 let b: string;
+let stopping = false;
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -64,6 +65,10 @@ async function serve(): Promise<string> {
     proc.stderr!.on('data', onData);
     proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
   });
+  // An instance that stops before afterAll makes every later request fail with ECONNREFUSED: say why.
+  proc.once('exit', (code, signal) => {
+    if (!stopping) console.error(`serve on port ${port} exited (${code ?? signal}) during the tests; its output:\n${out}`);
+  });
   return `http://127.0.0.1:${port}`;
 }
 
@@ -73,6 +78,7 @@ beforeAll(async () => {
   [a, b] = await Promise.all([serve(), serve()]);
 });
 afterAll(async () => {
+  stopping = true;
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
   await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
   await hook?.close();
