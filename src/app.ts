@@ -135,6 +135,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     db,
     keysChanged: keys.clear,
     publicUrl: config.publicUrl,
+    rateLimitPerMinute: config.rateLimitPerMinute,
     styleB: styleBSchedule(config.styleBSunset, config.styleBDeprecatedAt),
     webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
   };

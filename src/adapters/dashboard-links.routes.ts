@@ -1,7 +1,8 @@
 /**
  * The dashboard-link handlers both styles share (docs/analytics.md, "Dashboard links"): each style brings the
- * name of its body field (`expires_at`, `expiresAt`), its list envelope and its presenter; the selector in
- * shared-responses.ts picks the style. `POST|GET {ws}/forms/{form_id}/dashboard-links`, `DELETE …/{link_id}`.
+ * names of its body fields (`expires_at`/`expiresAt`, `include_addresses`/`includeAddresses`), its list envelope
+ * and its presenter; the selector in shared-responses.ts picks the style.
+ * `POST|GET {ws}/forms/{form_id}/dashboard-links`, `DELETE …/{link_id}`.
  */
 import type { Request, RequestHandler } from 'express';
 import { linkExpiry, listDashboardLinks, mintDashboardLink, revokeDashboardLink, type DashboardLink } from '../core/dashboards/dashboard-links';
@@ -10,12 +11,18 @@ import type { CoreDeps } from './deps';
 import { single, type Envelope } from './envelope';
 import { param, workspaceOf } from './query-values';
 
+/** A body field's name in this style and in the other (sent to this style, the other's name is a 400). */
+export interface FieldNames {
+  own: string;
+  other: string;
+}
+
 /** What differs between the styles. */
 export interface DashboardLinkStyle {
   style: 'A' | 'B';
-  /** The body field of the expiry in this style, and its name in the other (refused with a 400). */
-  expiresField: string;
-  otherField: string;
+  expiresField: FieldNames;
+  addressesField: FieldNames;
+  /** A link without its URL (the list); `url` is added by the mint's answer only. */
   present(l: DashboardLink): Record<string, unknown>;
   wholeList<T>(req: Request, items: T[]): Envelope<T[]>;
 }
@@ -27,16 +34,19 @@ export function dashboardLinkHandlers(
 ): { create: RequestHandler; list: RequestHandler; revoke: RequestHandler } {
   return {
     create: async (req, res) => {
+      if (!req.auth) throw errors.invalidApiKey();
       const b = (req.body ?? {}) as Record<string, unknown>;
-      if (b[s.otherField] !== undefined) {
-        throw errors.invalid('body', s.otherField, `\`${s.otherField}\` is the other style's name; Style ${s.style} takes \`${s.expiresField}\`.`);
+      for (const f of [s.expiresField, s.addressesField]) {
+        if (b[f.other] !== undefined) throw errors.invalid('body', f.other, `\`${f.other}\` is the other style's name; Style ${s.style} takes \`${f.own}\`.`);
       }
-      const expiresAt = linkExpiry(b[s.expiresField] as string | undefined, s.expiresField);
-      const link = await mintDashboardLink(db, workspaceOf(req), param(req, 'form_id'), expiresAt, publicUrl);
-      res.status(201).json(single(req, s.present(link)));
+      const minter = req.auth;
+      const expiresAt = linkExpiry(b[s.expiresField.own] as string | undefined, s.expiresField.own, minter);
+      const includeAddresses = b[s.addressesField.own] === true;
+      const link = await mintDashboardLink(db, { workspaceId: workspaceOf(req), formId: param(req, 'form_id'), expiresAt, includeAddresses, minter }, publicUrl);
+      res.status(201).json(single(req, { ...s.present(link), url: link.url }));
     },
     list: async (req, res) => {
-      const links = await listDashboardLinks(db, workspaceOf(req), param(req, 'form_id'), publicUrl);
+      const links = await listDashboardLinks(db, workspaceOf(req), param(req, 'form_id'));
       res.json(s.wholeList(req, links.map((l) => s.present(l))));
     },
     revoke: async (req, res) => {

@@ -7,6 +7,8 @@ export interface CoreDeps {
   db: Db;
   /** Base of every absolute link the service prints (config.publicUrl, README.md, "Configuration"). */
   publicUrl?: string;
+  /** RATE_LIMIT_PER_MINUTE: the limit of a key whose own is null (the cap of keys it creates, "Key lineage"). */
+  rateLimitPerMinute: number;
   /** How webhook URLs are checked at creation and PATCH (docs/webhooks.md, "Address rules"). */
   webhookUrls: UrlGuard;
   /**

@@ -27,6 +27,8 @@ export interface ExportStyle {
   createdColumn: string;
   /** The workspace exported, when not the path's (a dashboard link's download). */
   workspaceId?: string;
+  /** Changes each record before it is written (a dashboard link's download drops addresses). */
+  record?: (r: ResponseRecord) => ResponseRecord;
 }
 
 const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
@@ -93,8 +95,9 @@ export function responsesExport({ db }: Pick<CoreDeps, 'db'>, style: ExportStyle
     if (format === 'csv') res.write(stringify([layout.header], CSV_OPTIONS));
     try {
       const stream = async (trx: Knex.Transaction) => {
-        for await (const batch of exported.batches(trx)) {
+        for await (const read of exported.batches(trx)) {
           if (gone || res.destroyed) break;
+          const batch = style.record ? read.map(style.record) : read;
           const chunk =
             format === 'csv'
               ? stringify(batch.map((r) => layout.row(r, present(r))), CSV_OPTIONS)

@@ -5,7 +5,8 @@
  *   form's languages, else its default (as the form pages choose); `?interval=day|week|month` picks the period of
  *   the score-over-time chart.
  * - `GET /d/{token}/export?format=csv|ndjson&t=…`: the export of the link's form (Style A shape) with the page's
- *   one-time download token, once per format.
+ *   one-time download token, once per format; without respondents' addresses and email answers unless the link
+ *   was minted with `include_addresses`.
  *
  * Every request counts against the public budget per client address, then reads the link's row (a revoked or
  * expired link, or a token that is not one: the 404 page, alike).
@@ -14,7 +15,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { AppError } from '../core/errors';
 import type { Interval } from '../core/analytics/analytics.service';
 import { dashboardData } from '../core/dashboards/dashboard';
-import { activeDashboardLink, claimDownloadToken, mintDownloadToken, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
+import { activeDashboardLink, claimDownloadToken, mintDownloadToken, withoutAddresses, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
 import { chooseLanguage } from '../core/forms/public-form';
 import { presentersByStyle } from '../adapters/presenters';
 import { responsesExport } from '../adapters/responses-export';
@@ -109,7 +110,13 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       if ((format !== 'csv' && format !== 'ndjson') || t === undefined || !(await claimDownloadToken(deps.db, link, t, format))) return notFound(req, res);
       const exportOf = responsesExport(
         { db: deps.db },
-        { filters: () => ({ formId: link.formId }), present: presentersByStyle.A.response, createdColumn: 'created_at', workspaceId: link.workspaceId },
+        {
+          filters: () => ({ formId: link.formId }),
+          present: presentersByStyle.A.response,
+          createdColumn: 'created_at',
+          workspaceId: link.workspaceId,
+          ...(link.includeAddresses ? {} : { record: withoutAddresses }),
+        },
       );
       await exportOf(req, res);
     }),

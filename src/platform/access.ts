@@ -7,7 +7,7 @@
 import type { RequestHandler } from 'express';
 import { workspaceIdOf } from '../core/access';
 import { errors } from '../core/errors';
-import { pathParam, type Operation, type OperationIndex } from './operations';
+import { pathParam, scopesNeeded, type Operation, type OperationIndex } from './operations';
 
 export function workspaceAccess(): RequestHandler {
   return (req, _res, next) => {
@@ -23,7 +23,8 @@ export function workspaceAccess(): RequestHandler {
 /**
  * The scope check, read from the document's `x-required-scope` (src/platform/operations.ts). Fails
  * closed: a path the document does not describe is a 404, an operation without a valid
- * `x-required-scope` is refused with 403 insufficient_scope. An operation with `x-own-key-param` needs
+ * `x-required-scope` is refused with 403 insufficient_scope (naming the first scope the key lacks, when the operation
+ * declares several). An operation with `x-own-key-param` needs
  * no scope when that path parameter is the calling key's own id.
  */
 export function scopeCheck(ops: OperationIndex): RequestHandler {
@@ -35,9 +36,8 @@ export function scopeCheck(ops: OperationIndex): RequestHandler {
     const op = ops.operationOf(path, req.method);
     if (!op) throw errors.methodNotAllowed(req.method, path.methods);
     if (op.scope === undefined) throw errors.scopeUndeclared(`${op.method} ${op.template}`);
-    if (op.scope !== 'none' && op.scope !== 'key' && !req.auth?.scopes.includes(op.scope) && !ownKey(op, req.path, req.auth?.id)) {
-      throw errors.insufficientScope(op.scope);
-    }
+    const missing = scopesNeeded(op.scope).find((s) => !req.auth?.scopes.includes(s));
+    if (missing !== undefined && !ownKey(op, req.path, req.auth?.id)) throw errors.insufficientScope(missing);
     next();
   };
 }

@@ -12,13 +12,22 @@ export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 
 /**
- * What `x-required-scope` may say: a scope; `key` (any valid API key, no particular scope, e.g.
- * `GET /api/v1/openapi`); `none` (no key at all: `/openapi.json`, pages, public submissions, probes).
+ * What `x-required-scope` may say: a scope; a list of scopes, every one needed (minting a dashboard link needs
+ * `forms:write` and `responses:read`, docs/writes-keys-limits.md, "API keys and scopes"); `key` (any valid API
+ * key, no particular scope, e.g. `GET /api/v1/openapi`); `none` (no key at all: `/openapi.json`, pages, public
+ * submissions, probes).
  */
-export type RequiredScope = Scope | 'key' | 'none';
+export type RequiredScope = Scope | readonly Scope[] | 'key' | 'none';
 
 export function isRequiredScope(value: unknown): value is RequiredScope {
+  if (Array.isArray(value)) return value.length > 0 && value.every((s) => typeof s === 'string' && isScope(s));
   return typeof value === 'string' && (value === 'key' || value === 'none' || isScope(value));
+}
+
+/** The scopes a key needs for an operation that declares `scope` (none for `key` and `none`). */
+export function scopesNeeded(scope: RequiredScope): readonly Scope[] {
+  if (scope === 'key' || scope === 'none') return [];
+  return typeof scope === 'string' ? [scope] : scope;
 }
 
 export interface Operation {

@@ -132,12 +132,14 @@ describe('access', () => {
       const keyless = Array.isArray(raw.security) && raw.security.length === 0;
       // `none` exactly for the operations that need no key (security: []).
       expect(`${op.method} ${op.template} ${op.scope === 'none'}`).toBe(`${op.method} ${op.template} ${keyless}`);
-      // A scope is that of the last collection in the path (docs/writes-keys-limits.md, "API keys and scopes"); dashboard
-      // links need `forms:read` for every method (the same section: a link shows what a reader of the form sees).
+      // A scope is that of the last collection in the path (docs/writes-keys-limits.md, "API keys and scopes"); minting a
+      // dashboard link needs `responses:read` too (the same section: its page and downloads show the responses).
       if (op.scope !== 'none' && op.scope !== 'key') {
         const resource = lastCollectionResource(op.template);
-        const access = op.method === 'GET' || op.template.includes('/dashboard-links') ? 'read' : 'write';
-        expect(`${op.method} ${op.template} ${op.scope}`).toBe(`${op.method} ${op.template} ${resource}:${access}`);
+        const access = op.method === 'GET' ? 'read' : 'write';
+        const mint = op.method === 'POST' && op.template.endsWith('/dashboard-links');
+        const expected = mint ? `${resource}:${access},responses:read` : `${resource}:${access}`;
+        expect(`${op.method} ${op.template} ${String(op.scope)}`).toBe(`${op.method} ${op.template} ${expected}`);
       }
     }
   });
@@ -148,6 +150,8 @@ describe('scope check fails closed', () => {
     paths: {
       '/api/v1/workspaces/{workspace_id}/things': { get: { 'x-required-scope': 'forms:read' }, post: {} },
       '/api/v1/workspaces/{workspace_id}/odd': { get: { 'x-required-scope': 'forms:admin' } },
+      '/api/v1/workspaces/{workspace_id}/both': { post: { 'x-required-scope': ['forms:write', 'responses:read'] } },
+      '/api/v1/workspaces/{workspace_id}/empty': { post: { 'x-required-scope': [] } },
     },
   };
   const check = scopeCheck(operationIndex(doc as never));
@@ -166,6 +170,20 @@ describe('scope check fails closed', () => {
     expect(run('GET', '/api/v1/workspaces/w/odd', ['forms:read', 'forms:write'])).toBe('403 insufficient_scope');
     expect(run('DELETE', '/api/v1/workspaces/w/things', ['forms:write'])).toBe('405 method_not_allowed');
     expect(run('GET', '/api/v1/workspaces/w/unknown', ['forms:read'])).toBe('404 resource_not_found');
+    expect(run('POST', '/api/v1/workspaces/w/empty', ['forms:read', 'forms:write'])).toBe('403 insufficient_scope');
+  });
+  it('needs every scope of a list, and names the first one the key lacks', () => {
+    const message = (scopes: string[]) => {
+      try {
+        check({ method: 'POST', path: '/api/v1/workspaces/w/both', auth: { scopes } } as never, { locals: {} } as never, () => undefined);
+        return 'next';
+      } catch (e) {
+        return `${(e as AppError).code}: ${(e as AppError).message}`;
+      }
+    };
+    expect(message(['forms:write', 'responses:read'])).toBe('next');
+    expect(message(['forms:read', 'responses:read'])).toMatch(/^insufficient_scope: .*forms:write/);
+    expect(message(['forms:write'])).toMatch(/^insufficient_scope: .*responses:read/);
   });
 });
 

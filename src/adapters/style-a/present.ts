@@ -165,5 +165,6 @@ export function presentApiKey(k: ApiKeyMeta): Record<string, unknown> {
     expires_at: iso(k.expiresAt),
     last_used_at: iso(k.lastUsedAt),
     revoked_at: iso(k.revokedAt),
+    created_by: k.createdBy,
   };
 }

@@ -16,7 +16,7 @@ import { bodyOf, rowItemRoutes, type Body } from '../row-item.routes';
 import { presentApiKey, presentRowA } from './present';
 
 /** Write routes mounted at `/api/v1/workspaces`. */
-export function styleAWritesRouter({ db, keysChanged }: CoreDeps): Router {
+export function styleAWritesRouter({ db, keysChanged, rateLimitPerMinute }: CoreDeps): Router {
   const r = Router();
 
   r.post('/:workspace_id/datatables/:datatable_id/rows', async (req, res) => {
@@ -44,7 +44,7 @@ export function styleAWritesRouter({ db, keysChanged }: CoreDeps): Router {
         expiresAt: b.expires_at as string | null | undefined,
         style: b.style as 'A' | 'B' | undefined,
         rateLimitPerMinute: b.rate_limit_per_minute as number | undefined,
-      }),
+      }, rateLimitPerMinute),
     );
     res.status(201).json(single(req, { ...presentApiKey({ ...key, lastUsedAt: null }), secret: key.secret }));
   });

@@ -18,6 +18,8 @@ export interface ApiKeyMeta {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** The key that created this one through the API; null for a root (CLI, seed, import; docs/writes-keys-limits.md, "Key lineage"). */
+  createdBy: string | null;
 }
 
 interface KeyRow {
@@ -32,6 +34,7 @@ interface KeyRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  created_by: string | null;
 }
 
 const toMeta = (r: KeyRow): ApiKeyMeta => ({
@@ -46,6 +49,7 @@ const toMeta = (r: KeyRow): ApiKeyMeta => ({
   expiresAt: r.expires_at,
   lastUsedAt: r.last_used_at,
   revokedAt: r.revoked_at,
+  createdBy: r.created_by,
 });
 
 function keyQuery(db: DbHandle): Knex.QueryBuilder {
@@ -60,6 +64,7 @@ function keyQuery(db: DbHandle): Knex.QueryBuilder {
     'k.expires_at',
     'k.last_used_at',
     'k.revoked_at',
+    'k.created_by',
     db.raw('ARRAY(SELECT w.workspace_id FROM api_key_workspaces w WHERE w.api_key_id = k.id ORDER BY 1) AS workspace_ids'),
   );
 }

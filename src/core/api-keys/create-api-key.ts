@@ -28,6 +28,8 @@ export interface CreateApiKeyInput {
   rateLimitPerMinute?: number | null;
   /** Default: now. */
   createdAt?: Date;
+  /** The key creating this one through the API; absent or null: a root key (docs/writes-keys-limits.md, "Key lineage"). */
+  createdBy?: string | null;
 }
 
 export interface CreatedApiKey {
@@ -44,6 +46,7 @@ export interface CreatedApiKey {
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  createdBy: string | null;
 }
 
 /**
@@ -82,6 +85,7 @@ export async function createApiKey(db: DbHandle, input: CreateApiKeyInput): Prom
     createdAt: input.createdAt ?? new Date(),
     expiresAt: input.expiresAt ?? null,
     revokedAt: input.revokedAt ?? null,
+    createdBy: input.createdBy ?? null,
   };
   await db('api_keys').insert({
     id: key.id,
@@ -94,6 +98,7 @@ export async function createApiKey(db: DbHandle, input: CreateApiKeyInput): Prom
     created_at: key.createdAt,
     expires_at: key.expiresAt,
     revoked_at: key.revokedAt,
+    created_by: key.createdBy,
   });
   await db('api_key_workspaces').insert(workspaceIds.map((w) => ({ workspace_id: w, api_key_id: key.id })));
   return key;

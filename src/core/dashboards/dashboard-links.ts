@@ -2,7 +2,8 @@
  * Dashboard links (docs/analytics.md, "Dashboard links"): a signed URL to a form's results page, for people
  * without an API key. The token is the email links' codec and secret (token-codec.ts, link-secret.ts) with
  * its own claims `{v, k: "d", ws, id, x}`; the row in `dashboard_links` (migration 010) is the authority,
- * read on every page request, so a revoke or an expiry refuses the link at once on every instance.
+ * read on every page request, so a revoke or an expiry refuses the link at once on every instance. The row records
+ * the minting key (`created_by`, migration 011): the link never outlives it; the list never shows a URL.
  *
  * The download token of a page is one-time per format: `{v, k: "dx", ws, id, n, x}` signed alike, claimed by
  * inserting the nonce `n` and the format into `dashboard_download_claims` (a second claim hits the primary key).
@@ -14,7 +15,9 @@ import type { DbHandle } from '../../db';
 import { affectedRows } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
+import { expiryWithinCreator, type Creator } from '../api-keys/lineage';
 import { futureDateTime } from '../query/dates';
+import type { ResponseRecord } from '../responses/responses.types';
 import { linkSecret } from '../links/link-secret';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS } from '../links/links';
 import { openToken, sealToken } from '../links/token-codec';
@@ -25,13 +28,22 @@ const DAY_MS = 86_400_000;
 export const DOWNLOAD_TOKEN_TTL_MS = 60 * 60_000;
 const randomId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 16);
 
+/** A link as the list shows it: never its URL (docs/analytics.md, "Dashboard links"). */
 export interface DashboardLink {
   id: string;
   formId: string;
-  /** `{publicUrl}/d/{token}` */
-  url: string;
   expiresAt: Date;
   createdAt: Date;
+  /** The key that minted it; null for a link minted before keys were recorded (migration 011). */
+  createdBy: string | null;
+  /** Its downloads carry respondents' addresses and email answers (the opt-in at minting). */
+  includeAddresses: boolean;
+}
+
+/** A link as its mint answers it, the only time its URL is shown. */
+export interface MintedDashboardLink extends DashboardLink {
+  /** `{publicUrl}/d/{token}` */
+  url: string;
 }
 
 /** What a valid link's page needs: the row, alive. */
@@ -40,6 +52,7 @@ export interface ActiveDashboardLink {
   id: string;
   formId: string;
   expiresAt: Date;
+  includeAddresses: boolean;
 }
 
 interface LinkRow {
@@ -49,6 +62,8 @@ interface LinkRow {
   expires_at: Date;
   created_at: Date;
   revoked_at: Date | null;
+  created_by: string | null;
+  include_addresses: boolean;
 }
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -57,63 +72,88 @@ function linkToken(secret: Buffer, workspaceId: string, id: string, expiresAt: D
   return sealToken(secret, { v: TOKEN_VERSION, k: 'd', ws: workspaceId, id, x: seconds(expiresAt) });
 }
 
-function toLink(secret: Buffer, publicUrl: string, row: LinkRow): DashboardLink {
+function toLink(row: LinkRow): DashboardLink {
   return {
     id: row.id,
     formId: row.form_id,
-    url: `${publicUrl}/d/${linkToken(secret, row.workspace_id, row.id, row.expires_at)}`,
     expiresAt: row.expires_at,
     createdAt: row.created_at,
+    createdBy: row.created_by,
+    includeAddresses: row.include_addresses,
   };
 }
 
 /**
- * The expiry of a new link: `expiresAt` (an ISO 8601 date-time string) or now + 30 days, whole seconds.
+ * The expiry of a new link: `expiresAt` (an ISO 8601 date-time string) or now + 30 days, whole seconds; never later
+ * than the minting key's expiry (the default is cut to it; docs/writes-keys-limits.md, "Key lineage").
  * @param field the body field's name in the caller's style (`expires_at`, `expiresAt`) for the 400.
- * @throws AppError validation_error naming `field` when it is not a date-time with an offset, not in the future or more
- *   than 90 days ahead.
+ * @throws AppError validation_error naming `field` when it is not a date-time with an offset, not in the future, more
+ *   than 90 days ahead or later than the minting key's expiry.
  */
-export function linkExpiry(expiresAt: string | undefined, field: string, now = new Date()): Date {
+export function linkExpiry(expiresAt: string | undefined, field: string, minter: Creator, now = new Date()): Date {
   const whole = (ms: number) => new Date(Math.floor(ms / 1000) * 1000);
-  if (expiresAt === undefined) return whole(now.getTime() + DEFAULT_EXPIRES_IN_DAYS * DAY_MS);
-  const t = futureDateTime(expiresAt, field, now).getTime();
-  if (t > now.getTime() + MAX_EXPIRES_IN_DAYS * DAY_MS) {
+  if (expiresAt === undefined) {
+    const byDefault = now.getTime() + DEFAULT_EXPIRES_IN_DAYS * DAY_MS;
+    return whole(minter.expiresAt === null ? byDefault : Math.min(byDefault, minter.expiresAt.getTime()));
+  }
+  const at = futureDateTime(expiresAt, field, now);
+  if (at.getTime() > now.getTime() + MAX_EXPIRES_IN_DAYS * DAY_MS) {
     throw errors.invalid('body', field, `\`${field}\` must be at most ${MAX_EXPIRES_IN_DAYS} days ahead; got "${expiresAt}".`);
   }
-  return whole(t);
+  expiryWithinCreator(at, minter, field);
+  return whole(at.getTime());
+}
+
+/** What a new link is. */
+export interface DashboardLinkInput {
+  workspaceId: string;
+  formId: string;
+  /** From linkExpiry. */
+  expiresAt: Date;
+  /** The opt-in: its downloads carry respondents' addresses and email answers. */
+  includeAddresses: boolean;
+  /** The minting key. */
+  minter: Creator;
 }
 
 /**
- * Mints a dashboard link for a form of the workspace (POST {ws}/forms/{form_id}/dashboard-links).
+ * Mints a dashboard link for a form of the workspace (POST {ws}/forms/{form_id}/dashboard-links), recording the
+ * minting key: revoking or expiring that key (or a key above it) revokes or expires the link (migration 011).
  * @param db the root handle (the secret is read through it, never inside a transaction).
  * @param publicUrl PUBLIC_URL without a trailing slash.
+ * @returns the link with its URL: the only answer that shows it.
  * @throws AppError resource_not_found when the form is not the workspace's.
  */
-export async function mintDashboardLink(db: Knex, workspaceId: string, formId: string, expiresAt: Date, publicUrl: string): Promise<DashboardLink> {
+export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, publicUrl: string): Promise<MintedDashboardLink> {
   const secret = await linkSecret(db);
-  const form = await db('forms').first('id').where({ workspace_id: workspaceId, id: formId });
-  if (!form) throw errors.notFound('form', formId);
+  const form = await db('forms').first('id').where({ workspace_id: input.workspaceId, id: input.formId });
+  if (!form) throw errors.notFound('form', input.formId);
   const [row] = (await db('dashboard_links')
-    .insert({ workspace_id: workspaceId, id: `dl_${randomId()}`, form_id: formId, expires_at: expiresAt })
+    .insert({
+      workspace_id: input.workspaceId,
+      id: `dl_${randomId()}`,
+      form_id: input.formId,
+      expires_at: input.expiresAt,
+      created_by: input.minter.id,
+      include_addresses: input.includeAddresses,
+    })
     .returning('*')) as LinkRow[];
-  return toLink(secret, publicUrl, row!);
+  return { ...toLink(row!), url: `${publicUrl}/d/${linkToken(secret, row!.workspace_id, row!.id, row!.expires_at)}` };
 }
 
 /**
- * The form's links that are not revoked (expired ones included, until revoked), oldest first.
+ * The form's links that are not revoked (expired ones included, until revoked), oldest first, without their URLs
+ * (a bearer URL is shown once, at minting).
  * @throws AppError resource_not_found when the form is not the workspace's.
  */
-export async function listDashboardLinks(db: Knex, workspaceId: string, formId: string, publicUrl: string): Promise<DashboardLink[]> {
+export async function listDashboardLinks(db: Knex, workspaceId: string, formId: string): Promise<DashboardLink[]> {
   const form = await db('forms').first('id').where({ workspace_id: workspaceId, id: formId });
   if (!form) throw errors.notFound('form', formId);
   const rows = (await db('dashboard_links')
     .where({ workspace_id: workspaceId, form_id: formId })
     .whereNull('revoked_at')
     .orderBy([{ column: 'created_at' }, { column: 'id' }])) as LinkRow[];
-  if (rows.length === 0) return [];
-  // A link exists, so its mint created the secret: this read never writes (it may run on a read replica).
-  const secret = await linkSecret(db);
-  return rows.map((r) => toLink(secret, publicUrl, r));
+  return rows.map(toLink);
 }
 
 /**
@@ -136,9 +176,23 @@ const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 export async function activeDashboardLink(db: Knex, token: string, now = new Date()): Promise<ActiveDashboardLink | undefined> {
   const c = openToken(await linkSecret(db), token);
   if (!c || c.v !== TOKEN_VERSION || c.k !== 'd' || !str(c.ws) || !str(c.id)) return undefined;
-  const row = (await db('dashboard_links').first('*').where({ workspace_id: c.ws, id: c.id })) as LinkRow | undefined;
-  if (!row || row.revoked_at !== null || row.expires_at.getTime() <= now.getTime()) return undefined;
-  return { workspaceId: row.workspace_id, id: row.id, formId: row.form_id, expiresAt: row.expires_at };
+  // The minting key is read in the same query: a link whose key is revoked or expired is refused even if a row
+  // escaped migration 011's cascade (belt and braces; the cascade keeps the link's own row in step).
+  const row = (await db('dashboard_links as l')
+    .first('l.*', 'k.revoked_at as key_revoked_at', 'k.expires_at as key_expires_at')
+    .leftJoin('api_keys as k', 'k.id', 'l.created_by')
+    .where({ 'l.workspace_id': c.ws, 'l.id': c.id })) as (LinkRow & { key_revoked_at: Date | null; key_expires_at: Date | null }) | undefined;
+  const over = (d: Date | null) => d !== null && d.getTime() <= now.getTime();
+  if (!row || row.revoked_at !== null || over(row.expires_at) || row.key_revoked_at !== null || over(row.key_expires_at)) return undefined;
+  return { workspaceId: row.workspace_id, id: row.id, formId: row.form_id, expiresAt: row.expires_at, includeAddresses: row.include_addresses };
+}
+
+/**
+ * A response as a link without the address opt-in downloads it: no `respondentEmail` and no answer to an
+ * `email` question (docs/analytics.md, "Dashboard links"); the rest unchanged.
+ */
+export function withoutAddresses(r: ResponseRecord): ResponseRecord {
+  return { ...r, respondentEmail: null, answers: r.answers.filter((a) => a.type !== 'email') };
 }
 
 /** A one-time download token for the page of `link`, good for DOWNLOAD_TOKEN_TTL_MS (no write: claimed on use). */

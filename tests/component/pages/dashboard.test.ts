@@ -4,8 +4,9 @@
  * another workspace's form) and the one-time downloads. The revocation across two instances is in
  * tests/component/platform/scale-out.test.ts.
  */
+import { createHash } from 'node:crypto';
 import { importFixture } from '../../../src/core/import/importer';
-import { formWorkspace, surveyForm, uid, type FormWorkspace } from '../../support/given';
+import { formWorkspace, keyFor, surveyForm, uid, type FormWorkspace } from '../../support/given';
 import { useTestApp } from '../../support/app';
 
 const PUBLIC_URL = 'https://feedback.example.com';
@@ -36,6 +37,8 @@ beforeAll(async () => {
   });
 });
 
+const keyIdOf = async (secret: string) =>
+  ((await t.db('api_keys').first('id').where('key_hash', createHash('sha256').update(secret).digest('hex'))) as { id: string }).id;
 const base = (form = s.form, ws = s.ws) => `/api/v1/workspaces/${ws}/forms/${form}/dashboard-links`;
 const mint = (body: Record<string, unknown> = {}, style: 'A' | 'B' = 'A', form = s.form) =>
   t.http().post(base(form)).set('X-API-Key', s.key).set('X-API-Style', style).send(body);
@@ -56,6 +59,8 @@ describe('dashboard links through the API', () => {
       url: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/d/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$`)),
       expires_at: expect.any(String),
       created_at: expect.any(String),
+      created_by: await keyIdOf(s.key),
+      include_addresses: false,
     });
     const days = (Date.parse(a.body.data.expires_at) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
@@ -64,7 +69,7 @@ describe('dashboard links through the API', () => {
     const b = await mint({ expiresAt: at.toISOString() }, 'B');
     expect(b.status).toBe(201);
     expect(b.headers['x-api-style']).toBe('B');
-    expect(Object.keys(b.body.data).sort()).toEqual(['createdAt', 'expiresAt', 'formId', 'id', 'url']);
+    expect(Object.keys(b.body.data).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'formId', 'id', 'includeAddresses', 'url']);
     expect(b.body.data.expiresAt).toBe(new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString());
   });
 
@@ -94,14 +99,29 @@ describe('dashboard links through the API', () => {
     expect(res2.body.error.code).toBe('workspace_access_denied');
   });
 
-  it('lists the unrevoked links in both styles and revokes one: its page is the 404 page', async () => {
-    const made = (await mint()).body.data as { id: string; url: string };
+  it('lists the unrevoked links in both styles, never their URLs, and revokes one: its page is the 404 page', async () => {
+    const made = (await mint()).body.data as { id: string; url: string; expires_at: string; created_at: string };
     expect((await page(made.url)).status).toBe(200);
     const listA = await t.http().get(base()).set('X-API-Key', s.key);
-    expect(listA.body.data.map((l: { id: string }) => l.id)).toContain(made.id);
+    expect(listA.body.data.find((l: { id: string }) => l.id === made.id)).toEqual({
+      id: made.id,
+      form_id: s.form,
+      expires_at: made.expires_at,
+      created_at: made.created_at,
+      created_by: await keyIdOf(s.key),
+      include_addresses: false,
+    });
     const listB = await t.http().get(base()).set('X-API-Key', s.key).set('X-API-Style', 'B');
     expect(listB.body.meta).toMatchObject({ page: 1 });
-    expect(listB.body.data.find((l: { id: string }) => l.id === made.id)).toMatchObject({ formId: s.form, url: made.url });
+    expect(listB.body.data.find((l: { id: string }) => l.id === made.id)).toEqual({
+      id: made.id,
+      formId: s.form,
+      expiresAt: made.expires_at,
+      createdAt: made.created_at,
+      createdBy: await keyIdOf(s.key),
+      includeAddresses: false,
+    });
+    for (const list of [listA, listB]) expect(JSON.stringify(list.body)).not.toContain('/d/');
     expect((await t.http().delete(`${base()}/${made.id}`).set('X-API-Key', s.key).set('X-API-Style', 'B')).status).toBe(204);
     expect((await t.http().delete(`${base()}/${made.id}`).set('X-API-Key', s.key)).status).toBe(404);
     const after = await page(made.url);
@@ -192,5 +212,110 @@ describe('GET /d/{token}', () => {
     const otherLink = (await mint()).body.data as { url: string };
     const stolen = downloadHref((await page(otherLink.url)).text, 'csv').replace(/^\/d\/[^/]+/, pathOf(url));
     expect((await t.http().get(stolen)).status).toBe(404);
+  });
+});
+
+describe('who may mint, list, revoke and download (issue 25 item 1; docs/analytics.md, "Dashboard links")', () => {
+  const addressForm = uid('frm');
+  beforeAll(async () => {
+    await importFixture(t.db, {
+      forms: [{ ...surveyForm(s.ws, addressForm), name: 'With addresses' }],
+      responses: [
+        {
+          id: uid('rsp'),
+          form_id: addressForm,
+          score: 9,
+          respondent_email: 'ada@example.com',
+          email_id: 'em_ada',
+          created_at: '2026-01-05T10:00:00.000Z',
+          answers: [...answers(9, 'Nice'), { question_id: 'q_email', value: 'ada.private@example.com' }],
+        },
+      ] as never,
+    });
+  });
+  const withScopes = (scopes: string[], opts: { expiresAt?: string } = {}) => keyFor(t.db, [s.ws], { scopes: scopes as never, ...opts });
+  const mintWith = (key: string, body: Record<string, unknown> = {}, form = addressForm) => t.http().post(base(form)).set('X-API-Key', key).send(body);
+  const download = async (url: string, format: 'csv' | 'ndjson') => t.http().get(downloadHref((await page(url)).text, format));
+
+  it('refuses a forms:read key the mint (403 naming forms:write), a key without responses:read too, and the revoke', async () => {
+    const reader = await withScopes(['forms:read']);
+    const mintRead = await mintWith(reader);
+    expect(mintRead.status).toBe(403);
+    expect(mintRead.body.error).toMatchObject({ code: 'insufficient_scope', message: 'This API key lacks the scope "forms:write".' });
+    const writer = await withScopes(['forms:read', 'forms:write']);
+    const mintWrite = await mintWith(writer);
+    expect(mintWrite.status).toBe(403);
+    expect(mintWrite.body.error).toMatchObject({ code: 'insufficient_scope', message: 'This API key lacks the scope "responses:read".' });
+    const made = (await mint({}, 'A', addressForm)).body.data as { id: string; url: string };
+    const revoke = await t.http().delete(`${base(addressForm)}/${made.id}`).set('X-API-Key', reader);
+    expect(revoke.status).toBe(403);
+    expect(revoke.body.error).toMatchObject({ code: 'insufficient_scope', message: 'This API key lacks the scope "forms:write".' });
+    // The reader may list the links, without a URL to open.
+    const list = await t.http().get(base(addressForm)).set('X-API-Key', reader);
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((l: { id: string }) => l.id)).toContain(made.id);
+    expect(JSON.stringify(list.body)).not.toContain(made.url.slice(PUBLIC_URL.length));
+    expect((await page(made.url)).status).toBe(200);
+    expect((await t.http().delete(`${base(addressForm)}/${made.id}`).set('X-API-Key', writer)).status).toBe(204);
+  });
+
+  it('mints with forms:write and responses:read, records the minting key, and downloads carry no address nor email answer', async () => {
+    const minter = await withScopes(['forms:write', 'responses:read']);
+    const made = await mintWith(minter);
+    expect(made.status).toBe(201);
+    expect(made.body.data).toMatchObject({ created_by: await keyIdOf(minter), include_addresses: false });
+    const csv = await download(made.body.data.url, 'csv');
+    expect(csv.status).toBe(200);
+    const [header, row] = csv.text.trim().split('\r\n') as [string, string];
+    const cells = Object.fromEntries(header.split(',').map((h, i) => [h, row.split(',')[i]]));
+    expect(cells).toMatchObject({ respondent_email: '', q_email: '', q_comment: 'Nice' });
+    expect(csv.text).not.toContain('@example.com');
+    const nd = await download(made.body.data.url, 'ndjson');
+    const record = JSON.parse(nd.text.trim()) as { respondent_email: unknown; answers: Array<{ question_id: string }> };
+    expect(record.respondent_email).toBeNull();
+    expect(record.answers.map((a) => a.question_id)).toEqual(['q_nps', 'q_rating', 'q_plan', 'q_comment']);
+    expect(nd.text).not.toContain('@example.com');
+  });
+
+  it('carries addresses and email answers only for a link minted with the opt-in, in either style', async () => {
+    const a = await mintWith(s.key, { include_addresses: true });
+    expect(a.body.data.include_addresses).toBe(true);
+    const csv = (await download(a.body.data.url, 'csv')).text;
+    expect(csv).toContain('ada@example.com');
+    expect(csv).toContain('ada.private@example.com');
+    const b = await t.http().post(base(addressForm)).set('X-API-Key', s.key).set('X-API-Style', 'B').send({ includeAddresses: true });
+    expect(b.body.data.includeAddresses).toBe(true);
+    const nd = JSON.parse((await download(b.body.data.url, 'ndjson')).text.trim()) as { respondent_email: unknown; answers: Array<{ question_id: string; value: unknown }> };
+    expect(nd.respondent_email).toBe('ada@example.com');
+    expect(nd.answers.find((x) => x.question_id === 'q_email')?.value).toBe('ada.private@example.com');
+    const foreign = await mintWith(s.key, { includeAddresses: true });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.details[0]).toMatchObject({ location: 'body', field: 'includeAddresses' });
+  });
+
+  it("never outlives its minting key: the default expiry is cut to the key's, a later one is a 400 naming the field", async () => {
+    const keyExpiry = new Date(Date.now() + 10 * 60_000);
+    const shortLived = await withScopes(['forms:write', 'responses:read'], { expiresAt: keyExpiry.toISOString() });
+    const made = await mintWith(shortLived);
+    expect(made.status).toBe(201);
+    expect(made.body.data.expires_at).toBe(new Date(Math.floor(keyExpiry.getTime() / 1000) * 1000).toISOString());
+    const later = await mintWith(shortLived, { expires_at: new Date(keyExpiry.getTime() + 60_000).toISOString() });
+    expect(later.status).toBe(400);
+    expect(later.body.error.details[0]).toMatchObject({ location: 'body', field: 'expires_at' });
+  });
+
+  it('stops working when its minting key is revoked, and when that key expires', async () => {
+    const minter = await withScopes(['forms:write', 'responses:read', 'api_keys:write']);
+    const made = (await mintWith(minter)).body.data as { id: string; url: string };
+    expect((await page(made.url)).status).toBe(200);
+    expect((await t.http().delete(`/api/v1/workspaces/${s.ws}/api-keys/${await keyIdOf(minter)}`).set('X-API-Key', minter)).status).toBe(204);
+    expect((await page(made.url)).status).toBe(404);
+    const gone = await t.db('dashboard_links').first('revoked_at').where({ workspace_id: s.ws, id: made.id });
+    expect(gone.revoked_at).toBeInstanceOf(Date);
+    // An expiry moved earlier by an operator reaches the link too.
+    const other = await withScopes(['forms:write', 'responses:read']);
+    const second = (await mintWith(other)).body.data as { id: string; url: string };
+    await t.db('api_keys').where('id', await keyIdOf(other)).update({ expires_at: new Date(Date.now() - 1000) });
+    expect((await page(second.url)).status).toBe(404);
   });
 });

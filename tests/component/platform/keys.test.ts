@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createApiKeyCache } from '../../../src/platform/auth/key-cache';
 import { createLogger } from '../../../src/platform/logger';
-import { keyFor, workspaceWithKey } from '../../support/given';
+import { importFixture } from '../../../src/core/import/importer';
+import { keyFor, surveyForm, uid, workspaceWithKey } from '../../support/given';
 import { useTestApp } from '../../support/app';
 
 const t = useTestApp();
@@ -205,5 +206,113 @@ describe('API key cache (issue 11): change notices, not only the 1 s TTL', () =>
     } finally {
       await cache.stop();
     }
+  });
+});
+
+describe('key lineage (issue 25 item 2; docs/writes-keys-limits.md, "Key lineage")', () => {
+  const keyId = async (secret: string) =>
+    (await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first()).id as string;
+  const get = (ws: string, key: string) => t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', key);
+
+  it("refuses a created key a rate limit above the creator's and an expiry later than its own or never (400 naming the field)", async () => {
+    const { ws } = await workspaceWithKey(t.db);
+    const expiresAt = new Date(Date.now() + 10 * 60_000).toISOString();
+    const creator = await keyFor(t.db, [ws], { scopes: ['api_keys:write', 'forms:read'], rateLimitPerMinute: 5, expiresAt });
+    const faster = await create(ws, creator, { name: 'faster', rate_limit_per_minute: 100_000 });
+    expect(faster.status).toBe(400);
+    expect(faster.body.error.details).toEqual([{ location: 'body', field: 'rate_limit_per_minute', message: expect.stringContaining('at most the creating key') }]);
+    const forever = await create(ws, creator, { name: 'forever', expires_at: null });
+    expect(forever.status).toBe(400);
+    expect(forever.body.error.details[0]).toMatchObject({ location: 'body', field: 'expires_at' });
+    const later = await create(ws, creator, { name: 'later', expires_at: '2099-01-01T00:00:00Z' });
+    expect(later.status).toBe(400);
+    expect(later.body.error.details[0]).toMatchObject({ location: 'body', field: 'expires_at' });
+    // Absent: the creator's limit and expiry; at or below them: as asked.
+    const inherit = await create(ws, creator, { name: 'inherit' });
+    expect(inherit.status).toBe(201);
+    expect(inherit.body.data).toMatchObject({ rate_limit_per_minute: 5, expires_at: new Date(expiresAt).toISOString(), created_by: await keyId(creator) });
+    const slower = await create(ws, creator, { name: 'slower', rate_limit_per_minute: 2, expires_at: new Date(Date.now() + 60_000).toISOString() });
+    expect(slower.status).toBe(201);
+    expect(slower.body.data.rate_limit_per_minute).toBe(2);
+  });
+
+  it("caps a root key's child at the service default limit when the root has none of its own", async () => {
+    const { ws, key } = await workspaceWithKey(t.db);
+    const over = await create(ws, key, { name: 'over', rate_limit_per_minute: 10_001 });
+    expect(over.status).toBe(400);
+    expect(over.body.error.details[0]).toMatchObject({ field: 'rate_limit_per_minute' });
+    const inherit = await create(ws, key, { name: 'inherit' });
+    expect(inherit.body.data).toMatchObject({ rate_limit_per_minute: null, expires_at: null, created_by: await keyId(key) });
+  });
+
+  it('revokes every key and dashboard link below a revoked key, transitively; the list shows created_by', async () => {
+    const { ws, key: root } = await workspaceWithKey(t.db);
+    const form = uid('frm');
+    await importFixture(t.db, { forms: [surveyForm(ws, form)] });
+    const child = (await create(ws, root, { name: 'child' })).body.data as { id: string; secret: string };
+    const grandchild = (await create(ws, child.secret, { name: 'grandchild' })).body.data as { id: string; secret: string };
+    const links = `/api/v1/workspaces/${ws}/forms/${form}/dashboard-links`;
+    const childLink = (await t.http().post(links).set('X-API-Key', child.secret).send({ expires_at: new Date(Date.now() + 90 * 86_400_000 - 60_000).toISOString() })).body.data;
+    const grandLink = (await t.http().post(links).set('X-API-Key', grandchild.secret).send({})).body.data;
+    const rootLink = (await t.http().post(links).set('X-API-Key', root).send({})).body.data;
+    const page = (url: string) => t.http().get(new URL(url).pathname);
+    for (const l of [childLink, grandLink, rootLink]) expect((await page(l.url)).status).toBe(200);
+    // Each key is used once, so it sits in the key cache.
+    for (const k of [child.secret, grandchild.secret]) expect((await get(ws, k)).status).toBe(200);
+    const list = await t.http().get(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', root);
+    const createdBy = Object.fromEntries(list.body.data.map((k: { id: string; created_by: string | null }) => [k.id, k.created_by]));
+    expect(createdBy).toEqual({ [await keyId(root)]: null, [child.id]: await keyId(root), [grandchild.id]: child.id });
+
+    expect((await t.http().delete(`/api/v1/workspaces/${ws}/api-keys/${child.id}`).set('X-API-Key', root)).status).toBe(204);
+    for (const k of [child.secret, grandchild.secret]) {
+      const res = await get(ws, k);
+      expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 401, code: 'api_key_expired' });
+    }
+    expect((await page(childLink.url)).status).toBe(404);
+    expect((await page(grandLink.url)).status).toBe(404);
+    expect((await page(rootLink.url)).status).toBe(200);
+    expect((await get(ws, root)).status).toBe(200);
+    const after = await t.http().get(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', root);
+    const revoked = after.body.data.filter((k: { revoked_at: string | null }) => k.revoked_at !== null).map((k: { id: string }) => k.id);
+    expect(revoked.sort()).toEqual([child.id, grandchild.id].sort());
+  });
+
+  it("reaches what a key made when an operator's SQL revokes it or moves its expiry earlier; every instance's cache learns it", async () => {
+    const { ws, key: root } = await workspaceWithKey(t.db);
+    const parent = (await create(ws, root, { name: 'parent' })).body.data as { id: string; secret: string };
+    const child = (await create(ws, parent.secret, { name: 'child' })).body.data as { id: string; secret: string };
+    const cache = createApiKeyCache({ db: t.db, logger: createLogger('silent'), ttlMs: 60_000 });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await cache.find(child.secret))?.revokedAt).toBeNull();
+      await t.db('api_keys').where('id', parent.id).update({ revoked_at: t.db.fn.now() });
+      const deadline = Date.now() + 1_000;
+      let revokedAt: Date | null | undefined = null;
+      while (revokedAt === null && Date.now() < deadline) {
+        revokedAt = (await cache.find(child.secret))?.revokedAt;
+        if (revokedAt === null) await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(revokedAt).toBeInstanceOf(Date);
+    } finally {
+      await cache.stop();
+    }
+    // An earlier expiry: the child's is moved with it, and a new child cannot be inserted past it.
+    const other = (await create(ws, root, { name: 'other' })).body.data as { id: string; secret: string };
+    const otherChild = (await create(ws, other.secret, { name: 'other child' })).body.data as { id: string; secret: string };
+    const past = new Date(Date.now() - 1000);
+    await t.db('api_keys').where('id', other.id).update({ expires_at: past });
+    const row = await t.db('api_keys').first('expires_at').where('id', otherChild.id);
+    expect(row.expires_at.toISOString()).toBe(past.toISOString());
+    const res = await get(ws, otherChild.secret);
+    expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 401, code: 'api_key_expired' });
+  });
+
+  it('revokes what a key made when the key revokes itself', async () => {
+    const { ws, key: root } = await workspaceWithKey(t.db);
+    const self = (await create(ws, root, { name: 'self' })).body.data as { id: string; secret: string };
+    const made = (await create(ws, self.secret, { name: 'made' })).body.data as { id: string; secret: string };
+    expect((await t.http().delete(`/api/v1/workspaces/${ws}/api-keys/${self.id}`).set('X-API-Key', self.secret)).status).toBe(204);
+    expect((await get(ws, made.secret)).status).toBe(401);
+    expect((await get(ws, root)).status).toBe(200);
   });
 });
