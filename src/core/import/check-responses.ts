@@ -5,6 +5,7 @@
  * validator the submissions use (answers.ts). `table_data` absent with a `row_id`: the row's data.
  */
 import type { FormDefinition } from '../forms/form-model';
+import { responseTimeProblem } from '../query/dates';
 import { validateAnswers, type StoredAnswer } from '../responses/answers';
 import type { FixtureResponse } from './fixture-schema';
 import type { ImportContext, Rec } from './context';
@@ -121,6 +122,9 @@ function checkResponse(ctx: ImportContext, e: ResponseEntry, id: string, form: F
     answers = rendered.answers;
   }
   const created = ctx.iso(r.created_at);
+  // The same bounds as a write (1970 to now), so an imported response cannot stretch the time series either.
+  const timeProblem = r.created_at === undefined ? undefined : responseTimeProblem(new Date(created), 'created_at', new Date(ctx.nowIso));
+  if (timeProblem !== undefined) ctx.problems.add(`${path}.created_at`, timeProblem);
   return {
     workspace_id: workspaceId,
     id,
