@@ -145,7 +145,7 @@ function checkResponse(ctx: ImportContext, e: ResponseEntry, id: string, form: F
 
 /**
  * Checks a batch of responses (forms and datatables registered before). An item's problems come in
- * the order of the checks: schema, duplicate id, existing id, form, row, e-mail pair, answers.
+ * the order of the checks: schema, duplicate id, existing id, form, row, e-mail pair, answers, created_at (1970 to now).
  * @param capture whether the document's rows are written already, so their data can be captured.
  * @returns the `responses` records to write (of the items without schema problems).
  */
