@@ -8,7 +8,7 @@
  */
 import type { Request, Response } from 'express';
 import { errors, type ErrorDetail } from '../core/errors';
-import { parseDateValue } from '../core/query/dates';
+import { parseDateValue, responseTimeProblem } from '../core/query/dates';
 import type { ResponseRecord } from '../core/responses/responses.types';
 import { submitResponse, type SubmissionInput } from '../core/responses/submit';
 import { withTransaction } from '../db';
@@ -51,7 +51,8 @@ export function answersSpelled(answers: unknown, { style, own, foreign }: Answer
 
 /**
  * The submission time given as `field` (`created_at` or `createdAt`); undefined when absent.
- * @throws AppError validation_error unless an ISO 8601 date-time with an offset, not in the future.
+ * @throws AppError validation_error unless an ISO 8601 date-time with an offset, from 1970-01-01T00:00:00Z
+ *   (EARLIEST_RESPONSE_TIME) and not in the future.
  */
 export function createdAtValue(raw: unknown, field: string): Date | undefined {
   if (raw === undefined) return undefined;
@@ -61,7 +62,8 @@ export function createdAtValue(raw: unknown, field: string): Date | undefined {
     throw errors.invalid('body', field, `\`${field}\` must be an ISO 8601 date-time with an offset, e.g. 2026-11-01T09:30:00Z; got "${raw}".`);
   }
   const at = new Date(parsed.value);
-  if (at.getTime() > Date.now()) throw errors.invalid('body', field, `\`${field}\` must not be in the future; got "${raw}".`);
+  const problem = responseTimeProblem(at, field, new Date());
+  if (problem !== undefined) throw errors.invalid('body', field, `${problem}; got "${raw}".`);
   return at;
 }
 

@@ -18,6 +18,7 @@ export interface DashboardStrings {
   day: string;
   week: string;
   month: string;
+  year: string;
   period: string;
   answered: string;
   skipped: string;
@@ -54,6 +55,7 @@ const en: DashboardStrings = {
   day: 'Day',
   week: 'Week',
   month: 'Month',
+  year: 'Year',
   period: 'Period starting',
   answered: 'answered',
   skipped: 'skipped',
@@ -90,6 +92,7 @@ const de: DashboardStrings = {
   day: 'Tag',
   week: 'Woche',
   month: 'Monat',
+  year: 'Jahr',
   period: 'Zeitraum ab',
   answered: 'beantwortet',
   skipped: 'übersprungen',
@@ -126,6 +129,7 @@ const fr: DashboardStrings = {
   day: 'Jour',
   week: 'Semaine',
   month: 'Mois',
+  year: 'Année',
   period: 'Période à partir du',
   answered: 'répondu',
   skipped: 'sans réponse',
@@ -162,6 +166,7 @@ const es: DashboardStrings = {
   day: 'Día',
   week: 'Semana',
   month: 'Mes',
+  year: 'Año',
   period: 'Periodo desde',
   answered: 'respondidas',
   skipped: 'omitidas',

@@ -2,7 +2,7 @@
  * The dashboard page's view (docs/analytics.md, "Dashboard links"): the core's figures in the page's language,
  * each chart as SVG (dashboard-charts.ts) with the same figures as a table for screen readers and text browsers.
  */
-import type { Interval } from '../core/analytics/analytics.service';
+import { INTERVALS } from '../core/analytics/analytics.service';
 import type { DashboardData } from '../core/dashboards/dashboard';
 import type { FormQuestion } from '../core/forms/form-model';
 import { barChart, COLOURS, lineChart } from './dashboard-charts';
@@ -123,7 +123,6 @@ export function buildDashboardView(data: DashboardData, lang: string, base: stri
     return view;
   });
 
-  const intervals: Interval[] = ['day', 'week', 'month'];
   return {
     lang,
     s,
@@ -131,7 +130,7 @@ export function buildDashboardView(data: DashboardData, lang: string, base: stri
     responses: fmt(data.totalResponses),
     ...(score ? { score } : {}),
     ...(overTime ? { overTime } : {}),
-    intervals: intervals.map((iv) => ({ label: s[iv], href: `${base}?interval=${iv}&lang=${encodeURIComponent(lang)}`, current: iv === data.interval })),
+    intervals: INTERVALS.map((iv) => ({ label: s[iv], href: `${base}?interval=${iv}&lang=${encodeURIComponent(lang)}`, current: iv === data.interval })),
     questions,
     downloads: [
       { label: s.downloadCsv, href: `${base}/export?format=csv&t=${encodeURIComponent(downloadToken)}` },

@@ -2,8 +2,8 @@
  * The dashboard pages of shared links (docs/analytics.md, "Dashboard links"), no key, HTML answers on every path:
  *
  * - `GET /d/{token}`: the results page of the link's form, in `?lang=`, else the `Accept-Language` match among the
- *   form's languages, else its default (as the form pages choose); `?interval=day|week|month` picks the period of
- *   the score-over-time chart.
+ *   form's languages, else its default (as the form pages choose); `?interval=day|week|month|year` picks the period of
+ *   the score-over-time chart (a coarser one when the span needs more than MAX_SERIES_POINTS).
  * - `GET /d/{token}/export?format=csv|ndjson&t=…`: the export of the link's form (Style A shape) with the page's
  *   one-time download token, once per format; without respondents' addresses and email answers unless the link
  *   was minted with `include_addresses`.
@@ -13,7 +13,7 @@
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../core/errors';
-import type { Interval } from '../core/analytics/analytics.service';
+import { INTERVALS, type Interval } from '../core/analytics/analytics.service';
 import { dashboardData } from '../core/dashboards/dashboard';
 import { activeDashboardLink, claimDownloadToken, mintDownloadToken, withoutAddresses, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
 import { chooseLanguage } from '../core/forms/public-form';
@@ -36,7 +36,6 @@ export interface DashboardDeps {
   publicPerMinute: number;
 }
 
-const INTERVALS: readonly string[] = ['day', 'week', 'month'];
 const first = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The router of `/d/…`, mounted before authentication beside the form pages. */
@@ -92,7 +91,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     '/d/:token',
     withLink(async (req, res, link) => {
       const asked = first(req.query.interval);
-      const interval = asked !== undefined && INTERVALS.includes(asked) ? (asked as Interval) : undefined;
+      const interval = asked !== undefined && (INTERVALS as readonly string[]).includes(asked) ? (asked as Interval) : undefined;
       const data = await dashboardData(deps.db, link.workspaceId, link.formId, interval);
       if (!data) return notFound(req, res);
       const lang = chooseLanguage(data.form, { query: first(req.query.lang), acceptLanguage: req.get('Accept-Language') });

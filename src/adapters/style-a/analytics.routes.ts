@@ -5,7 +5,7 @@
  * The two analytics paths are Style A paths that take the date parameters of either style.
  */
 import { Router, type Request } from 'express';
-import { questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.service';
+import { INTERVALS, questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.service';
 import { assertKeyInWorkspace, listKeyUsage, OPERATION_USAGE_WINDOW_DAYS } from '../../core/api-keys/usage';
 import { migrationReport } from '../../core/migration/report';
 import { errors } from '../../core/errors';
@@ -35,8 +35,6 @@ export function analyticsRange(req: Request): DateBound[] {
   return a.length > 0 ? createdRangeA(req) : createdRangeB(req);
 }
 
-const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
-
 /** Routes mounted at `/api/v1/workspaces`. */
 export function analyticsRouter({ db, styleB }: CoreDeps): Router {
   const r = Router();
@@ -47,10 +45,12 @@ export function analyticsRouter({ db, styleB }: CoreDeps): Router {
   r.get('/:workspace_id/forms/:form_id/analytics/timeseries', async (req, res) => {
     const interval = (str(req, 'interval') ?? 'day') as Interval;
     if (!INTERVALS.includes(interval)) {
-      throw errors.invalid('query', 'interval', `\`interval\` must be day, week or month; got "${interval}".`);
+      throw errors.invalid('query', 'interval', `\`interval\` must be day, week, month or year; got "${interval}".`);
     }
-    const points = await timeSeries(db, workspaceOf(req), param(req, 'form_id'), analyticsRange(req), interval);
-    res.json(wholeListA(req, points.map(presentPeriodA)));
+    const series = await timeSeries(db, workspaceOf(req), param(req, 'form_id'), analyticsRange(req), interval);
+    const page = wholeListA(req, series.points.map(presentPeriodA));
+    // The interval used: the one asked, or a coarser one when the span needs more than MAX_SERIES_POINTS.
+    res.json({ ...page, meta: { ...page.meta, interval: series.interval } });
   });
   r.get('/:workspace_id/api-keys/:key_id/usage', async (req, res) => {
     const days = int(req, 'days', 1, 90, 30);

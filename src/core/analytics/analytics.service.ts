@@ -45,7 +45,16 @@ export interface QuestionAnalytics {
   max?: number | null;
 }
 
-export type Interval = 'day' | 'week' | 'month';
+export type Interval = 'day' | 'week' | 'month' | 'year';
+
+/** The intervals from finest to coarsest. */
+export const INTERVALS: readonly Interval[] = ['day', 'week', 'month', 'year'];
+
+/**
+ * The most points a time series has (docs/analytics.md, "Time series"): enough for one per year over the
+ * whole calendar (0001–9999), so the coarsest interval always fits whatever the stored dates.
+ */
+export const MAX_SERIES_POINTS = 10_000;
 
 export interface PeriodPoint {
   /** UTC date `YYYY-MM-DD` of the period's first day (weeks start Monday). */
@@ -228,6 +237,7 @@ export async function questionAnalytics(db: DbHandle, workspaceId: string, formI
 export function periodStart(day: string, interval: Interval): string {
   if (interval === 'day') return day;
   if (interval === 'month') return `${day.slice(0, 7)}-01`;
+  if (interval === 'year') return `${day.slice(0, 4)}-01-01`;
   const t = Date.parse(`${day}T00:00:00Z`);
   const weekday = (new Date(t).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
   return isoDay(Math.floor(t / DAY_MS) - weekday);
@@ -237,8 +247,27 @@ function nextPeriod(start: string, interval: Interval): string {
   const t = new Date(`${start}T00:00:00Z`);
   if (interval === 'day') t.setUTCDate(t.getUTCDate() + 1);
   else if (interval === 'week') t.setUTCDate(t.getUTCDate() + 7);
-  else t.setUTCMonth(t.getUTCMonth() + 1);
+  else if (interval === 'month') t.setUTCMonth(t.getUTCMonth() + 1);
+  else t.setUTCFullYear(t.getUTCFullYear() + 1);
   return utcDay(t.getTime());
+}
+
+/** The number of periods from the one holding `first` to the one holding `last` (`YYYY-MM-DD`, first ≤ last). */
+export function periodCount(first: string, last: string, interval: Interval): number {
+  const years = Number(last.slice(0, 4)) - Number(first.slice(0, 4));
+  if (interval === 'year') return years + 1;
+  if (interval === 'month') return years * 12 + Number(last.slice(5, 7)) - Number(first.slice(5, 7)) + 1;
+  const days = (Date.parse(`${periodStart(last, interval)}T00:00:00Z`) - Date.parse(`${periodStart(first, interval)}T00:00:00Z`)) / DAY_MS;
+  return interval === 'day' ? days + 1 : days / 7 + 1;
+}
+
+/**
+ * The interval a series from `first` to `last` is answered in: `asked`, or the first coarser one whose series
+ * has at most MAX_SERIES_POINTS points (`year` always has: the calendar holds 9,999 years).
+ */
+export function seriesInterval(first: string, last: string, asked: Interval): Interval {
+  const from = INTERVALS.indexOf(asked);
+  return INTERVALS.slice(from).find((iv) => periodCount(first, last, iv) <= MAX_SERIES_POINTS) ?? 'year';
 }
 
 interface DayTotals {
@@ -247,10 +276,18 @@ interface DayTotals {
   nps: Map<number, number>;
 }
 
+/** A time series and the interval it is in (the one asked, or a coarser one: seriesInterval). */
+export interface TimeSeries {
+  interval: Interval;
+  points: PeriodPoint[];
+}
+
 /**
  * The time series of a form (docs/analytics.md, "Time series"): responses, average score and NPS per period,
  * ascending, from the period of the first response in range to that of the last, empty periods
  * included. NPS is that of the form's first nps question (null without one).
+ * @param interval the interval asked; a span that needs more than MAX_SERIES_POINTS periods of it is answered
+ *   in the first coarser interval that fits, and `interval` of the answer says which.
  * @throws AppError resource_not_found when the form is not in the workspace.
  */
 export async function timeSeries(
@@ -259,7 +296,7 @@ export async function timeSeries(
   formId: string,
   created: readonly DateBound[],
   interval: Interval,
-): Promise<PeriodPoint[]> {
+): Promise<TimeSeries> {
   const questions = await listQuestions(db, workspaceId, formId);
   const npsQuestion = questions.find((q) => q.type === 'nps')?.id;
   const range = splitRange(created);
@@ -316,6 +353,21 @@ export async function timeSeries(
     }
   }
 
+  return seriesPoints(days, interval, npsQuestion !== undefined);
+}
+
+/**
+ * Per-day totals as the series' points in `asked` or the coarser interval seriesInterval chooses, empty
+ * periods included (at most MAX_SERIES_POINTS).
+ */
+function seriesPoints(days: Map<string, DayTotals>, asked: Interval, withNps: boolean): TimeSeries {
+  const withResponses = [...days].filter(([, d]) => d.responses > 0).map(([day]) => day);
+  if (withResponses.length === 0) return { interval: asked, points: [] };
+  const interval = seriesInterval(
+    withResponses.reduce((a, b) => (b < a ? b : a)),
+    withResponses.reduce((a, b) => (b > a ? b : a)),
+    asked,
+  );
   const periods = new Map<string, DayTotals>();
   for (const [day, d] of days) {
     if (d.responses <= 0) continue;
@@ -326,7 +378,6 @@ export async function timeSeries(
     p.scoreSum += d.scoreSum;
     for (const [v, n] of d.nps) p.nps.set(v, (p.nps.get(v) ?? 0) + n);
   }
-  if (periods.size === 0) return [];
   const starts = [...periods.keys()].sort();
   const out: PeriodPoint[] = [];
   const last = starts[starts.length - 1]!;
@@ -336,10 +387,10 @@ export async function timeSeries(
     const p = periods.get(s);
     if (!p) out.push({ periodStart: s, responses: 0, averageScore: null, nps: null });
     else {
-      const nps = npsQuestion === undefined ? null : npsScore(bucketsOf([...p.nps.entries()].filter(([, n]) => n > 0)));
+      const nps = !withNps ? null : npsScore(bucketsOf([...p.nps.entries()].filter(([, n]) => n > 0)));
       out.push({ periodStart: s, responses: p.responses, averageScore: roundTo(p.scoreSum / p.responses, 2), nps });
     }
     if (s >= last) break;
   }
-  return out;
+  return { interval, points: out };
 }

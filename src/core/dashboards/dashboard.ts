@@ -93,8 +93,9 @@ export async function dashboardData(db: Knex, workspaceId: string, formId: strin
     return { def, latest: new Map(textQuestions.map((q, i) => [q.id, latest[i]!])) };
   };
   const seriesOf = async () => {
-    const chosen = await spanOf();
-    return { chosen, points: await timeSeries(db, workspaceId, formId, [], chosen) };
+    // The series may come in a coarser interval than the one asked (MAX_SERIES_POINTS): the page shows that one.
+    const series = await timeSeries(db, workspaceId, formId, [], await spanOf());
+    return { chosen: series.interval, points: series.points };
   };
   // A form deleted meanwhile: the analytics answer 404, the page then too (any other error stays an error).
   const unlessGone = <T>(p: Promise<T>): Promise<T | undefined> =>

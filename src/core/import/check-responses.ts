@@ -5,6 +5,7 @@
  * validator the submissions use (answers.ts). `table_data` absent with a `row_id`: the row's data.
  */
 import type { FormDefinition } from '../forms/form-model';
+import { responseTimeProblem } from '../query/dates';
 import { validateAnswers, type StoredAnswer } from '../responses/answers';
 import type { FixtureResponse } from './fixture-schema';
 import type { ImportContext, Rec } from './context';
@@ -121,6 +122,9 @@ function checkResponse(ctx: ImportContext, e: ResponseEntry, id: string, form: F
     answers = rendered.answers;
   }
   const created = ctx.iso(r.created_at);
+  // The same bounds as a write (1970 to now), so an imported response cannot stretch the time series either.
+  const timeProblem = r.created_at === undefined ? undefined : responseTimeProblem(new Date(created), 'created_at', new Date(ctx.nowIso));
+  if (timeProblem !== undefined) ctx.problems.add(`${path}.created_at`, timeProblem);
   return {
     workspace_id: workspaceId,
     id,
@@ -141,7 +145,7 @@ function checkResponse(ctx: ImportContext, e: ResponseEntry, id: string, form: F
 
 /**
  * Checks a batch of responses (forms and datatables registered before). An item's problems come in
- * the order of the checks: schema, duplicate id, existing id, form, row, e-mail pair, answers.
+ * the order of the checks: schema, duplicate id, existing id, form, row, e-mail pair, answers, created_at (1970 to now).
  * @param capture whether the document's rows are written already, so their data can be captured.
  * @returns the `responses` records to write (of the items without schema problems).
  */

@@ -51,8 +51,10 @@ interface InList {
   withNull: boolean;
 }
 
+/** Linear in both lists (a Set, not `includes`, which made two long lists quadratic). */
 function intersect(a: InList, b: InList): InList {
-  return { values: a.values.filter((v) => b.values.includes(v)), withNull: a.withNull && b.withNull };
+  const inB = new Set(b.values);
+  return { values: a.values.filter((v) => inB.has(v)), withNull: a.withNull && b.withNull };
 }
 
 /** The parameters of one field's `in` lists (several lists are ANDed: their intersection). */

@@ -6,7 +6,7 @@
  * which: src/core/migration/operation-map.ts. What never translates, with the reasons:
  * docs/migrating-between-styles.md, "What does not translate".
  */
-import { AppError } from '../errors';
+import { AppError, errors } from '../errors';
 import { snakeCase } from '../query/fields';
 import { STYLE_B_OPERATIONS, type OperationMapping } from './operation-map';
 import { translateQuery, type QueryRule } from './translate-query';
@@ -51,9 +51,15 @@ function splitPath(req: StyleBRequest): { path: string; query: Map<string, strin
     throw new Untranslatable('path', `not a Style B operation: "${req.path}" is not a path or URL.`);
   }
   const query = new Map<string, string[]>();
-  for (const [name, value] of url.searchParams) query.set(name, [...(query.get(name) ?? []), value]);
+  // Appended in place: a copy per value would make a repeated parameter quadratic.
+  const add = (name: string, value: string) => {
+    const seen = query.get(name);
+    if (seen) seen.push(value);
+    else query.set(name, [value]);
+  };
+  for (const [name, value] of url.searchParams) add(name, value);
   for (const [name, value] of Object.entries(req.query ?? {})) {
-    query.set(name, [...(query.get(name) ?? []), ...(Array.isArray(value) ? value : [value]).map(String)]);
+    for (const v of Array.isArray(value) ? value : [value]) add(name, String(v));
   }
   return { path: url.pathname, query };
 }
@@ -81,12 +87,16 @@ function styleAHeaders(headers: Record<string, string> | undefined, notes: strin
   return out;
 }
 
+/** Pairs as query values (a list for a repeated name), in linear time: lists grow in place. */
 function asQueryValues(pairs: QueryPairs): QueryValues {
-  const out: QueryValues = {};
+  const lists = new Map<string, string[]>();
   for (const [name, value] of pairs) {
-    const seen = out[name];
-    out[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    const seen = lists.get(name);
+    if (seen) seen.push(value);
+    else lists.set(name, [value]);
   }
+  const out: QueryValues = {};
+  for (const [name, values] of lists) out[name] = values.length === 1 ? values[0]! : values;
   return out;
 }
 
@@ -153,6 +163,61 @@ function translateOrThrow(req: StyleBRequest): Translation {
   const request: StyleARequest = { method: mapping.equivalent.method, path: fill(mapping.equivalent.path, params), query: asQueryValues(q.pairs), headers };
   if (req.body !== undefined) request.body = rule.body ? rule.body(req.body, notes) : req.body;
   return { ok: true, operation: mapping.operation, equivalent: mapping.equivalent.operation, request, ...(q.walk ? { walk: q.walk } : {}), notes };
+}
+
+/**
+ * The most a request to translate may hold (docs/migrating-between-styles.md, "Limits"): its `path`, query
+ * names and values and header names and values together, in UTF-8 bytes (16 times the 16 KiB a real request
+ * line and headers may have, so every request Style B takes fits), and the values of its `filter`
+ * (a condition counts one, an `in [..]` list one per value).
+ */
+export const TRANSLATE_LIMITS = { bytes: 256 * 1024, filterValues: 10_000 } as const;
+
+/** The values a filter expression holds: its commas outside double quotes, plus one (linear scan). */
+function filterValueCount(expression: string): number {
+  let count = 1;
+  let quoted = false;
+  for (let i = 0; i < expression.length; i++) {
+    const c = expression[i];
+    if (quoted && c === '\\') i++;
+    else if (c === '"') quoted = !quoted;
+    else if (c === ',' && !quoted) count++;
+  }
+  return count;
+}
+
+const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/**
+ * Checks a request to translate against TRANSLATE_LIMITS, before any translation work.
+ * @throws AppError validation_error (400, location body) naming `path`, `query` or `headers` (the largest
+ *   part) when the request is over the byte limit, `query.filter` when a filter holds too many values.
+ */
+export function checkTranslateInput(req: StyleBRequest): void {
+  const sizes = {
+    path: utf8Bytes(String(req.path ?? '')),
+    query: Object.entries(req.query ?? {}).reduce((n, [k, v]) => n + utf8Bytes(k) + (Array.isArray(v) ? v : [v]).reduce((m, x) => m + utf8Bytes(String(x)), 0), 0),
+    headers: Object.entries(req.headers ?? {}).reduce((n, [k, v]) => n + utf8Bytes(k) + utf8Bytes(String(v)), 0),
+  };
+  const total = sizes.path + sizes.query + sizes.headers;
+  if (total > TRANSLATE_LIMITS.bytes) {
+    const largest = (Object.keys(sizes) as Array<keyof typeof sizes>).reduce((a, b) => (sizes[b] > sizes[a] ? b : a));
+    throw errors.invalid('body', largest, `The request to translate holds ${total} bytes in path, query and headers; at most ${TRANSLATE_LIMITS.bytes} (a real request line and headers hold at most 16384).`);
+  }
+  const filters: string[] = [];
+  try {
+    filters.push(...new URL(String(req.path ?? ''), 'http://translate.invalid').searchParams.getAll('filter'));
+  } catch {
+    // A path that is not one: the translation refuses it (422 naming `path`).
+  }
+  const given = req.query?.filter;
+  if (given !== undefined) filters.push(...(Array.isArray(given) ? given : [given]));
+  for (const f of filters) {
+    const n = filterValueCount(String(f));
+    if (n > TRANSLATE_LIMITS.filterValues) {
+      throw errors.invalid('body', 'query.filter', `\`filter\` holds ${n} values (each condition one, an in list one per value); at most ${TRANSLATE_LIMITS.filterValues}.`);
+    }
+  }
 }
 
 /**

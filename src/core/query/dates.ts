@@ -89,6 +89,25 @@ export function futureDateTime(raw: string, field: string, now = new Date()): Da
   return at;
 }
 
+/**
+ * The earliest instant a response may carry (docs/api-rules.md, "Dates"): 1970-01-01T00:00:00Z. Feedback
+ * older than the Unix epoch is a typo or a placeholder (`0001-01-01` is how many systems write "no date"),
+ * and one such response would stretch every time series of its form over two thousand years.
+ */
+export const EARLIEST_RESPONSE_TIME = '1970-01-01T00:00:00Z';
+const EARLIEST_RESPONSE_MS = Date.parse(EARLIEST_RESPONSE_TIME);
+
+/**
+ * Why a response's creation time is refused, as a message naming `field`, or undefined when it is one: at or
+ * after EARLIEST_RESPONSE_TIME and not after `now` (docs/api-rules.md, "Dates"). Writes (both styles) and
+ * the import apply it.
+ */
+export function responseTimeProblem(at: Date, field: string, now: Date): string | undefined {
+  if (at.getTime() < EARLIEST_RESPONSE_MS) return `\`${field}\` must not be before ${EARLIEST_RESPONSE_TIME}`;
+  if (at.getTime() > now.getTime()) return `\`${field}\` must not be in the future`;
+  return undefined;
+}
+
 export type ParsedDate = { kind: 'date'; date: string } | { kind: 'date-time'; value: string };
 
 /** Parses a date or date-time parameter; throws validation_error naming `field`. */

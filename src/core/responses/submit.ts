@@ -13,6 +13,7 @@ import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
 import { errors, type ErrorDetail } from '../errors';
 import { chooseLanguage } from '../forms/public-form';
+import { responseTimeProblem } from '../query/dates';
 import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
 import { formDefinitionFromDb, type FormDefinition } from '../forms/form-model';
@@ -72,7 +73,7 @@ export async function loadSubmissionForm(db: DbHandle, workspaceId: string, form
  *   validateAnswers (the hosted page, which shows the problems beside the questions); not done again.
  * @throws AppError validation_error (400, location body) with one detail per problem: `language` not a
  * form language; `answers[i]…` per bad answer and `answers` per required question left out (the
- * message names it); `created_at` in the future; `respondent_email`/`email_id` not both set or both absent.
+ * message names it); `created_at` before 1970 or in the future (responseTimeProblem, src/core/query/dates.ts); `respondent_email`/`email_id` not both set or both absent.
  */
 export function checkSubmission(
   form: SubmissionForm,
@@ -84,9 +85,8 @@ export function checkSubmission(
   const details: ErrorDetail[] = checked.problems.map((p) => answerProblemDetail(p));
 
   const now = new Date();
-  if (input.createdAt !== undefined && input.createdAt.getTime() > now.getTime()) {
-    details.push({ location: 'body', field: 'created_at', message: '`created_at` must not be in the future.' });
-  }
+  const timeProblem = input.createdAt === undefined ? undefined : responseTimeProblem(input.createdAt, 'created_at', now);
+  if (timeProblem !== undefined) details.push({ location: 'body', field: 'created_at', message: `${timeProblem}.` });
   const email = input.respondentEmail ?? null;
   const emailId = input.emailId ?? null;
   if ((email === null) !== (emailId === null)) {
