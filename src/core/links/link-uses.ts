@@ -5,6 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { affectedRows, type DbHandle } from '../../db';
+import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
 import type { LinkClaims } from './links';
 
@@ -43,4 +45,26 @@ export async function isLinkUsedUp(db: Knex, claims: LinkClaims, token: string):
     .first('uses')
     .where({ workspace_id: claims.workspaceId, token_hash: tokenHash(token) });
   return row !== undefined && Number(row.uses) >= claims.maxResponses;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Deletes the uses of links that expired more than a day before `now` (such a link is refused with 410 before its
+ * uses are read), in batches (index `email_link_uses_expires_idx`); safe on several instances at once.
+ * @returns rows deleted.
+ */
+export function pruneLinkUses(db: DbHandle, now: Date, opts: BatchOptions = {}): Promise<number> {
+  const before = new Date(now.getTime() - DAY_MS);
+  return deleteInBatches(
+    (limit) =>
+      affectedRows(
+        db('email_link_uses')
+          .whereIn(['workspace_id', 'token_hash'], db('email_link_uses').select('workspace_id', 'token_hash').where('expires_at', '<', before).limit(limit))
+          .where('expires_at', '<', before)
+          .delete(),
+        'token_hash',
+      ),
+    opts,
+  );
 }

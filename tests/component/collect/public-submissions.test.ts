@@ -7,7 +7,9 @@ import { nanoid } from 'nanoid';
 import Redis from 'ioredis';
 import supertest from 'supertest';
 import { buildApp } from '../../../src/app';
+import { claimLinkUse, pruneLinkUses } from '../../../src/core/links/link-uses';
 import { mintLink } from '../../../src/core/links/links';
+import { withTransaction } from '../../../src/db';
 import type { Db } from '../../../src/platform/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { createRateLimiter } from '../../../src/platform/rate-limit';
@@ -207,6 +209,19 @@ describe('POST /api/v1/forms/{form_id}/submissions', () => {
     const both = await Promise.all([submit(ww.form, { answers: goodAnswers(), t: link.token }), submit(ww.form, { answers: goodAnswers(), t: link.token })]);
     expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
     expect(await storedFor(ww.form)).toBe(1);
+  });
+
+  it('prunes the uses of links expired more than a day ago and keeps the others', async () => {
+    const ww = await formWorkspace(db);
+    const old = await mintLink(db, ww.ws, { formId: ww.form, email: 'old@example.com', expiresInDays: 1 }, 'https://feedback.example.com', new Date(Date.now() - 3 * 86_400_000));
+    const live = await mintLink(db, ww.ws, { formId: ww.form, email: 'live@example.com' }, 'https://feedback.example.com');
+    await withTransaction(db, async (trx) => {
+      await claimLinkUse(trx, old, old.token);
+      await claimLinkUse(trx, live, live.token);
+    });
+    expect(await pruneLinkUses(db, new Date(), { batchSize: 1, pauseMs: 1 })).toBeGreaterThanOrEqual(1);
+    const left: Array<{ email_id: string; uses: number }> = await db('email_link_uses').where({ workspace_id: ww.ws }).select('email_id', 'uses');
+    expect(left).toEqual([{ email_id: live.emailId, uses: 1 }]);
   });
 
   it('answers 400 naming t for a tampered or foreign token and 410 for an expired one, storing nothing', async () => {
