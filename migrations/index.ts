@@ -14,6 +14,7 @@ import * as m008 from './20261124_008_retention';
 import * as m009 from './20261124_009_operation_usage';
 import * as m010 from './20261125_010_dashboard_links';
 import * as m011 from './20261126_011_key_lineage';
+import * as m012 from './20261126_012_email_link_uses';
 
 export interface Migration {
   name: string;
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261124_009_operation_usage', ...m009 },
   { name: '20261125_010_dashboard_links', ...m010 },
   { name: '20261126_011_key_lineage', ...m011 },
+  { name: '20261126_012_email_link_uses', ...m012 },
 ];

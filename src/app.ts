@@ -2,7 +2,7 @@
  * buildApp(config, deps): the Express app without listen (server and tests share it).
  * Pipeline, in the order it is wired below (docs/api-rules.md, "Order of checks"):
  * 1. requestId → httpLog → provisionalStyle (`X-API-Style` even on a 401) → Style B deprecation headers →
- *    usage counter → metrics middleware;
+ *    usage counter → metrics middleware → refuseKeyInQuery (an API key in the query string of an `/api/` path: 400);
  * 2. no key, no budget: `GET /healthz`, `/readyz`, `/metrics`, `/favicon.ico`;
  * 3. express.json() → deferBodyErrors (a body that does not parse is held back, reported at step 8);
  * 4. public docs, limited per address: `GET /openapi.json`, `/docs/migrating`, `/docs`;
@@ -21,6 +21,7 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { RedisClient } from './platform/redis';
 import { trustProxyValue, type Config } from './config';
 import { styleBSchedule } from './core/migration/report';
+import { serverSecret } from './core/links/link-secret';
 import type { Resolve } from './core/webhooks/address-policy';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';
@@ -34,7 +35,7 @@ import { styleBWritesRouter } from './adapters/style-b/writes.routes';
 import { webhooksRouter } from './adapters/style-a/webhooks.routes';
 import { translateRouter } from './adapters/translate.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
-import { apiKeyAuth } from './platform/auth/api-key-auth';
+import { apiKeyAuth, refuseKeyInQuery } from './platform/auth/api-key-auth';
 import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './platform/db/connection';
 import { deprecationHeaders, styleBDeprecation } from './platform/deprecation';
@@ -111,6 +112,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(usage.middleware());
   app.locals.metrics = metrics;
   app.use(metrics.httpMiddleware());
+  // An API key in the query string is refused before anything else reads the request (docs/api-rules.md, "Order of checks").
+  app.use(refuseKeyInQuery());
   // Probes and metrics (docs/operations.md, "Probes", "Metrics"): no key, outside the rate limits and the missing-key budget.
   app.get('/healthz', healthz());
   app.get('/readyz', readyz({ db, redis: deps.redis, replicas: deps.replicas }));
@@ -147,9 +150,11 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     if (formId !== undefined) await consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute);
     next();
   };
+  const sealKey = () => serverSecret(db, 'idempotency');
   const submissionIdempotency = idempotency({
     redis: deps.redis,
     logger,
+    sealKey,
     scope: (req) => JSON.stringify(['public-submission', req.ip ?? 'unknown', submissionFormId(req) ?? '']),
   });
   app.use(submissionBudget);
@@ -168,7 +173,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     res.json(doc);
   });
   app.use(validator);
-  app.use(idempotency({ redis: deps.redis, logger }));
+  app.use(idempotency({ redis: deps.redis, logger, sealKey }));
 
   mountApi(app, config, deps, core, metrics);
 

@@ -77,6 +77,15 @@ export const errors = {
   internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
   /** An email link past its expiry (docs/collecting.md, "Email links"). */
   linkExpired: () => new AppError('link_expired', 410, 'This email link has expired; ask the sender for a new one.'),
+  /** An email link that has taken every response it may (docs/collecting.md, "Email links"; `max_responses`). */
+  linkAlreadyUsed: (maxResponses: number) =>
+    new AppError(
+      'link_already_used',
+      409,
+      maxResponses === 1
+        ? 'This email link has already been used to respond; a link takes one response.'
+        : `This email link has already been used to respond ${maxResponses} times, as many as it takes.`,
+    ),
   /** 503 while the database cannot be reached (docs/operations.md, "Outages"); `Retry-After` in whole seconds. */
   serviceUnavailable: (retryAfterSeconds: number) =>
     new AppError(

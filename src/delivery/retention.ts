@@ -1,13 +1,15 @@
 /**
  * The worker's periodic prune (docs/operations.md "What grows, and what bounds it"): every hour, the
  * delivery log past `WEBHOOK_LOG_RETENTION_DAYS`, submission tokens a day past their expiry, API key
- * usage older than the usage window, per-operation usage older than 400 days and dashboard download claims a day past their tokens' hour, each in small batches with pauses (src/db/batches.ts), off the
+ * usage older than the usage window, per-operation usage older than 400 days, dashboard download claims a day past their tokens' hour and
+ * email-link uses a day past their link's expiry, each in small batches with pauses (src/db/batches.ts), off the
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
  * deleted first is simply not found), so several at once only repeat a little work.
  */
 import type { Knex } from 'knex';
 import { pruneDownloadClaims } from '../core/dashboards/dashboard-links';
 import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage';
+import { pruneLinkUses } from '../core/links/link-uses';
 import { pruneSubmissionTokens } from '../core/responses/submission-tokens';
 import { pruneWebhookLog } from '../core/webhooks/retention';
 import type { BatchOptions } from '../db/batches';
@@ -20,6 +22,7 @@ export interface PruneResult {
   apiKeyUsage: number;
   apiKeyOperationUsage: number;
   dashboardDownloadClaims: number;
+  emailLinkUses: number;
 }
 
 /**
@@ -34,7 +37,8 @@ export async function pruneAll(db: Knex, retentionDays: number, now: Date, opts:
   const apiKeyUsage = await pruneKeyUsage(db, today, opts);
   const apiKeyOperationUsage = await pruneOperationUsage(db, today, opts);
   const dashboardDownloadClaims = await pruneDownloadClaims(db, now, opts);
-  return { webhookDeliveries: log.deliveries, webhookEvents: log.events, submissionTokens, apiKeyUsage, apiKeyOperationUsage, dashboardDownloadClaims };
+  const emailLinkUses = await pruneLinkUses(db, now, opts);
+  return { webhookDeliveries: log.deliveries, webhookEvents: log.events, submissionTokens, apiKeyUsage, apiKeyOperationUsage, dashboardDownloadClaims, emailLinkUses };
 }
 
 export interface RetentionOptions {

@@ -26,6 +26,8 @@ export interface PageStrings {
   linkInvalidText: string;
   linkExpiredTitle: string;
   linkExpiredText: string;
+  linkUsedTitle: string;
+  linkUsedText: string;
   tooManyTitle: string;
   tooManyText: string;
   errorTitle: string;
@@ -58,6 +60,8 @@ const en: PageStrings = {
   linkInvalidText: 'The link is incomplete or was changed. Open it again from your email, or ask the sender for a new one.',
   linkExpiredTitle: 'This link has expired',
   linkExpiredText: 'The link you followed is no longer valid. Ask the sender for a new one.',
+  linkUsedTitle: 'This link has already been used',
+  linkUsedText: 'A response was already sent with this link, and it takes no more. Thank you for your answer!',
   tooManyTitle: 'Too many submissions',
   tooManyText: 'Too many answers were sent from your address in the last minute. Please wait a minute and try again.',
   errorTitle: 'Something went wrong',
@@ -90,6 +94,8 @@ const de: PageStrings = {
   linkInvalidText: 'Der Link ist unvollständig oder wurde verändert. Öffnen Sie ihn erneut aus Ihrer E-Mail oder bitten Sie um einen neuen.',
   linkExpiredTitle: 'Dieser Link ist abgelaufen',
   linkExpiredText: 'Der Link ist nicht mehr gültig. Bitten Sie den Absender um einen neuen.',
+  linkUsedTitle: 'Dieser Link wurde bereits verwendet',
+  linkUsedText: 'Mit diesem Link wurde schon eine Antwort gesendet, weitere nimmt er nicht an. Danke für Ihre Antwort!',
   tooManyTitle: 'Zu viele Antworten',
   tooManyText: 'Von Ihrer Adresse wurden in der letzten Minute zu viele Antworten gesendet. Bitte warten Sie eine Minute.',
   errorTitle: 'Etwas ist schiefgelaufen',
@@ -122,6 +128,8 @@ const fr: PageStrings = {
   linkInvalidText: "Le lien est incomplet ou a été modifié. Rouvrez-le depuis votre e-mail ou demandez-en un nouveau.",
   linkExpiredTitle: 'Ce lien a expiré',
   linkExpiredText: "Le lien n'est plus valable. Demandez-en un nouveau à l'expéditeur.",
+  linkUsedTitle: 'Ce lien a déjà été utilisé',
+  linkUsedText: "Une réponse a déjà été envoyée avec ce lien, et il n'en accepte pas d'autre. Merci pour votre réponse !",
   tooManyTitle: 'Trop de réponses',
   tooManyText: 'Trop de réponses ont été envoyées depuis votre adresse. Réessayez dans une minute.',
   errorTitle: "Une erreur s'est produite",
@@ -154,6 +162,8 @@ const es: PageStrings = {
   linkInvalidText: 'El enlace está incompleto o fue modificado. Ábralo de nuevo desde su correo o pida uno nuevo.',
   linkExpiredTitle: 'Este enlace ha caducado',
   linkExpiredText: 'El enlace ya no es válido. Pida uno nuevo al remitente.',
+  linkUsedTitle: 'Este enlace ya se ha utilizado',
+  linkUsedText: 'Ya se envió una respuesta con este enlace y no admite más. ¡Gracias por su respuesta!',
   tooManyTitle: 'Demasiados envíos',
   tooManyText: 'Se enviaron demasiadas respuestas desde su dirección. Inténtelo de nuevo en un minuto.',
   errorTitle: 'Algo salió mal',

@@ -8,14 +8,15 @@
  * - `GET /f/{form_id}/thanks`: the thank-you page in the same language.
  * - `GET /e/{token}.gif`: the open-tracking pixel; records an `open` for a valid token, always a GIF.
  *
- * Pages answer HTML on every path, errors included (404 unknown form, 400/410 bad link, 429 over the
- * submission budget), never the JSON envelope.
+ * Pages answer HTML on every path, errors included (404 unknown form, 400/410 bad link, 409 a link that has
+ * taken its responses, 429 over the submission budget), never the JSON envelope.
  */
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, errors } from '../core/errors';
 import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/error-handler';
 import { recordEmailEvents } from '../core/email-events/email-events.write';
 import { chooseLanguage, loadPublicForm, type LanguageHints, type PublicForm } from '../core/forms/public-form';
+import { claimLinkUse, isLinkUsedUp } from '../core/links/link-uses';
 import { verifyLinkToken, readLinkToken, type LinkClaims } from '../core/links/links';
 import { formDefinitionFromDb } from '../core/forms/form-model';
 import { validateAnswers, type AnswerProblem } from '../core/responses/answers';
@@ -98,6 +99,7 @@ function failure(c: PagesContext, req: Request, res: Response, lang: string, err
   if (err instanceof AppError) {
     for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
     if (err.code === 'link_expired') return message(c, res, 410, lang, s.linkExpiredTitle, s.linkExpiredText);
+    if (err.code === 'link_already_used') return message(c, res, 409, lang, s.linkUsedTitle, s.linkUsedText);
     if (err.code === 'validation_error') return message(c, res, 400, lang, s.linkInvalidTitle, s.linkInvalidText);
     if (err.code === 'rate_limit_exceeded') return message(c, res, 429, lang, s.tooManyTitle, s.tooManyText);
   }
@@ -155,6 +157,8 @@ function formPage(c: PagesContext): RequestHandler<{ form_id: string }> {
             { emailId: claims.emailId, email: claims.email, type: 'click', rowId: claims.rowId, formId, flowId: claims.flowId },
           ]),
         );
+        // A link that has taken its responses shows why instead of a form that could not be sent.
+        if (await isLinkUsedUp(db, claims, t)) throw errors.linkAlreadyUsed(claims.maxResponses);
       }
     } catch (err) {
       return failure(c, req, res, lang, err);
@@ -239,10 +243,13 @@ function submitForm(c: PagesContext): RequestHandler<{ form_id: string }> {
         { language: lang, checked },
       );
       const workspaceId = pf.workspaceId;
-      // One transaction: the response, its event and the one-time token commit together or not at all.
+      // One transaction: the response, its event, the one-time token and the link's use commit together or not
+      // at all. The token is claimed first: a double submit of one page is a duplicate (thank-you page), not a
+      // second use of the link.
       await withTransaction(db, async (trx) => {
         const record = await storeSubmission(trx, workspaceId, submission);
         if (token !== undefined) await claimSubmissionToken(trx, workspaceId, formId, token, record.id);
+        if (claims && linkToken !== undefined) await claimLinkUse(trx, claims, linkToken);
       });
     } catch (err) {
       if (err instanceof DuplicateSubmission) return res.redirect(303, thanks);

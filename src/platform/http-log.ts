@@ -1,32 +1,29 @@
 /**
  * Request logging: one pino line per request with its request id, status and duration.
- * Logs never hold a secret (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"): the logged URL has the values of the query
- * parameters `api_key`, `key`, `token`, `t` and `secret` and the token of `/e/{token}.gif` replaced
- * by `[redacted]`; headers and bodies are never logged.
+ * Logs never hold a secret (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"): the logged URL goes through
+ * one rule, redactUrl, that writes `[redacted]` for every path segment and query value that can hold a token or a
+ * key, whatever its spelling; headers and bodies are never logged.
  */
 import type { RequestHandler } from 'express';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from './logger';
+import { isSecretParam } from './secret-params';
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-const SECRET_PARAMS = new Set(['api_key', 'key', 'token', 't', 'secret']);
 const REDACTED = '[redacted]';
 
-function decodeName(raw: string): string {
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' ')).toLowerCase();
-  } catch {
-    return raw.toLowerCase();
-  }
-}
-
 /**
- * A request URL (path and query, as `req.originalUrl`) safe to log: secret query values and the
- * email-open token in `/e/{token}.gif` become `[redacted]`; everything else is kept as sent.
+ * A request URL (path and query, as `req.originalUrl`) safe to log. Path: the segment after a `d` or `e` segment
+ * (any case: the dashboard link's token in `/d/{token}` and `/d/{token}/export`, the email link's in
+ * `/e/{token}.gif` and `/e/{token}.gif/`) becomes `[redacted]`, keeping a `.gif` suffix. Query: the value of every
+ * parameter isSecretParam names becomes `[redacted]`. Everything else is kept as sent.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  const path = (q === -1 ? url : url.slice(0, q)).replace(/(^|\/)e\/[^/]*?\.gif$/i, `$1e/${REDACTED}.gif`);
+  const path = (q === -1 ? url : url.slice(0, q)).replace(
+    /(^|\/)([de])\/([^/]*)/gi,
+    (_m, lead: string, kind: string, segment: string) => `${lead}${kind}/${REDACTED}${/\.gif$/i.test(segment) ? '.gif' : ''}`,
+  );
   if (q === -1) return path;
   const query = url
     .slice(q + 1)
@@ -34,7 +31,7 @@ export function redactUrl(url: string): string {
     .map((pair) => {
       const eq = pair.indexOf('=');
       const name = eq === -1 ? pair : pair.slice(0, eq);
-      return SECRET_PARAMS.has(decodeName(name)) ? `${name}=${REDACTED}` : pair;
+      return isSecretParam(name) ? `${name}=${REDACTED}` : pair;
     })
     .join('&');
   return `${path}?${query}`;

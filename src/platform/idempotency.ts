@@ -7,8 +7,11 @@
  * 5xx answers are not stored, so a retry runs again. Records live in Redis (shared by every
  * instance) or, without Redis, in an in-process map with the same semantics. If Redis fails, the
  * request runs without idempotency (logged) rather than failing.
+ * The stored body is sealed (AES-256-GCM with a server key kept in the database, the record's key as associated
+ * data): an answer that shows a secret once (a new API key, a webhook signing secret) is never readable from
+ * Redis alone, and a replay still answers it byte for byte.
  */
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RedisClient } from './redis';
 import { canonicalJson } from '../core/canonical-json';
@@ -34,8 +37,8 @@ interface DoneRecord {
   fingerprint: string;
   status: number;
   headers: Record<string, string>;
-  /** The exact body bytes, base64. */
-  body: string;
+  /** The exact body bytes sealed (sealBody), base64: IV (12 bytes), tag (16), ciphertext. */
+  sealed: string;
 }
 
 type IdempotencyRecord = InFlightRecord | DoneRecord;
@@ -108,6 +111,27 @@ export function memoryIdempotencyStore(now: () => number = Date.now): Idempotenc
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
+/** AES-256-GCM of `body` under `key`, bound to the record's key: base64 of IV, tag and ciphertext. */
+export function sealBody(key: Buffer, recordKey: string, body: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(recordKey, 'utf8'));
+  const data = Buffer.concat([cipher.update(body), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+}
+
+/**
+ * The body sealBody sealed for this record key.
+ * @throws Error when the seal does not open (another key, another record, changed bytes).
+ */
+export function openBody(key: Buffer, recordKey: string, sealed: string): Buffer {
+  const raw = Buffer.from(sealed, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAAD(Buffer.from(recordKey, 'utf8'));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]);
+}
+
 /**
  * Collects the bytes the handler writes and calls `done` with status, headers and body before the
  * answer is finished, so a retry that arrives after the answer always finds the stored record.
@@ -144,6 +168,8 @@ export interface IdempotencyOptions {
   /** Shared Redis; undefined → an in-process store. */
   redis?: RedisClient | undefined;
   logger: Logger;
+  /** The 32-byte key that seals stored bodies (the server secret `idempotency`, the same on every instance). */
+  sealKey: () => Promise<Buffer>;
   /** Key prefix in Redis (default `fs`). */
   prefix?: string;
   /** Overrides the store built from `redis` (tests). */
@@ -207,21 +233,34 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
           { location: 'header', field: 'Idempotency-Key', message: 'The first request with this `Idempotency-Key` is still in progress.' },
         ]);
       }
+      let body: Buffer;
+      try {
+        body = openBody(await opts.sealKey(), recordKey, record.sealed);
+      } catch (err) {
+        // A seal that does not open (a record written under another key): as if the record had vanished.
+        log.warn({ err, request_id: req.requestId }, 'idempotency record does not open; running the request without it');
+        next();
+        return;
+      }
       res.status(record.status);
       for (const [name, value] of Object.entries(record.headers)) res.setHeader(name, value);
       res.setHeader('Idempotent-Replayed', 'true');
-      res.end(Buffer.from(record.body, 'base64'));
+      res.end(body);
       return;
     }
 
     let settled = false;
-    capture(res, (status, headers, body) => {
+    capture(res, async (status, headers, body) => {
       settled = true;
-      const write =
-        status >= 500
-          ? store.delete(recordKey)
-          : store.set(recordKey, JSON.stringify({ state: 'done', fingerprint, status, headers, body: body.toString('base64') } satisfies DoneRecord), TTL_MS);
-      return write.catch((err: unknown) => log.warn({ err, request_id: req.requestId }, 'could not store the idempotent answer'));
+      try {
+        if (status >= 500) return await store.delete(recordKey);
+        const sealed = sealBody(await opts.sealKey(), recordKey, body);
+        await store.set(recordKey, JSON.stringify({ state: 'done', fingerprint, status, headers, sealed } satisfies DoneRecord), TTL_MS);
+      } catch (err) {
+        log.warn({ err, request_id: req.requestId }, 'could not store the idempotent answer');
+        // Not stored: free the key so that a retry runs instead of waiting out the in-flight record.
+        await store.delete(recordKey).catch(() => undefined);
+      }
     });
     // A request that ends without an answer (client gone, crash in a stream) frees its key.
     res.on('close', () => {

@@ -2,7 +2,7 @@
  * Email links end to end in headless Chromium (docs/collecting.md, "Email links"): mint through the API, follow the
  * link (click), load the image (open), answer the form (the response carries the link's email,
  * email_id, row and the row's data), events in both styles' lists; a tampered (400) and an expired
- * (410) link show a page and record nothing.
+ * (410) link show a page and record nothing; a used link (one response per link) shows a 409 page.
  */
 import { mintLink } from '../../src/core/links/links';
 import { formWorkspace, surveyForm, type FormWorkspace } from '../support/given';
@@ -105,5 +105,25 @@ describe('an email link in a browser', () => {
     }
     const events = await api('/email-events?email_id=em_bad_links');
     expect(events.body.data).toEqual([]);
+  });
+
+  it('shows a 409 page when the link is followed again after its one response', async () => {
+    const link = await mintLink(t.db, s.ws, { formId: s.form, email: 'cy@example.com' }, t.baseUrl);
+    const { context, page } = await t.newPage({ width: 360 });
+    try {
+      expect((await page.goto(link.url))!.status()).toBe(200);
+      await page.check('#q1-9');
+      await page.check('#q2-4');
+      await page.getByLabel('Pro', { exact: true }).check();
+      await Promise.all([page.waitForURL(`**/f/${s.form}/thanks?lang=en`), page.getByRole('button', { name: 'Send' }).click()]);
+      const again = await page.goto(`${link.url}&lang=de`);
+      expect(again!.status()).toBe(409);
+      expect(await page.textContent('h1')).toBe('Dieser Link wurde bereits verwendet');
+      expect(await page.getAttribute('html', 'lang')).toBe('de');
+      expect(await page.locator('form').count()).toBe(0);
+      await page.screenshot({ path: artifactPath('link-409-360.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -19,6 +19,7 @@ export function presentLink(l: MintedLink): Record<string, unknown> {
     row_id: l.rowId,
     flow_id: l.flowId,
     expires_at: l.expiresAt.toISOString(),
+    max_responses: l.maxResponses,
   };
 }
 
@@ -37,6 +38,7 @@ export function linksRouter({ db }: CoreDeps, publicUrl: string): Router {
         rowId: b.row_id as string | null | undefined,
         flowId: b.flow_id as string | null | undefined,
         expiresInDays: b.expires_in_days as number | undefined,
+        maxResponses: b.max_responses as number | undefined,
       },
       publicUrl,
     );

@@ -21,6 +21,14 @@ function answerA(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The receipt of a public submission (docs/collecting.md, "Public JSON"): the stored response's id and time, nothing
+ * it holds (a link's address and row stay with the workspace).
+ */
+export function presentReceiptA(r: ResponseRecord): { id: string; created_at: string } {
+  return { id: r.id, created_at: r.createdAt.toISOString() };
+}
+
 /** @param v2 adds `reporting_label` to answers of translated forms. */
 export function presentResponseA(r: ResponseRecord, v2 = false): Record<string, unknown> {
   const out: Record<string, unknown> = {

@@ -3,18 +3,21 @@
  * for widgets and scripts. The app mounts it before API-key authentication behind its own pipeline
  * (src/app.ts): the submission budget per client address and form (429, shared with page POSTs) → body
  * and OpenAPI checks (400) → Idempotency-Key scoped to address + form. This handler then answers: unknown
- * form 404 → email-link token `t` (400 naming `t`, 410 link_expired) → the one core submission path →
- * 201 with the Style A response (hence its place in style-a/).
+ * form 404 → email-link token `t` (400 naming `t`, 410 link_expired) → the one core submission path, with the
+ * link's use claimed in the same transaction (409 link_already_used when it has taken all it may) → 201 with a
+ * receipt, `{id, created_at}` (Style A spelling, hence its place in style-a/): never the answers, the link's
+ * address or its row, which whoever holds the link must not read back.
  */
 import type { Request, RequestHandler } from 'express';
 import { errors } from '../../core/errors';
 import { loadPublicForm } from '../../core/forms/public-form';
+import { claimLinkUse } from '../../core/links/link-uses';
 import { verifyLinkToken } from '../../core/links/links';
 import { checkSubmission, storeSubmission } from '../../core/responses/submit';
 import { withTransaction } from '../../db';
 import type { CoreDeps } from '../deps';
 import { single } from '../envelope';
-import { presentResponseA } from './present';
+import { presentReceiptA } from './present';
 
 type Body = Record<string, unknown>;
 
@@ -49,7 +52,8 @@ export function publicSubmissionCreate({ db }: CoreDeps): RequestHandler {
     const found = await loadPublicForm(db, formId);
     if (!found) throw errors.notFound('Form', formId);
     // An email link: the response carries the link's email, email_id and row (docs/collecting.md, "Email links").
-    const link = typeof body.t === 'string' ? await verifyLinkToken(db, body.t, formId, new Date(), 'body') : undefined;
+    const token = typeof body.t === 'string' ? body.t : undefined;
+    const link = token !== undefined ? await verifyLinkToken(db, token, formId, new Date(), 'body') : undefined;
     const submission = checkSubmission({ ...found.form, name: found.name }, {
       formId,
       answers: body.answers as Array<{ question_id: string; value: unknown }>,
@@ -58,7 +62,12 @@ export function publicSubmissionCreate({ db }: CoreDeps): RequestHandler {
       emailId: link?.emailId ?? null,
       rowId: link?.rowId ?? null,
     });
-    const record = await withTransaction(db, (trx) => storeSubmission(trx, found.workspaceId, submission));
-    res.status(201).json(single(req, presentResponseA(record)));
+    // One transaction: the response, its event and the link's use commit together or not at all.
+    const record = await withTransaction(db, async (trx) => {
+      const stored = await storeSubmission(trx, found.workspaceId, submission);
+      if (link && token !== undefined) await claimLinkUse(trx, link, token);
+      return stored;
+    });
+    res.status(201).json(single(req, presentReceiptA(record)));
   };
 }

@@ -2,8 +2,9 @@
  * Email links (docs/collecting.md, "Email links"): a link to a hosted form page that knows whom it was sent to.
  *
  * A token (token-codec.ts) is `base64url(claims JSON) "." base64url(HMAC-SHA256(secret, claims part))`; the claims
- * carry the workspace, form, email, email_id, row_id, flow_id and expiry, so nothing is stored per
- * link. The secret lives in the database (link-secret.ts). Following the link records a `click`
+ * carry the workspace, form, email, email_id, row_id, flow_id, expiry and how many responses the link takes
+ * (`max_responses`, default 1), so nothing is stored when a link is minted; the responses it took are counted
+ * in `email_link_uses` (link-uses.ts). The secret lives in the database (link-secret.ts). Following the link records a `click`
  * email event, loading the open-tracking GIF an `open` (both through the email-events core).
  */
 import type { Knex } from 'knex';
@@ -16,6 +17,9 @@ import { openToken, sealToken } from './token-codec';
 const TOKEN_VERSION = 1;
 export const DEFAULT_EXPIRES_IN_DAYS = 30;
 export const MAX_EXPIRES_IN_DAYS = 90;
+/** A link takes one response unless minted to take more (`max_responses`, 1–1000). */
+export const DEFAULT_MAX_RESPONSES = 1;
+export const MAX_MAX_RESPONSES = 1000;
 const DAY_MS = 86_400_000;
 const randomId = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
 
@@ -29,6 +33,8 @@ export interface LinkClaims {
   flowId: string | null;
   /** Whole seconds (the token stores Unix seconds). */
   expiresAt: Date;
+  /** How many responses the link takes (1–1000; tokens minted before the field existed: 1). */
+  maxResponses: number;
 }
 
 /** A minted link: its claims, the token and the two URLs built on PUBLIC_URL. */
@@ -48,6 +54,8 @@ export interface MintLinkInput {
   flowId?: string | null | undefined;
   /** 1–90, default 30. */
   expiresInDays?: number | undefined;
+  /** 1–1000, default 1. */
+  maxResponses?: number | undefined;
 }
 
 interface WireClaims {
@@ -59,6 +67,8 @@ interface WireClaims {
   r: string | null;
   fl: string | null;
   x: number;
+  /** max_responses; absent in tokens minted before it existed (then 1). */
+  n?: number;
 }
 
 function encode(secret: Buffer, c: LinkClaims): string {
@@ -71,6 +81,7 @@ function encode(secret: Buffer, c: LinkClaims): string {
     r: c.rowId,
     fl: c.flowId,
     x: Math.floor(c.expiresAt.getTime() / 1000),
+    n: c.maxResponses,
   };
   return sealToken(secret, wire);
 }
@@ -86,22 +97,30 @@ function decode(secret: Buffer, token: string): LinkClaims | undefined {
     return undefined;
   }
   if (typeof w.x !== 'number' || !Number.isInteger(w.x)) return undefined;
-  return { workspaceId: w.ws, formId: w.f, email: w.e, emailId: w.m, rowId: w.r, flowId: w.fl, expiresAt: new Date(w.x * 1000) };
+  const n = w.n ?? DEFAULT_MAX_RESPONSES;
+  if (!Number.isInteger(n) || n < 1) return undefined;
+  return { workspaceId: w.ws, formId: w.f, email: w.e, emailId: w.m, rowId: w.r, flowId: w.fl, expiresAt: new Date(w.x * 1000), maxResponses: n };
 }
 
 /**
  * Mints an email link for a form of the workspace (POST {ws}/forms/{form_id}/links).
  * @param publicUrl PUBLIC_URL without a trailing slash; the base of `url` and `openUrl`.
  * @param now the minting instant (tests); the expiry is `now + expiresInDays` days, whole seconds.
- * @returns the claims, the token and both URLs; `emailId` is generated (`em_…`) when not given.
+ * @returns the claims, the token and both URLs; `emailId` is generated (`em_…`) when not given, `maxResponses`
+ *   is 1 when not given.
  * @throws AppError resource_not_found when the form is not the workspace's; validation_error naming
- *   `email` (not an address), `row_id` (not a row of the workspace) or `expires_in_days` (not 1–90).
+ *   `email` (not an address), `row_id` (not a row of the workspace), `expires_in_days` (not 1–90) or
+ *   `max_responses` (not 1–1000).
  * Spec: docs/collecting.md, "Email links".
  */
 export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInput, publicUrl: string, now = new Date()): Promise<MintedLink> {
   const days = input.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS;
   if (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRES_IN_DAYS) {
     throw errors.invalid('body', 'expires_in_days', `\`expires_in_days\` must be an integer 1–${MAX_EXPIRES_IN_DAYS}; got ${days}`);
+  }
+  const maxResponses = input.maxResponses ?? DEFAULT_MAX_RESPONSES;
+  if (!Number.isInteger(maxResponses) || maxResponses < 1 || maxResponses > MAX_MAX_RESPONSES) {
+    throw errors.invalid('body', 'max_responses', `\`max_responses\` must be an integer 1–${MAX_MAX_RESPONSES}; got ${maxResponses}`);
   }
   if (!isEmailAddress(input.email)) {
     throw errors.invalid('body', 'email', `\`email\` must be an e-mail address; got "${input.email}"`);
@@ -121,6 +140,7 @@ export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInp
     rowId,
     flowId: input.flowId ?? null,
     expiresAt: new Date(Math.floor((now.getTime() + days * DAY_MS) / 1000) * 1000),
+    maxResponses,
   };
   const token = encode(await linkSecret(db), claims);
   return {

@@ -9,6 +9,7 @@ import { isKeyInactive, touchLastUsed } from '../../core/api-keys/api-keys.servi
 import { API_KEY_PREFIX } from '../../core/api-keys/secrets';
 import { errors } from '../../core/errors';
 import type { Db } from '../db/connection';
+import { isApiKeyParam } from '../secret-params';
 import type { Logger } from '../logger';
 import { applyDecision, type RateLimiter } from '../rate-limit';
 import type { ApiKeyCache } from './key-cache';
@@ -45,5 +46,26 @@ export function apiKeyAuth(opts: AuthOptions): RequestHandler {
     }
     applyDecision(res, await opts.limiter.consume('key', key.id, key.rateLimitPerMinute ?? opts.rateLimitPerMinute));
     next();
+  };
+}
+
+/**
+ * Refuses an API key in the query string on every `/api/` path, before any other check (docs/api-rules.md,
+ * "Order of checks"): a URL ends up in proxy logs, browser histories and `Referer` headers. A parameter that
+ * isApiKeyParam names (`api_key`, `apiKey`, `x-api-key`, `X-API-Key`, …, any case) is a 400 validation_error
+ * naming it and telling to send the `X-API-Key` header instead, whether or not the header is also sent.
+ */
+export function refuseKeyInQuery(): RequestHandler {
+  return (req, _res, next) => {
+    if (!/^\/api\//i.test(req.path)) return next();
+    const names = Object.keys(req.query as Record<string, unknown>).filter(isApiKeyParam);
+    if (names.length === 0) return next();
+    throw errors.validation(
+      names.map((name) => ({
+        location: 'query' as const,
+        field: name,
+        message: `\`${name}\`: an API key is never accepted in the query string; send it in the \`X-API-Key\` header (and revoke a key that was sent in a URL).`,
+      })),
+    );
   };
 }

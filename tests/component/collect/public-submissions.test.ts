@@ -1,13 +1,15 @@
 /**
- * Public JSON submissions (docs/collecting.md, "Public JSON"; docs/collecting.md, "Email links"): no key, the Style A response, the budget
- * per client address and form with its headers, TRUST_PROXY, Idempotency-Key scoped to address +
- * form, and email-link tokens.
+ * Public JSON submissions (docs/collecting.md, "Public JSON"; docs/collecting.md, "Email links"): no key, a receipt as the
+ * answer, the budget per client address and form with its headers, TRUST_PROXY, Idempotency-Key scoped to
+ * address + form, and email-link tokens (one response per link unless minted with more).
  */
 import { nanoid } from 'nanoid';
 import Redis from 'ioredis';
 import supertest from 'supertest';
 import { buildApp } from '../../../src/app';
+import { claimLinkUse, pruneLinkUses } from '../../../src/core/links/link-uses';
 import { mintLink } from '../../../src/core/links/links';
+import { withTransaction } from '../../../src/db';
 import type { Db } from '../../../src/platform/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { createRateLimiter } from '../../../src/platform/rate-limit';
@@ -49,26 +51,22 @@ const submit = (formId: string, body: unknown, app = direct) => supertest(app).p
 const storedFor = async (formId: string) => Number((await db('responses').where('form_id', formId).count({ n: '*' }).first())!.n);
 
 describe('POST /api/v1/forms/{form_id}/submissions', () => {
-  it('stores a response without a key: 201 with the Style A response and the budget headers', async () => {
+  it('stores a response without a key: 201 with a receipt {id, created_at} and the budget headers', async () => {
     const form = await freshForm();
     const res = await submit(form, { answers: goodAnswers(), language: 'de' });
     expect(res.status).toBe(201);
     expect(res.headers['x-ratelimit-limit']).toBe('3');
     expect(res.headers['x-ratelimit-remaining']).toBe('2');
     expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
-    expect(res.body).toMatchObject({
-      data: {
-        id: expect.stringMatching(/^rsp_/),
-        form_id: form,
-        score: 9,
-        respondent_email: null,
-        email_id: null,
-        row_id: null,
-      },
+    expect(res.body).toEqual({
+      data: { id: expect.stringMatching(/^rsp_/), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
       meta: {},
       links: {},
+      request_id: res.headers['x-request-id'],
     });
-    expect(res.body.data.answers[1]).toEqual({ question_id: 'q_plan', title: 'Tarif?', type: 'single_choice', value: { id: 'opt_pro', value: 'Profi' } });
+    const stored = await db('responses').where({ form_id: form, id: res.body.data.id }).first();
+    expect(stored).toMatchObject({ score: 9, language: 'de', respondent_email: null, email_id: null, row_id: null });
+    expect(new Date(stored.created_at).toISOString()).toBe(res.body.data.created_at);
     expect(await storedFor(form)).toBe(1);
   });
 
@@ -158,13 +156,72 @@ describe('POST /api/v1/forms/{form_id}/submissions', () => {
     expect(elsewhere.headers['idempotent-replayed']).toBeUndefined();
   });
 
-  it('links the response to an email link t: email, email_id, row and the row data at that moment', async () => {
+  it('links the response to an email link t (email, email_id, row, the row data at that moment) and answers only a receipt', async () => {
     const link = await mintLink(db, w.ws, { formId: w.form, email: 'c@example.com', rowId: w.row }, 'https://feedback.example.com');
     const res = await submit(w.form, { answers: goodAnswers(), t: link.token });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ respondent_email: 'c@example.com', email_id: link.emailId, row_id: w.row });
+    // Whoever holds the link reads nothing back: not the address, not the row (issue 25 item 7).
+    expect(Object.keys(res.body.data)).toEqual(['id', 'created_at']);
+    expect(res.text).not.toContain('c@example.com');
+    expect(res.text).not.toContain(w.row);
+    expect(res.text).not.toContain('pro');
     const stored = await db('responses').where({ workspace_id: w.ws, id: res.body.data.id }).first();
+    expect(stored).toMatchObject({ respondent_email: 'c@example.com', email_id: link.emailId, row_id: w.row });
     expect(stored.table_data).toEqual({ id: `c-${w.row}`, plan: 'pro' });
+  });
+
+  it('takes one response per email link: the second is 409 link_already_used and stores nothing', async () => {
+    const ww = await formWorkspace(db);
+    const link = await mintLink(db, ww.ws, { formId: ww.form, email: 'once@example.com' }, 'https://feedback.example.com');
+    expect((await submit(ww.form, { answers: goodAnswers(), t: link.token })).status).toBe(201);
+    const again = await submit(ww.form, { answers: goodAnswers(), t: link.token });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      error: { code: 'link_already_used', status: 409, message: 'This email link has already been used to respond; a link takes one response.' },
+      request_id: again.headers['x-request-id'],
+    });
+    expect(await storedFor(ww.form)).toBe(1);
+    // Without the link the form still takes responses.
+    expect((await submit(ww.form, { answers: goodAnswers() })).status).toBe(201);
+  });
+
+  it('takes max_responses responses through a link minted with more, then 409; an Idempotency-Key retry replays and uses none', async () => {
+    const ww = await formWorkspace(db);
+    const link = await mintLink(db, ww.ws, { formId: ww.form, email: 'team@example.com', maxResponses: 2 }, 'https://feedback.example.com');
+    const key = `pub-${nanoid(8)}`;
+    const first = await submit(ww.form, { answers: goodAnswers(), t: link.token }).set('Idempotency-Key', key);
+    const replay = await submit(ww.form, { answers: goodAnswers(), t: link.token }).set('Idempotency-Key', key);
+    expect([first.status, replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 201, 'true']);
+    expect((await submit(ww.form, { answers: goodAnswers(), t: link.token })).status).toBe(201);
+    // The budget is 3 per address and form: the third use comes from another address.
+    const third = await submit(ww.form, { answers: goodAnswers(), t: link.token }, proxied).set('X-Forwarded-For', '203.0.113.99');
+    expect([third.status, third.body.error.code, third.body.error.message]).toEqual([
+      409,
+      'link_already_used',
+      'This email link has already been used to respond 2 times, as many as it takes.',
+    ]);
+    expect(await storedFor(ww.form)).toBe(2);
+  });
+
+  it('stores one response for two concurrent submissions through a one-response link', async () => {
+    const ww = await formWorkspace(db);
+    const link = await mintLink(db, ww.ws, { formId: ww.form, email: 'race@example.com' }, 'https://feedback.example.com');
+    const both = await Promise.all([submit(ww.form, { answers: goodAnswers(), t: link.token }), submit(ww.form, { answers: goodAnswers(), t: link.token })]);
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(await storedFor(ww.form)).toBe(1);
+  });
+
+  it('prunes the uses of links expired more than a day ago and keeps the others', async () => {
+    const ww = await formWorkspace(db);
+    const old = await mintLink(db, ww.ws, { formId: ww.form, email: 'old@example.com', expiresInDays: 1 }, 'https://feedback.example.com', new Date(Date.now() - 3 * 86_400_000));
+    const live = await mintLink(db, ww.ws, { formId: ww.form, email: 'live@example.com' }, 'https://feedback.example.com');
+    await withTransaction(db, async (trx) => {
+      await claimLinkUse(trx, old, old.token);
+      await claimLinkUse(trx, live, live.token);
+    });
+    expect(await pruneLinkUses(db, new Date(), { batchSize: 1, pauseMs: 1 })).toBeGreaterThanOrEqual(1);
+    const left: Array<{ email_id: string; uses: number }> = await db('email_link_uses').where({ workspace_id: ww.ws }).select('email_id', 'uses');
+    expect(left).toEqual([{ email_id: live.emailId, uses: 1 }]);
   });
 
   it('answers 400 naming t for a tampered or foreign token and 410 for an expired one, storing nothing', async () => {

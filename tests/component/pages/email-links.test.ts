@@ -42,6 +42,7 @@ describe('POST {ws}/forms/{form_id}/links', () => {
         row_id: s.row,
         flow_id: 'flow_1',
         expires_at: expect.any(String),
+        max_responses: 1,
       },
       meta: {},
       links: {},
@@ -71,6 +72,11 @@ describe('POST {ws}/forms/{form_id}/links', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.details[0]).toMatchObject({ location: 'body', field: 'expires_in_days' });
     }
+    for (const max of [0, 1001, 1.5]) {
+      const res = await mint({ email: 'a@example.com', max_responses: max });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details[0]).toMatchObject({ location: 'body', field: 'max_responses' });
+    }
     const badEmail = await mint({ email: 'nope' });
     expect(badEmail.status).toBe(400);
     expect(badEmail.body.error.details[0]).toMatchObject({ location: 'body', field: 'email' });
@@ -84,6 +90,49 @@ describe('POST {ws}/forms/{form_id}/links', () => {
     const res = await mint({ email: 'a@example.com' }, s.form, readOnly);
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'insufficient_scope', message: expect.stringContaining('forms:write') });
+  });
+});
+
+describe('a link takes one response unless minted with more (max_responses)', () => {
+  const pageToken = async (path: string) => /name="_token" value="([^"]+)"/.exec((await t.http().get(path)).text)![1]!;
+  const answers = { 'q.q_nps': '6', 'q.q_rating': '3', 'q.q_plan': 'opt_pro' };
+  const stored = async (emailId: string) => Number((await t.db('responses').where({ workspace_id: s.ws, email_id: emailId }).count({ n: '*' }).first())!.n);
+
+  it('answers a second page through a used link with a 409 page and stores nothing; a double submit of one page is one response', async () => {
+    const { data: link } = (await mint({ email: 'one@example.com' })).body;
+    const first = await pageToken(local(link.url));
+    const post = (token: string) => t.http().post(`/f/${s.form}`).type('form').send(form({ _token: token, _lang: 'de', _t: tokenOf(link.url), ...answers }));
+    expect((await post(first)).status).toBe(303);
+    // The same page sent again: the one-time token's thank-you page, not the link's refusal.
+    const repeated = await post(first);
+    expect([repeated.status, repeated.headers.location]).toEqual([303, `/f/${s.form}/thanks?lang=de`]);
+
+    const second = await t.http().post(`/f/${s.form}`).type('form').send(form({ _token: 'fresh-page-token', _lang: 'de', _t: tokenOf(link.url), ...answers }));
+    expect(second.status).toBe(409);
+    expect(second.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(second.text).toContain('<html lang="de">');
+    expect(second.text).toContain('<h1>Dieser Link wurde bereits verwendet</h1>');
+    expect(await stored(link.email_id)).toBe(1);
+
+    // Following the used link again records the click and shows the message instead of the form.
+    const again = await t.http().get(local(link.url));
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('<h1>This link has already been used</h1>');
+    expect(again.text).not.toContain('name="_token"');
+    expect((await eventsA(link.email_id)).map((e) => e.type)).toEqual(['click', 'click']);
+  });
+
+  it('counts the page and the public JSON way together, up to max_responses', async () => {
+    const { data: link } = (await mint({ email: 'team@example.com', max_responses: 2 })).body;
+    expect(link.max_responses).toBe(2);
+    const viaPage = await t.http().post(`/f/${s.form}`).type('form').send(form({ _token: await pageToken(local(link.url)), _t: tokenOf(link.url), ...answers }));
+    expect(viaPage.status).toBe(303);
+    const viaJson = await t.http().post(`/api/v1/forms/${s.form}/submissions`).send({ answers: [{ question_id: 'q_nps', value: 9 }, { question_id: 'q_rating', value: 4 }, { question_id: 'q_plan', value: 'opt_pro' }], t: tokenOf(link.url) });
+    expect(viaJson.status).toBe(201);
+    const third = await t.http().post(`/f/${s.form}`).type('form').send(form({ _token: 'another-page-token', _t: tokenOf(link.url), ...answers }));
+    expect(third.status).toBe(409);
+    expect(third.text).toContain('<h1>This link has already been used</h1>');
+    expect(await stored(link.email_id)).toBe(2);
   });
 });
 

@@ -89,7 +89,7 @@ describe('request line or headers over 16 KiB: 431 headers_too_large in the enve
 });
 
 describe('logs never hold a secret (LOG_LEVEL=debug)', () => {
-  it('redacts secret query values and /e/{token}.gif; a key in the query string never authenticates', async () => {
+  it('redacts secret query values and /e/{token}.gif; a key in the query string is a 400, never authenticates', async () => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -107,8 +107,9 @@ describe('logs never hold a secret (LOG_LEVEL=debug)', () => {
     const http = () => supertest(app);
     const secrets = [`${s.key}`, 'tok_SECRET_e1', 'tok_SECRET_t1', 'SECRET_secret', 'SECRET_key', 'SECRET_token'];
     const viaQuery = await http().get(`${base()}/forms?api_key=${s.key}`);
-    expect([viaQuery.status, viaQuery.body.error.code]).toEqual([401, 'invalid_api_key']);
-    await http().get(`/api/v1/workspaces?API_KEY=${s.key}&key=SECRET_key`).set('X-API-Key', s.key);
+    expect([viaQuery.status, viaQuery.body.error.code, viaQuery.body.error.details[0].field]).toEqual([400, 'validation_error', 'api_key']);
+    const alsoHeader = await http().get(`/api/v1/workspaces?API_KEY=${s.key}&key=SECRET_key`).set('X-API-Key', s.key);
+    expect([alsoHeader.status, alsoHeader.body.error.details[0].field]).toEqual([400, 'API_KEY']);
     await http().get(`${base()}/forms?token=SECRET_token&secret=SECRET_secret&t=tok_SECRET_t1&limit=2`).set('X-API-Key', s.key);
     await http().get('/e/tok_SECRET_e1.gif');
     const created = await http().post(`${base()}/webhook-endpoints`).set('X-API-Key', s.key).send({ url: 'https://hooks.example.com/l', events: ['row.created'] });

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { buildApp } from '../../../src/app';
+import { openBody, sealBody } from '../../../src/platform/idempotency';
 import { createLogger } from '../../../src/platform/logger';
 import { canonicalJson } from '../../../src/core/canonical-json';
 import { scenario, type Scenario } from '../../support/given';
@@ -132,5 +134,69 @@ describe('Idempotency-Key', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
     const other = await supertest(app).post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { id, seats: 2 } });
     expect(other.body.error.code).toBe('idempotency_replay');
+  });
+});
+
+describe('Redis holds no usable secret (issue 25 item 8; docs/writes-keys-limits.md, "Idempotency")', () => {
+  const sha256 = (v: string) => createHash('sha256').update(v, 'utf8').digest('hex');
+  /** Every stored value under this Idempotency-Key, whatever its scope. */
+  const storedFor = async (idemKey: string): Promise<string> => {
+    const keys = await t.redis.keys(`fs:idem:*:${sha256(idemKey)}`);
+    expect(keys).toHaveLength(1);
+    return (await t.redis.get(keys[0]!))!;
+  };
+  /** The secret in every spelling a store could hold it: as is, in base64 of the body, in base64 of itself. */
+  const expectAbsent = (stored: string, secret: string, body: string) => {
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(Buffer.from(secret).toString('base64').slice(0, 24));
+    expect(stored).not.toContain(Buffer.from(body).toString('base64').slice(0, 40));
+    expect(Buffer.from(stored).toString('latin1')).not.toContain(secret);
+  };
+  const replayTwice = async (send: () => supertest.Test) => {
+    const first = await send();
+    const again = await send();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.status).toBe(first.status);
+    expect(again.text).toBe(first.text);
+    return first;
+  };
+
+  it('POST {ws}/api-keys: the new key is not readable from Redis, and a replay answers it byte for byte', async () => {
+    const idemKey = uniq('idem-key');
+    const send = () => t.http().post(`/api/v1/workspaces/${s.ws}/api-keys`).set('X-API-Key', s.key).set('Idempotency-Key', idemKey).send({ name: 'ci', scopes: ['forms:read'] });
+    const first = await replayTwice(send);
+    expect(first.status).toBe(201);
+    const secret = first.body.data.secret as string;
+    expect(secret).toMatch(/^fa_/);
+    const stored = await storedFor(idemKey);
+    expect(JSON.parse(stored)).toEqual({ state: 'done', fingerprint: expect.any(String), status: 201, headers: expect.any(Object), sealed: expect.any(String) });
+    expectAbsent(stored, secret, first.text);
+    // The replayed key is the key that was made: it works.
+    expect((await t.http().get(`/api/v1/workspaces/${s.ws}/forms`).set('X-API-Key', secret)).status).toBe(200);
+  });
+
+  it('POST webhook endpoint and rotate-secret: the signing secret is not readable from Redis, and a replay answers it', async () => {
+    const createKey = uniq('idem-hook');
+    const created = await replayTwice(() =>
+      t.http().post(`/api/v1/workspaces/${s.ws}/webhook-endpoints`).set('X-API-Key', s.key).set('Idempotency-Key', createKey).send({ url: 'https://hooks.example.com/idem', events: ['row.created'] }),
+    );
+    expect(created.status).toBe(201);
+    expectAbsent(await storedFor(createKey), created.body.data.secret as string, created.text);
+
+    const rotateKey = uniq('idem-rotate');
+    const rotated = await replayTwice(() =>
+      t.http().post(`/api/v1/workspaces/${s.ws}/webhook-endpoints/${created.body.data.id}/rotate-secret`).set('X-API-Key', s.key).set('Idempotency-Key', rotateKey),
+    );
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.secret).not.toBe(created.body.data.secret);
+    expectAbsent(await storedFor(rotateKey), rotated.body.data.secret as string, rotated.text);
+  });
+
+  it('a stored answer does not open under another record key (sealed to its record)', () => {
+    const key = Buffer.alloc(32, 7);
+    const sealed = sealBody(key, 'fs:idem:a:1', Buffer.from('{"secret":"whsec_x"}'));
+    expect(openBody(key, 'fs:idem:a:1', sealed).toString()).toBe('{"secret":"whsec_x"}');
+    expect(() => openBody(key, 'fs:idem:b:1', sealed)).toThrow();
+    expect(() => openBody(Buffer.alloc(32, 8), 'fs:idem:a:1', sealed)).toThrow();
   });
 });

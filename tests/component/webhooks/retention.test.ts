@@ -206,7 +206,7 @@ describe('the worker', () => {
     } finally {
       await worker.stop();
     }
-    expect(passes[0]).toEqual({ webhookDeliveries: 3, webhookEvents: 2, submissionTokens: 1, apiKeyUsage: 2, apiKeyOperationUsage: 2, dashboardDownloadClaims: 0 });
+    expect(passes[0]).toEqual({ webhookDeliveries: 3, webhookEvents: 2, submissionTokens: 1, apiKeyUsage: 2, apiKeyOperationUsage: 2, dashboardDownloadClaims: 0, emailLinkUses: 0 });
     expect(await ids('webhook_deliveries')).toEqual(rows.deliveries.kept);
     expect(await ids('webhook_events')).toEqual(rows.events.kept);
     expect(await ids('submission_tokens', 'token')).toEqual(rows.tokens.kept);

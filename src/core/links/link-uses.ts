@@ -1,0 +1,70 @@
+/**
+ * The responses an email link has taken (docs/collecting.md, "Email links"; `email_link_uses`, migration 012, the
+ * one owner of that table). A link takes one response unless it was minted to take more (`max_responses`); both
+ * ways in (the hosted page and the public JSON submission) claim a use in the transaction that stores the response.
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { affectedRows, type DbHandle } from '../../db';
+import { deleteInBatches, type BatchOptions } from '../../db/batches';
+import { errors } from '../errors';
+import type { LinkClaims } from './links';
+
+/** The name of a link's row: the SHA-256 of its token (hex); the token itself is a credential and is not stored. */
+const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+/**
+ * Counts one response for the link `token` in the caller's transaction, only while it has taken fewer than
+ * `claims.maxResponses`. A concurrent claim of the same link waits on the row until this transaction ends, then
+ * counts against what this one committed.
+ * @param trx the submission's transaction: the use rolls back with the response.
+ * @throws AppError link_already_used (409) when the link has taken all the responses it may.
+ */
+export async function claimLinkUse(trx: Knex.Transaction, claims: LinkClaims, token: string): Promise<void> {
+  const claimed: unknown[] = await trx('email_link_uses')
+    .insert({
+      workspace_id: claims.workspaceId,
+      token_hash: tokenHash(token),
+      form_id: claims.formId,
+      email_id: claims.emailId,
+      uses: 1,
+      expires_at: claims.expiresAt,
+    })
+    .onConflict(['workspace_id', 'token_hash'])
+    .merge({ uses: trx.raw('email_link_uses.uses + 1'), updated_at: trx.fn.now() })
+    .where('email_link_uses.uses', '<', claims.maxResponses)
+    .returning('uses');
+  if (claimed.length === 0) throw errors.linkAlreadyUsed(claims.maxResponses);
+}
+
+/**
+ * True when the link `token` has taken every response it may (the page shows its message instead of the form).
+ */
+export async function isLinkUsedUp(db: Knex, claims: LinkClaims, token: string): Promise<boolean> {
+  const row: { uses: number } | undefined = await db('email_link_uses')
+    .first('uses')
+    .where({ workspace_id: claims.workspaceId, token_hash: tokenHash(token) });
+  return row !== undefined && Number(row.uses) >= claims.maxResponses;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Deletes the uses of links that expired more than a day before `now` (such a link is refused with 410 before its
+ * uses are read), in batches (index `email_link_uses_expires_idx`); safe on several instances at once.
+ * @returns rows deleted.
+ */
+export function pruneLinkUses(db: DbHandle, now: Date, opts: BatchOptions = {}): Promise<number> {
+  const before = new Date(now.getTime() - DAY_MS);
+  return deleteInBatches(
+    (limit) =>
+      affectedRows(
+        db('email_link_uses')
+          .whereIn(['workspace_id', 'token_hash'], db('email_link_uses').select('workspace_id', 'token_hash').where('expires_at', '<', before).limit(limit))
+          .where('expires_at', '<', before)
+          .delete(),
+        'token_hash',
+      ),
+    opts,
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * The one rule for which query parameters can hold a secret (docs/writes-keys-limits.md, "Limits, bad bytes and
+ * secrets"): the request log redacts their values (http-log.ts) and the API refuses an API key among them
+ * (auth/api-key-auth.ts, refuseKeyInQuery).
+ */
+
+/**
+ * A query parameter name as the rule compares it: percent-decoded, lower case, letters and digits only, so
+ * `X-API-Key`, `x_api_key`, `apiKey` and `API%5FKEY` all read `xapikey` or `apikey`.
+ */
+export function normalizedParamName(raw: string): string {
+  let name = raw.replace(/\+/g, ' ');
+  try {
+    name = decodeURIComponent(name);
+  } catch {
+    // Kept as sent: a name that does not decode is still compared.
+  }
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * True when a query parameter of this name can hold a secret: `t` (email links, one-time downloads) or any name
+ * holding `key`, `token`, `secret` or `password` (`api_key`, `apiKey`, `X-API-Key`, `token`, `_token`, …).
+ */
+export function isSecretParam(raw: string): boolean {
+  const name = normalizedParamName(raw);
+  return name === 't' || /key|token|secret|password/.test(name);
+}
+
+/**
+ * True when a query parameter of this name is an API key (`api_key`, `apiKey`, `x-api-key`, `X-API-Key`,
+ * `apikey`, any case or separator): such a request is refused (docs/api-rules.md, "Keys and access").
+ */
+export function isApiKeyParam(raw: string): boolean {
+  const name = normalizedParamName(raw);
+  return name === 'apikey' || name === 'xapikey';
+}
