@@ -8,6 +8,7 @@ import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, SETTINGS, type Config } from './config';
 import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from './platform/db/connection';
+import { lockDataDir } from './platform/db/data-dir-lock';
 import { startServer } from './server';
 import { createDeliveryWorker } from './delivery/worker';
 import { createLogger } from './platform/logger';
@@ -307,6 +308,8 @@ async function demoPages(
 
 async function runDemo(): Promise<void> {
   const config = readConfig();
+  // Held until exit, so no other process slips in between our connection and the server's.
+  if (!config.databaseUrl) lockDataDir(config.dataDir);
   // Our connection is closed before the server opens its own: the embedded database allows one.
   const { seeded, key, embedded, pages } = await withDb(config, true, async (db) => {
     const embeddedDb = isEmbedded(db);
