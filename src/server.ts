@@ -101,6 +101,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 /** The logger, the database (migrated when embedded or asked) and Redis when configured. */
 async function openStores(config: Config, opts: StartOptions): Promise<ServerContext> {
   const logger = createLogger(config.logLevel);
+  if (config.publicUrlGuessed) {
+    logger.warn({ host: config.host, publicUrl: config.publicUrl }, 'HOST is a wildcard address and PUBLIC_URL is unset: links are built on localhost; set PUBLIC_URL to the address users reach');
+  }
   const db = createDb({ ...config, requestTimeouts: true }, logger);
   if (opts.migrate || isEmbedded(db)) {
     // On PostgreSQL, migrations (long statements such as CREATE INDEX) run without the request timeouts.
