@@ -4,10 +4,12 @@
  * keys create, keys report, demo, worker. Results go to stdout (JSON where a program reads them); problems go to stderr as
  * one line each, with exit code 1 and no stack trace for expected errors.
  */
+import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, SETTINGS, type Config } from './config';
 import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from './platform/db/connection';
+import { lockDataDir } from './platform/db/data-dir-lock';
 import { startServer } from './server';
 import { createDeliveryWorker } from './delivery/worker';
 import { createLogger } from './platform/logger';
@@ -18,7 +20,8 @@ import { migrationReport, styleBSchedule } from './core/migration/report';
 import { presentMigrationReportA } from './adapters/style-a/analytics.present';
 import { ImportError } from './core/import/importer';
 import { importFixtureFile } from './cli/import-file';
-import { createDemoKey, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
+import { createDemoKey, DEMO_KEY_RATE_LIMIT_PER_MINUTE, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
+import { DEMO_KEY_FILE, readDemoKey, writeDemoKey } from './cli/demo-key-file';
 import { ALL_SCOPES, isScope, type Scope } from './core/scopes';
 import { parseInstant } from './core/query/dates';
 import { mintLink } from './core/links/links';
@@ -305,8 +308,55 @@ async function demoPages(
   };
 }
 
+type DemoPages = Awaited<ReturnType<typeof demoPages>>;
+
+/** What `demo` prints once the server listens: the key, its limit, the server and ready curl lines. */
+function demoBanner(
+  config: Config,
+  base: string,
+  demo: { seeded: boolean; embedded: boolean; key: { secret: string; workspaceIds: string[]; reused: boolean }; pages: DemoPages },
+): string {
+  const { key, pages } = demo;
+  const ws = key.workspaceIds[0]!;
+  const h = `-H 'X-API-Key: ${key.secret}'`;
+  return [
+    '',
+    `feedback-service demo ${demo.seeded ? '(demo data loaded)' : '(demo data already present)'} on ${demo.embedded ? `the embedded database in ${config.dataDir}` : 'PostgreSQL'}`,
+    '',
+    `  API key       ${key.secret}  (${key.reused ? 'the same as last time' : 'new'}; kept in ${path.join(config.dataDir, DEMO_KEY_FILE)} for the next start)`,
+    `  rate limit    ${DEMO_KEY_RATE_LIMIT_PER_MINUTE} requests per minute for this key (other keys: RATE_LIMIT_PER_MINUTE, ${config.rateLimitPerMinute})`,
+    `  workspace id  ${ws}  (Acme Inc.; the key also opens Globex: ${key.workspaceIds[1]})`,
+    `  server        ${base}`,
+    '',
+    'Try:',
+    `  curl -s ${h} '${base}/api/v1/workspaces'`,
+    `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/responses?limit=5'`,
+    `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/responses?page=2&limit=5'`,
+    '',
+    ...(pages
+      ? [
+          'Answer a form in your browser:',
+          `  form page     ${pages.formUrl}${pages.languages.length > 0 ? `  (also ${pages.languages.map((l) => `?lang=${l}`).join(', ')})` : ''}`,
+          `  email link    ${pages.linkUrl}`,
+          `                (following it records a click, ${pages.openUrl} an open)`,
+          'then see your response at the top of the first list above (newest first) and in the form summary:',
+          `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/forms/${pages.formId}/analytics/summary'`,
+          `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/email-events?limit=2'`,
+          '',
+          'See its results as charts in a browser, without a key: mint a dashboard link and open its data.url',
+          `  curl -s -X POST ${h} '${base}/api/v1/workspaces/${ws}/forms/${pages.formId}/dashboard-links'`,
+          '',
+        ]
+      : []),
+    'Press Ctrl+C to stop.',
+    '',
+  ].join('\n');
+}
+
 async function runDemo(): Promise<void> {
   const config = readConfig();
+  // Held until exit, so no other process slips in between our connection and the server's.
+  if (!config.databaseUrl) lockDataDir(config.dataDir);
   // Our connection is closed before the server opens its own: the embedded database allows one.
   const { seeded, key, embedded, pages } = await withDb(config, true, async (db) => {
     const embeddedDb = isEmbedded(db);
@@ -315,52 +365,21 @@ async function runDemo(): Promise<void> {
       process.stderr.write(`Loading the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses, once)…\n`);
     }
     const seededNow = await seedWithProgress(db);
-    const demoKey = await withTransaction(db, (trx) => createDemoKey(trx)).catch((e: unknown) => {
+    // A restart offers the key it kept: one demo key per data set, not one more all-scope key per start.
+    const demoKey = await withTransaction(db, (trx) => createDemoKey(trx, readDemoKey(config.dataDir))).catch((e: unknown) => {
       throw new CliError(
         `${errorMessage(e)} (this database has other data: point FEEDBACK_DATA_DIR or DATABASE_URL at an empty one)`,
       );
     });
+    if (!demoKey.reused) writeDemoKey(config.dataDir, demoKey);
     const pages = await demoPages(db, demoKey.workspaceIds[0]!, config.publicUrl);
     return { seeded: seededNow, key: demoKey, embedded: embeddedDb, pages };
   });
 
   const server = await startServer(config, { handleSignals: true });
   const base = server.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
-  const ws = key.workspaceIds[0]!;
-  const h = `-H 'X-API-Key: ${key.secret}'`;
-  process.stdout.write(
-    [
-      '',
-      `feedback-service demo ${seeded ? '(demo data loaded)' : '(demo data already present)'} on ${embedded ? `the embedded database in ${config.dataDir}` : 'PostgreSQL'}`,
-      '',
-      `  API key       ${key.secret}`,
-      `  workspace id  ${ws}  (Acme Inc.; the key also opens Globex: ${key.workspaceIds[1]})`,
-      `  server        ${base}`,
-      '',
-      'Try:',
-      `  curl -s ${h} '${base}/api/v1/workspaces'`,
-      `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/responses?limit=5'`,
-      `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/responses?page=2&limit=5'`,
-      '',
-      ...(pages
-        ? [
-            'Answer a form in your browser:',
-            `  form page     ${pages.formUrl}${pages.languages.length > 0 ? `  (also ${pages.languages.map((l) => `?lang=${l}`).join(', ')})` : ''}`,
-            `  email link    ${pages.linkUrl}`,
-            `                (following it records a click, ${pages.openUrl} an open)`,
-            'then see your response at the top of the first list above (newest first) and in the form summary:',
-            `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/forms/${pages.formId}/analytics/summary'`,
-            `  curl -s ${h} '${base}/api/v1/workspaces/${ws}/email-events?limit=2'`,
-            '',
-            'See its results as charts in a browser, without a key: mint a dashboard link and open its data.url',
-            `  curl -s -X POST ${h} '${base}/api/v1/workspaces/${ws}/forms/${pages.formId}/dashboard-links'`,
-            '',
-          ]
-        : []),
-      'Press Ctrl+C to stop.',
-      '',
-    ].join('\n'),
-  );
+  // Through the log's own stream: after the start-up log lines and in one piece, never with a log line in its middle.
+  server.printAfterLog(demoBanner(config, base, { seeded, embedded, key, pages }));
 }
 
 /** The environment settings of `serve --help`, each with its default (README.md, "Configuration"). */

@@ -33,6 +33,11 @@ export interface Config {
   readonly validateResponses: boolean;
   /** Base of every link the service prints or mints (README.md, "Configuration"); no trailing slash. */
   readonly publicUrl: string;
+  /**
+   * True when PUBLIC_URL is unset and HOST is a wildcard address (`0.0.0.0`, `::`): links are then built on
+   * `http://localhost:{PORT}`, which no one else can reach, and the server warns once at start.
+   */
+  readonly publicUrlGuessed: boolean;
   /** Express `trust proxy` value; undefined: client addresses are the sockets' (docs/collecting.md, "Public JSON"). */
   readonly trustProxy: string | undefined;
   /** Public submissions per minute per client address and form (docs/collecting.md, "Public JSON"). */
@@ -75,7 +80,7 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
   { name: 'RATE_LIMIT_PER_MINUTE', meaning: 'requests per minute per key without a limit of its own', fallback: '60' },
   { name: 'AUTH_FAILURES_PER_MINUTE', meaning: 'requests with a missing or unknown key per minute per client address', fallback: '60' },
   { name: 'LOG_LEVEL', meaning: 'pino level: fatal, error, warn, info, debug, trace or silent', fallback: 'info' },
-  { name: 'PUBLIC_URL', meaning: 'base of every link the service prints (http:// or https://)', fallback: 'http://{HOST}:{PORT}' },
+  { name: 'PUBLIC_URL', meaning: 'base of every link the service prints (http:// or https://)', fallback: 'http://{HOST}:{PORT}, or http://localhost:{PORT} when HOST is 0.0.0.0 or ::' },
   { name: 'TRUST_PROXY', meaning: 'Express "trust proxy": true, false, a hop count, or addresses/CIDRs/loopback,linklocal,uniquelocal', fallback: 'unset: X-Forwarded-For is ignored' },
   { name: 'SUBMISSIONS_PER_MINUTE', meaning: 'public submissions per minute per client address and form', fallback: '20' },
   { name: 'WEBHOOK_ALLOW_HTTP', meaning: 'allow http:// webhook URLs (true/false)', fallback: 'false' },
@@ -296,6 +301,11 @@ export function trustProxyValue(setting: string | undefined): boolean | number |
   return setting;
 }
 
+/** `0.0.0.0`, `::` and their other spellings: listen on every interface. */
+function isWildcard(host: string): boolean {
+  return /^(0+\.){3}0+$/.test(host) || /^[0:]+$/.test(host);
+}
+
 /**
  * Builds the frozen Config from an environment (default `process.env`) plus explicit overrides.
  * @throws ConfigError naming the variable when a value is malformed (`PORT must be an integer 1-65535, got "abc"`),
@@ -316,6 +326,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     bodyLimitBytes: 1024 * 1024,
     validateResponses: false,
     publicUrl: '',
+    publicUrlGuessed: false,
     trustProxy: trustProxy(env),
     submissionsPerMinute: positiveInt(env, 'SUBMISSIONS_PER_MINUTE', 20),
     webhookAllowHttp: bool(env, 'WEBHOOK_ALLOW_HTTP', false),
@@ -332,7 +343,9 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     throw new ConfigError('PUBLIC_URL', 'a URL without query or fragment', publicUrl);
   }
   if (config.publicUrl === '') {
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    // A wildcard listen address is no address to link to: localhost at least works on this machine.
+    config.publicUrlGuessed = publicUrl === undefined && isWildcard(config.host);
+    const host = config.publicUrlGuessed ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     config.publicUrl = (publicUrl ?? `http://${host}:${config.port}`).replace(/\/+$/, '');
   }
   return Object.freeze(config);

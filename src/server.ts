@@ -13,7 +13,7 @@ import type { Db } from './db';
 import { createDb, isEmbedded, migrateLatest } from './platform/db/connection';
 import { createReadReplicas, type ReadReplicas } from './platform/db/replicas';
 import { createHttpServer } from './platform/http-server';
-import { createLogger, type Logger } from './platform/logger';
+import { createLogger, writeAfterLog, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument } from './platform/openapi';
 import { operationIndex } from './platform/operations';
@@ -34,6 +34,8 @@ export interface RunningServer {
   addCloser(name: string, close: () => Promise<void> | void): void;
   /** Stops accepting connections, drains, stops background work, closes the database and Redis. */
   close(): Promise<void>;
+  /** Writes text to the log's stream (stdout) after every log line so far, in one piece (writeAfterLog). */
+  printAfterLog(text: string): void;
 }
 
 /** How long requests in flight may take to finish after a shutdown signal before their sockets are closed. */
@@ -95,12 +97,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const drainMs = opts.drainMs ?? DRAIN_TIMEOUT_MS;
   const close = shutdown(c, app, server, drainMs);
   if (opts.handleSignals) closeOnSignals(logger, close, drainMs);
-  return { url, port, metrics, addCloser, close };
+  const printAfterLog = (text: string) => writeAfterLog(logger, text);
+  return { url, port, metrics, addCloser, close, printAfterLog };
 }
 
 /** The logger, the database (migrated when embedded or asked) and Redis when configured. */
 async function openStores(config: Config, opts: StartOptions): Promise<ServerContext> {
   const logger = createLogger(config.logLevel);
+  if (config.publicUrlGuessed) {
+    logger.warn({ host: config.host, publicUrl: config.publicUrl }, 'HOST is a wildcard address and PUBLIC_URL is unset: links are built on localhost; set PUBLIC_URL to the address users reach');
+  }
   const db = createDb({ ...config, requestTimeouts: true }, logger);
   if (opts.migrate || isEmbedded(db)) {
     // On PostgreSQL, migrations (long statements such as CREATE INDEX) run without the request timeouts.

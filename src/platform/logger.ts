@@ -19,3 +19,11 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   // stdout written asynchronously in batches (not one write per line); pino flushes it on exit.
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
+
+/**
+ * Writes `text` as it is (no JSON) to the logger's stream, after every line logged so far: the log is
+ * written asynchronously, so text written to stdout directly could land before or between its lines.
+ */
+export function writeAfterLog(logger: Logger, text: string): void {
+  (logger as unknown as Record<symbol, { write(chunk: string): unknown }>)[pino.symbols.streamSym]!.write(text);
+}

@@ -70,6 +70,13 @@ describe('Style A', () => {
     expect(forms.map((f) => f.id).sort()).toEqual([s.nps, s.csat].sort());
   });
 
+  it('sends a typed filter given as one value, as the server reads it (score_ne: 5 is score_ne=5)', async () => {
+    const score = s.responses[0]!.score;
+    const items = await collect(a().responses.list(s.ws, { score_ne: score, limit: 100 }));
+    expect(items.map((r) => r.id)).toEqual(newestFirst(s.responses.filter((r) => r.score !== score)).map((r) => r.id));
+    expect(items.length).toBeLessThan(s.responses.length);
+  });
+
   it('iterates every response across cursor pages', async () => {
     const pages: string[] = [];
     const client = createClient({ baseUrl, apiKey: s.key, style: 'A', fetch: (input, init) => (pages.push(String(input instanceof Request ? input.url : input)), fetch(input, init)) });

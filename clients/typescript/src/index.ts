@@ -81,10 +81,21 @@ export interface WriteResult<T> {
 }
 
 type Query<D extends { query?: unknown }> = NonNullable<D['query']>;
-/** Style A query of the shared responses list: no cursor (the iterator follows it) and no Style B parameter. */
-export type ResponsesQueryA = Omit<Query<ListResponsesData>, 'cursor' | 'page' | 'filter' | 'start_date' | 'end_date' | 'include_actionlist_data'>;
-/** Style B query of the shared responses list: no Style A parameter; `page` is the first page yielded. */
-export type ResponsesQueryB = Omit<Query<ListResponsesData>, 'cursor' | 'created_after' | 'created_before' | 'score_gte' | 'score_lte'>;
+type ResponsesQuery = Query<ListResponsesData>;
+/**
+ * Parameters of the shared responses list only Style B knows; the other parameters, but for `cursor` and
+ * BOTH_STYLES, are Style A's (docs/migrating-between-styles.md, "How the style is chosen"). A request with
+ * parameters of the other style is a 400, so each style's query type refuses them.
+ */
+type StyleBOnly = 'page' | 'filter' | 'start_date' | 'end_date' | 'include_actionlist_data';
+type BothStyles = 'limit' | 'sort' | 'form_id' | 'include_table_data';
+type StyleAOnly = Exclude<keyof ResponsesQuery, StyleBOnly | BothStyles | 'cursor'>;
+/** The server reads a repeatable parameter given once (`score_ne=5`) as a list of one. */
+type OneOrMany<T> = T extends ReadonlyArray<infer U> ? U | U[] : T;
+/** Style A query of the shared responses list: no cursor (the iterator follows it) and no Style B parameter; a typed filter takes one value or a list. */
+export type ResponsesQueryA = { [K in StyleAOnly | BothStyles]?: OneOrMany<ResponsesQuery[K]> } & { [K in StyleBOnly]?: never };
+/** Style B query of the shared responses list: no Style A parameter (filter with `filter`); `page` is the first page yielded. */
+export type ResponsesQueryB = Pick<ResponsesQuery, StyleBOnly | BothStyles> & { [K in StyleAOnly]?: never };
 
 export interface StyleAClient {
   readonly style: 'A';
@@ -143,7 +154,8 @@ function styleA(client: Client): StyleAClient {
     client,
     responses: {
       list: (workspace_id, query = {}) =>
-        eachItem(async (cursor) => (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...query, cursor } }))).data as ResponseListEnvelopeA),
+        // A single value is serialized as `name=value`, a list as the parameter repeated: both are what the generated type's arrays mean.
+        eachItem(async (cursor) => (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...(query as ResponsesQuery), cursor } }))).data as ResponseListEnvelopeA),
       get: async (workspace_id, response_id) =>
         ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeA).data,
     },

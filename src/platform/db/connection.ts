@@ -2,11 +2,11 @@
  * One knex instance for the whole process, on PostgreSQL (`DATABASE_URL`) or on the embedded PGlite
  * database persisted in `FEEDBACK_DATA_DIR` (README.md, "Configuration"). Queries are the same on both.
  */
-import fs from 'node:fs';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations } from '../../../migrations';
 import type { Logger } from '../logger';
+import { lockDataDir } from './data-dir-lock';
 
 // int8 (counts, sums) as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -63,7 +63,11 @@ function knexLog(logger: Logger | undefined): Knex.Config['log'] {
   };
 }
 
-/** Opens the database. With no URL, creates `dataDir` and opens PGlite in it. `logger` receives knex's messages. */
+/**
+ * Opens the database. With no URL, creates `dataDir`, locks it for this process and opens PGlite in it; `destroy()`
+ * releases the lock. `logger` receives knex's messages.
+ * @throws DataDirLockedError when another process holds `dataDir`.
+ */
 export function createDb(opts: DbOptions, logger?: Logger): Db {
   if (opts.databaseUrl) {
     const serving = opts.requestTimeouts === true;
@@ -87,13 +91,28 @@ export function createDb(opts: DbOptions, logger?: Logger): Db {
       },
     });
   }
-  // `memory://` opens an in-memory database (the tests' embedded project).
-  if (!opts.dataDir.startsWith('memory://')) fs.mkdirSync(opts.dataDir, { recursive: true });
+  // `memory://` opens an in-memory database (the tests' embedded project); `pglite` is one already open.
+  const onDisk = !opts.pglite && !opts.dataDir.startsWith('memory://');
+  // Throws DataDirLockedError when another process has the folder open (docs/operations.md, "One process per data directory").
+  const release = onDisk ? lockDataDir(opts.dataDir) : undefined;
   // knex-pglite is a CommonJS module whose export is the client class itself.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPGlite = require('knex-pglite') as typeof knex.Client;
   const connection = opts.pglite ? { pglite: opts.pglite } : { filename: opts.dataDir };
-  return knex({ client: ClientPGlite, log: knexLog(logger), connection: connection as Knex.StaticConnectionConfig });
+  const db = knex({ client: ClientPGlite, log: knexLog(logger), connection: connection as Knex.StaticConnectionConfig });
+  if (release) {
+    // `db.destroy()` calls the client's; the folder stays locked until PGlite has closed it.
+    const client = db.client as { destroy(callback?: unknown): Promise<void> };
+    const destroy = client.destroy.bind(client);
+    client.destroy = async (callback?: unknown) => {
+      try {
+        await destroy(callback);
+      } finally {
+        release();
+      }
+    };
+  }
+  return db;
 }
 
 /**

@@ -6,7 +6,9 @@
  * mint a dashboard link, and each demo form's link opens its charts.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SETTINGS } from '../../../src/config';
@@ -151,7 +153,9 @@ describe('demo', () => {
     const own = await ownDatabase();
     try {
       const port = await freePort();
-      const { child, exit } = run(['demo'], { DATABASE_URL: own.url, PORT: String(port) });
+      // The demo keeps its key in FEEDBACK_DATA_DIR: a folder of the test's, not the checkout's .data.
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-demo-pg-'));
+      const { child, exit } = run(['demo'], { DATABASE_URL: own.url, PORT: String(port), FEEDBACK_DATA_DIR: dataDir });
       let out = '';
       child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
       await until(async () => out.includes('Press Ctrl+C to stop.') || child.exitCode !== null, 90_000);
