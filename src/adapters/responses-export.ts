@@ -31,21 +31,37 @@ export interface ExportStyle {
 
 const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
 
-/** The text of one answer in a per-question CSV cell: choices as their values joined by "; ". */
+/** What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`, tab, carriage return. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text cell of a CSV export, safe to open in a spreadsheet (docs/analytics.md, "Exports"): text starting with
+ * `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'` (OWASP's advice), so it shows as text and never runs
+ * as a formula. Only text goes through here: a number (a score, a JSON number answer such as -5) is written as is.
+ */
+export function csvText(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/** A per-question CSV cell: choices as their values joined by "; "; numbers and booleans as written, text neutralised. */
 function cellOf(answer: StoredAnswer | undefined): string {
   if (answer === undefined || answer.value === null || answer.value === undefined) return '';
   const v = answer.value as unknown;
-  if (Array.isArray(v)) return v.map((o) => String((o as { value?: unknown }).value ?? '')).join('; ');
-  if (typeof v === 'object') return String((v as { value?: unknown }).value ?? '');
-  return String(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return csvText(v.map((o) => String((o as { value?: unknown }).value ?? '')).join('; '));
+  if (typeof v === 'object') return csvText(String((v as { value?: unknown }).value ?? ''));
+  return csvText(String(v));
 }
 
 /** CSV header and row builder, with one column per question when the form is known. */
 function csvLayout(createdColumn: string, questions: Question[] | undefined) {
   const header = ['id', 'form_id', createdColumn, 'score', 'language', 'respondent_email', 'email_id', 'row_id'];
-  header.push(...(questions ? questions.map((q) => q.id) : ['answers']));
+  header.push(...(questions ? questions.map((q) => csvText(q.id)) : ['answers']));
   const row = (r: ResponseRecord, presented: Record<string, unknown>): unknown[] => {
-    const base = [r.id, r.formId, r.createdAt.toISOString(), r.score, r.language, r.respondentEmail ?? '', r.emailId ?? '', r.rowId ?? ''];
+    // Every text column, ids too (a row_id or email_id is the caller's own text); the time and the score are typed.
+    const text = [r.id, r.formId, r.language, r.respondentEmail ?? '', r.emailId ?? '', r.rowId ?? ''].map(csvText);
+    const base = [text[0], text[1], r.createdAt.toISOString(), r.score, ...text.slice(2)];
+    // The JSON of the answers starts with `[`: never a formula.
     if (!questions) return [...base, JSON.stringify(presented.answers)];
     const byId = new Map(r.answers.map((a) => [a.question_id, a]));
     return [...base, ...questions.map((q) => cellOf(byId.get(q.id)))];
