@@ -4,7 +4,9 @@
  * with its list filters and sort (responsesFilterA/B, the same code as the lists) and its presenter. Rows
  * stream from a server-side cursor in list order; every write waits for 'drain' when the socket's buffer is
  * full, so memory stays flat; a client that goes away stops the cursor (the iteration ends, the read-only
- * transaction the handler opened ends, the connection returns to the pool).
+ * transaction the handler opened ends, the connection returns to the pool), and so does one that reads nothing
+ * for EXPORT_STALL_TIMEOUT_MS (the transaction rolls back). Exports at once are capped per key and per instance
+ * (export-slots.ts; docs/analytics.md, "Exports, slow clients and caps").
  */
 import { once } from 'node:events';
 import type { Request, Response } from 'express';
@@ -12,9 +14,9 @@ import type { Knex } from 'knex';
 import { stringify } from 'csv-stringify/sync';
 import { AppError, errors } from '../core/errors';
 import { listQuestions, type Question } from '../core/forms/forms.service';
-import { openResponseExport, type ResponseFilterQuery } from '../core/responses/responses.service';
+import { openResponseExport, type ResponseExport, type ResponseFilterQuery } from '../core/responses/responses.service';
 import type { ResponseRecord, StoredAnswer } from '../core/responses/responses.types';
-import { withTransaction } from '../db';
+import { withTransaction, type Db } from '../db';
 import type { CoreDeps } from './deps';
 import { str, workspaceOf } from './query-values';
 
@@ -27,6 +29,8 @@ export interface ExportStyle {
   createdColumn: string;
   /** The workspace exported, when not the path's (a dashboard link's download). */
   workspaceId?: string;
+  /** The caller holds an export slot already (a dashboard download takes its link's before claiming its token). */
+  slotHeld?: boolean;
 }
 
 const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
@@ -69,16 +73,81 @@ function csvLayout(createdColumn: string, questions: Question[] | undefined) {
   return { header, row };
 }
 
-/** Resolves when the socket can take more, or when the client has gone (then `closed` is true). */
-async function drained(res: Response): Promise<void> {
-  if (res.destroyed || res.writableEnded) return;
-  const ac = new AbortController();
-  await Promise.race([once(res, 'drain', { signal: ac.signal }), once(res, 'close', { signal: ac.signal })]).catch(() => undefined);
-  ac.abort();
+/** The client read nothing for the stall timeout: the export is aborted and its transaction rolled back. */
+class ExportStalled extends Error {
+  constructor(readonly stallTimeoutMs: number) {
+    super(`the client read nothing for ${stallTimeoutMs} ms`);
+  }
 }
 
-/** The export handler of the style that `style` describes (mounted by shared-responses.ts before `/responses/:response_id`). */
-export function responsesExport({ db }: Pick<CoreDeps, 'db'>, style: ExportStyle) {
+/**
+ * Resolves when the socket can take more, or when the client has gone.
+ * @throws ExportStalled when neither happens within `stallTimeoutMs` (a client that stopped reading).
+ */
+async function drained(res: Response, stallTimeoutMs: number): Promise<void> {
+  if (res.destroyed || res.writableEnded) return;
+  const ac = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<'stalled'>((resolve) => {
+    timer = setTimeout(() => resolve('stalled'), stallTimeoutMs);
+  });
+  const moved = Promise.race([once(res, 'drain', { signal: ac.signal }), once(res, 'close', { signal: ac.signal })]).then(
+    () => 'moved' as const,
+    () => 'moved' as const,
+  );
+  const outcome = await Promise.race([moved, stalled]);
+  clearTimeout(timer);
+  ac.abort();
+  if (outcome === 'stalled') throw new ExportStalled(stallTimeoutMs);
+}
+
+/** What one export streams: its rows, their format and layout, and how long its client may stall. */
+interface ExportRun {
+  exported: ResponseExport;
+  format: 'ndjson' | 'csv';
+  layout: ReturnType<typeof csvLayout>;
+  present: (r: ResponseRecord) => Record<string, unknown>;
+  stallTimeoutMs: number;
+}
+
+/**
+ * Streams the rows in one read-only transaction. Ends when the rows do or the client goes; a client that reads
+ * nothing for the stall timeout throws ExportStalled out of the transaction, which rolls it back.
+ */
+async function streamRows(db: Db, req: Request, res: Response, run: ExportRun): Promise<void> {
+  let gone = false;
+  res.once('close', () => {
+    gone = !res.writableFinished;
+  });
+  const stream = async (trx: Knex.Transaction) => {
+    for await (const batch of run.exported.batches(trx)) {
+      if (gone || res.destroyed) break;
+      const chunk =
+        run.format === 'csv'
+          ? stringify(batch.map((r) => run.layout.row(r, run.present(r))), CSV_OPTIONS)
+          : batch.map((r) => `${JSON.stringify(run.present(r))}\n`).join('');
+      if (!res.write(chunk)) await drained(res, run.stallTimeoutMs);
+      if (gone || res.destroyed) break;
+    }
+  };
+  try {
+    await withTransaction(db, stream, { readOnly: true });
+  } catch (err) {
+    // Headers are out: the envelope cannot follow. Cut the connection so the client sees a broken download.
+    if (err instanceof ExportStalled) req.log?.info?.({ stallTimeoutMs: err.stallTimeoutMs }, 'export aborted: the client stopped reading');
+    else req.log?.error?.({ err }, 'export failed after streaming began');
+    res.destroy();
+    return;
+  }
+  if (!gone && !res.destroyed) res.end();
+}
+
+/**
+ * The export handler of the style that `style` describes (mounted by shared-responses.ts before `/responses/:response_id`).
+ * Takes an export slot of the key (`exportSlots`), unless the caller holds one (`style.slotHeld`: a dashboard download).
+ * @throws AppError validation_error for a bad format or filter; rate_limit_exceeded (429) over an export cap.
+ */
+export function responsesExport({ db, exportSlots }: Pick<CoreDeps, 'db' | 'exportSlots'>, style: ExportStyle) {
   return async (req: Request, res: Response) => {
     const ws = style.workspaceId ?? workspaceOf(req);
     const format = str(req, 'format') ?? 'ndjson';
@@ -88,44 +157,24 @@ export function responsesExport({ db }: Pick<CoreDeps, 'db'>, style: ExportStyle
     const filters = style.filters(req);
     // Validates filters and sort now, before the first byte is sent.
     const exported = openResponseExport(ws, filters);
-    let questions: Question[] | undefined;
-    if (format === 'csv' && filters.formId !== undefined) {
-      questions = await listQuestions(db, ws, filters.formId).catch((err: unknown) => {
-        if (err instanceof AppError && err.status === 404) return [];
-        throw err;
-      });
-    }
-    const present = (r: ResponseRecord) => style.present(r);
-    const layout = csvLayout(style.createdColumn, questions);
-
-    res.status(200);
-    res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
-    res.setHeader('Content-Disposition', `attachment; filename="responses.${format === 'csv' ? 'csv' : 'ndjson'}"`);
-    res.setHeader('Cache-Control', 'no-store');
-    let gone = false;
-    res.once('close', () => {
-      gone = !res.writableFinished;
-    });
-    if (format === 'csv') res.write(stringify([layout.header], CSV_OPTIONS));
+    const release = style.slotHeld ? undefined : exportSlots.acquire(`key:${req.auth?.id ?? ''}`);
     try {
-      const stream = async (trx: Knex.Transaction) => {
-        for await (const batch of exported.batches(trx)) {
-          if (gone || res.destroyed) break;
-          const chunk =
-            format === 'csv'
-              ? stringify(batch.map((r) => layout.row(r, present(r))), CSV_OPTIONS)
-              : batch.map((r) => `${JSON.stringify(present(r))}\n`).join('');
-          if (!res.write(chunk)) await drained(res);
-          if (gone || res.destroyed) break;
-        }
-      };
-      await withTransaction(db, stream, { readOnly: true });
-    } catch (err) {
-      // Headers are out: the envelope cannot follow. Cut the connection so the client sees a broken download.
-      req.log?.error?.({ err }, 'export failed after streaming began');
-      res.destroy();
-      return;
+      let questions: Question[] | undefined;
+      if (format === 'csv' && filters.formId !== undefined) {
+        questions = await listQuestions(db, ws, filters.formId).catch((err: unknown) => {
+          if (err instanceof AppError && err.status === 404) return [];
+          throw err;
+        });
+      }
+      const layout = csvLayout(style.createdColumn, questions);
+      res.status(200);
+      res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+      res.setHeader('Content-Disposition', `attachment; filename="responses.${format === 'csv' ? 'csv' : 'ndjson'}"`);
+      res.setHeader('Cache-Control', 'no-store');
+      if (format === 'csv') res.write(stringify([layout.header], CSV_OPTIONS));
+      await streamRows(db, req, res, { exported, format, layout, present: (r) => style.present(r), stallTimeoutMs: exportSlots.stallTimeoutMs });
+    } finally {
+      release?.();
     }
-    if (!gone && !res.destroyed) res.end();
   };
 }

@@ -17,6 +17,7 @@ import { dashboardData } from '../core/dashboards/dashboard';
 import { activeDashboardLink, claimDownloadToken, mintDownloadToken, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
 import { chooseLanguage } from '../core/forms/public-form';
 import { presentersByStyle } from '../adapters/presenters';
+import type { ExportSlots } from '../adapters/export-slots';
 import { responsesExport } from '../adapters/responses-export';
 import type { Db } from '../platform/db/connection';
 import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/error-handler';
@@ -33,6 +34,8 @@ export interface DashboardDeps {
   limiter: RateLimiter;
   /** config.authFailuresPerMinute: the public budget per client address. */
   publicPerMinute: number;
+  /** The app's export caps: a download counts as an export of its link (docs/analytics.md, "Exports, slow clients and caps"). */
+  exportSlots: ExportSlots;
 }
 
 const INTERVALS: readonly string[] = ['day', 'week', 'month'];
@@ -106,12 +109,19 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     withLink(async (req, res, link) => {
       const format = first(req.query.format);
       const t = first(req.query.t);
-      if ((format !== 'csv' && format !== 'ndjson') || t === undefined || !(await claimDownloadToken(deps.db, link, t, format))) return notFound(req, res);
-      const exportOf = responsesExport(
-        { db: deps.db },
-        { filters: () => ({ formId: link.formId }), present: presentersByStyle.A.response, createdColumn: 'created_at', workspaceId: link.workspaceId },
-      );
-      await exportOf(req, res);
+      if ((format !== 'csv' && format !== 'ndjson') || t === undefined) return notFound(req, res);
+      // The slot before the claim: a download refused with 429 keeps its one-time token for the retry.
+      const release = deps.exportSlots.acquire(`link:${link.id}`);
+      try {
+        if (!(await claimDownloadToken(deps.db, link, t, format))) return notFound(req, res);
+        const exportOf = responsesExport(
+          { db: deps.db, exportSlots: deps.exportSlots },
+          { filters: () => ({ formId: link.formId }), present: presentersByStyle.A.response, createdColumn: 'created_at', workspaceId: link.workspaceId, slotHeld: true },
+        );
+        await exportOf(req, res);
+      } finally {
+        release();
+      }
     }),
   );
 
