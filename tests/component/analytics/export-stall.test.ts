@@ -26,7 +26,7 @@ import { onEmbeddedDb, openTestDb } from '../../support/db';
 import { keyFor, uid, workspaceWithKey } from '../../support/given';
 
 const embedded = onEmbeddedDb();
-const STALL_MS = embedded ? 1_500 : 5_000;
+const STALL_MS = embedded ? 4_000 : 5_000;
 const MAX = embedded ? 1 : 2;
 const QUESTIONS: FixtureQuestion[] = [{ id: 'q_text', type: 'text', title: 'Comment' }];
 
@@ -38,7 +38,9 @@ let port: number;
 const log: Array<Record<string, unknown>> = [];
 /** The server's side of every open connection: one whose write buffer stays full is waiting for 'drain'. */
 const sockets = new Set<Socket>();
-let big: { ws: string; keys: string[] };
+/** The clients' requests, destroyed after the tests (a paused one never notices the server's close). */
+const clients = new Set<http.ClientRequest>();
+let big: { ws: string; form: string; keys: string[] };
 let other: { ws: string; key: string };
 
 beforeAll(async () => {
@@ -69,11 +71,12 @@ beforeAll(async () => {
     forms: [{ id: form, workspace_id: first.ws, name: 'Big', questions: QUESTIONS }],
     responses: Array.from({ length: 1_800 }, (_, i) => ({ id: uid('rsp'), form_id: form, score: i % 11, answers: [{ question_id: 'q_text', value: text }] })),
   });
-  big = { ws: first.ws, keys: [first.key, await keyFor(db, [first.ws]), await keyFor(db, [first.ws])] };
+  big = { ws: first.ws, form, keys: [first.key, await keyFor(db, [first.ws]), await keyFor(db, [first.ws])] };
   other = await workspaceWithKey(db);
 }, 180_000);
 
 afterAll(async () => {
+  for (const req of clients) req.destroy();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   if (app) await stopAppBackground(app);
@@ -82,9 +85,10 @@ afterAll(async () => {
 });
 
 /** GET on the listening server; the answer's head, and its body read (or, with `stall`, left unread until `resume()`). */
-function get(path: string, key: string, stall = false) {
+function get(path: string, key: string | undefined, stall = false) {
   return new Promise<{ res: http.IncomingMessage; body: string; resume: () => Promise<'ended' | 'cut'> }>((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path, headers: { 'X-API-Key': key }, agent: false });
+    const req = http.get({ host: '127.0.0.1', port, path, headers: key === undefined ? {} : { 'X-API-Key': key }, agent: false });
+    clients.add(req);
     req.once('error', reject);
     req.once('response', (res) => {
       let body = '';
@@ -181,5 +185,42 @@ describe('exports whose clients stop reading', () => {
     // The slots are free again: the same key exports.
     const again = await get(`${exportPath()}&created_before=2000-01-01`, big.keys[0]!);
     expect([again.res.statusCode, again.body]).toEqual([200, '']);
+  }, 120_000);
+
+  it('a dashboard download counts against the caps (the 429 page keeps its token) and is cut after the stall timeout', async () => {
+    const minted = await new Promise<string>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port, method: 'POST', path: `/api/v1/workspaces/${big.ws}/forms/${big.form}/dashboard-links`, headers: { 'X-API-Key': big.keys[0]!, 'Content-Type': 'application/json' }, agent: false },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.once('end', () => resolve((JSON.parse(body) as { data: { url: string } }).data.url));
+        },
+      );
+      req.once('error', reject);
+      req.end('{}');
+    });
+    const page = await get(new URL(minted).pathname, undefined);
+    expect(page.res.statusCode).toBe(200);
+    const download = /href="(\/d\/[^"]+\/export\?format=ndjson&amp;t=[^"]+)"/.exec(page.body)![1]!.replace(/&amp;/g, '&');
+    const before = log.filter((l) => l.msg === 'export aborted: the client stopped reading').length;
+    const holders: Array<Awaited<ReturnType<typeof get>>> = [];
+    if (!embedded) {
+      // Every export place taken (a dashboard request reads its link first: on the embedded database it would wait
+      // for the one connection the export holds, so the refusal is shown on PostgreSQL).
+      for (const key of big.keys.slice(0, MAX)) holders.push(await get(exportPath(), key, true));
+      const refused = await get(download, undefined);
+      expect([refused.res.statusCode, refused.res.headers['retry-after'], refused.res.headers['content-type']]).toEqual([429, '10', 'text/html; charset=utf-8']);
+      expect(await until(() => log.filter((l) => l.msg === 'export aborted: the client stopped reading').length === before + MAX, STALL_MS + 10_000)).toBe(true);
+      for (const h of holders) expect(await h.resume()).toBe('cut');
+    }
+    // The token was not spent by the 429: it opens the download now, whose client then reads nothing.
+    const stalled = await get(download, undefined, true);
+    expect(stalled.res.statusCode).toBe(200);
+    const aborted = () => log.filter((l) => l.msg === 'export aborted: the client stopped reading').length;
+    expect(await until(() => aborted() === before + holders.length + 1, STALL_MS + 10_000)).toBe(true);
+    expect(await until(() => pool().numUsed() === 0, 2_000)).toBe(true);
+    expect(await stalled.resume()).toBe('cut');
   }, 120_000);
 });
