@@ -34,6 +34,8 @@ async function main(): Promise<void> {
               host: '127.0.0.1',
               // The dashboard page counts against the public budget per address, which would cap its latency samples.
               authFailuresPerMinute: 1_000_000,
+              // Every load connection comes from 127.0.0.1, as from a proxy: no per-address connection cap.
+              connectionsPerAddress: 0,
             },
             {},
           ),

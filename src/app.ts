@@ -59,6 +59,7 @@ import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
 import type { CoreDeps } from './adapters/deps';
+import { createExportSlots } from './adapters/export-slots';
 import { dashboardRouter } from './pages/dashboard.router';
 
 export interface AppDeps {
@@ -70,6 +71,8 @@ export interface AppDeps {
   limiter?: RateLimiter;
   /** Overrides the per-key usage counter (docs/analytics.md, "Migration insight"); stopped by stopAppBackground. */
   usage?: UsageCounter;
+  /** Overrides how long a looked-up key is trusted, ms (tests; default KEY_CACHE_TTL_MS). */
+  keyCacheTtlMs?: number;
   /** Overrides host resolution of webhook URLs (tests). */
   resolveHost?: Resolve;
   /** Metrics of this app (the server passes its own to wire background work); built when absent. */
@@ -133,9 +136,12 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   });
   app.get('/docs/migrating', publicLimit, migrationGuidePage());
   app.use('/docs', publicLimit, docsPage());
-  const keys = createApiKeyCache({ db, logger });
+  const keys = createApiKeyCache({ db, logger, ttlMs: deps.keyCacheTtlMs });
+  // One set of export slots per app: both styles' exports and the dashboard downloads share its caps.
+  const exportSlots = createExportSlots({ perKey: config.exportsPerKey, max: config.exportsMax, stallTimeoutMs: config.exportStallTimeoutMs });
   const core = {
     db,
+    exportSlots,
     keysChanged: keys.clear,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.rateLimitPerMinute,
@@ -161,7 +167,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
   // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
-  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute }));
+  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots }));
 
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());

@@ -56,6 +56,20 @@ export interface Config {
   readonly styleBSunset: string | undefined;
   /** `STYLE_B_DEPRECATED_AT` (YYYY-MM-DD); default 180 days before the sunset. */
   readonly styleBDeprecatedAt: string | undefined;
+  /** `HTTP_HEADERS_TIMEOUT_MS`: a client must send its request line and headers within this (docs/operations.md, "Slow clients"). */
+  readonly httpHeadersTimeoutMs: number;
+  /** `HTTP_REQUEST_TIMEOUT_MS`: a client must send its whole request, body included, within this; at least the headers timeout. */
+  readonly httpRequestTimeoutMs: number;
+  /** `HTTP_KEEP_ALIVE_TIMEOUT_MS`: an idle keep-alive connection is closed after this. */
+  readonly httpKeepAliveTimeoutMs: number;
+  /** `CONNECTIONS_PER_ADDRESS`: open connections one client address may hold; 0: no cap (docs/operations.md, "Slow clients"). */
+  readonly connectionsPerAddress: number;
+  /** `EXPORT_STALL_TIMEOUT_MS`: an export whose client has read nothing for this long is aborted (docs/analytics.md, "Exports"). */
+  readonly exportStallTimeoutMs: number;
+  /** `EXPORTS_PER_KEY`: exports one API key (or one dashboard link) may run at once on an instance. */
+  readonly exportsPerKey: number;
+  /** `EXPORTS_MAX`: exports an instance runs at once, API and dashboard downloads together. */
+  readonly exportsMax: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -67,6 +81,15 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** The HTTP server's defaults (docs/operations.md, "Slow clients"); Node's own are 60 s, 300 s and 5 s, and no cap. */
+export const HTTP_DEFAULTS = Object.freeze({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, connectionsPerAddress: 64 });
+
+/**
+ * The export limits' defaults (docs/analytics.md, "Exports"): 2 per key and 4 in all leave 6 of the 10 pooled
+ * connections to the API; the embedded database has one connection, so one export at a time there.
+ */
+export const EXPORT_DEFAULTS = Object.freeze({ stallTimeoutMs: 30_000, perKey: 2, maxOnPostgres: 4 });
 
 /** Every environment setting with its default, for `serve --help` (README.md, "Configuration"). */
 export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: string }> = [
@@ -90,7 +113,15 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
   { name: 'METRICS', meaning: '"off" hides /metrics (on/off)', fallback: 'on' },
   { name: 'STYLE_B_SUNSET', meaning: 'date (YYYY-MM-DD) that turns on the Style B deprecation headers', fallback: 'unset' },
   { name: 'STYLE_B_DEPRECATED_AT', meaning: 'date (YYYY-MM-DD) of the Style B deprecation', fallback: '180 days before STYLE_B_SUNSET' },
+  { name: 'HTTP_HEADERS_TIMEOUT_MS', meaning: 'milliseconds a client has to send its request line and headers; then the connection is closed', fallback: String(HTTP_DEFAULTS.headersTimeoutMs) },
+  { name: 'HTTP_REQUEST_TIMEOUT_MS', meaning: 'milliseconds a client has to send its whole request (body included), at least HTTP_HEADERS_TIMEOUT_MS', fallback: String(HTTP_DEFAULTS.requestTimeoutMs) },
+  { name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', meaning: 'milliseconds an idle keep-alive connection stays open', fallback: String(HTTP_DEFAULTS.keepAliveTimeoutMs) },
+  { name: 'CONNECTIONS_PER_ADDRESS', meaning: 'open connections one client address may hold (behind a proxy every client has its address: raise it or set 0); 0: no cap', fallback: String(HTTP_DEFAULTS.connectionsPerAddress) },
+  { name: 'EXPORT_STALL_TIMEOUT_MS', meaning: 'an export (API or dashboard download) whose client reads nothing for this many milliseconds is aborted and its transaction rolled back', fallback: String(EXPORT_DEFAULTS.stallTimeoutMs) },
+  { name: 'EXPORTS_PER_KEY', meaning: 'exports one API key (or dashboard link) may run at once on an instance; more: 429 with Retry-After', fallback: String(EXPORT_DEFAULTS.perKey) },
+  { name: 'EXPORTS_MAX', meaning: 'exports an instance runs at once (API and dashboard downloads); more: 429 with Retry-After', fallback: `${EXPORT_DEFAULTS.maxOnPostgres} (1 on the embedded database)` },
 ];
+
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -106,6 +137,21 @@ function positiveInt(env: Env, name: string, fallback: number): number {
     throw new ConfigError(name, 'a positive integer', value);
   }
   return Number(value);
+}
+
+function nonNegativeInt(env: Env, name: string, fallback: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(Number(value))) throw new ConfigError(name, 'a whole number (0 or more)', value);
+  return Number(value);
+}
+
+/** The HTTP server's timeouts: the request timeout covers the headers, so it cannot be shorter (Node refuses that). */
+function httpTimeouts(env: Env): Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs'> {
+  const headers = positiveInt(env, 'HTTP_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs);
+  const request = positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', Math.max(HTTP_DEFAULTS.requestTimeoutMs, headers));
+  if (request < headers) throw new ConfigError('HTTP_REQUEST_TIMEOUT_MS', `at least HTTP_HEADERS_TIMEOUT_MS (${headers})`, String(request));
+  return { httpHeadersTimeoutMs: headers, httpRequestTimeoutMs: request, httpKeepAliveTimeoutMs: positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs) };
 }
 
 /** Days 1-36500: a cutoff that far back is still a valid date. */
@@ -336,6 +382,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     metricsEnabled: bool(env, 'METRICS', true),
     styleBSunset: calendarDate(env, 'STYLE_B_SUNSET'),
     styleBDeprecatedAt: calendarDate(env, 'STYLE_B_DEPRECATED_AT'),
+    ...httpTimeouts(env),
+    connectionsPerAddress: nonNegativeInt(env, 'CONNECTIONS_PER_ADDRESS', HTTP_DEFAULTS.connectionsPerAddress),
+    exportStallTimeoutMs: positiveInt(env, 'EXPORT_STALL_TIMEOUT_MS', EXPORT_DEFAULTS.stallTimeoutMs),
+    exportsPerKey: positiveInt(env, 'EXPORTS_PER_KEY', EXPORT_DEFAULTS.perKey),
+    exportsMax: positiveInt(env, 'EXPORTS_MAX', url(env, 'DATABASE_URL', ['postgres', 'postgresql']) === undefined ? 1 : EXPORT_DEFAULTS.maxOnPostgres),
     ...overrides,
   };
   const publicUrl = url(env, 'PUBLIC_URL', ['http', 'https']);

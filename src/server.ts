@@ -137,7 +137,7 @@ async function openStores(config: Config, opts: StartOptions): Promise<ServerCon
 /** Listens on config.host:config.port; on failure releases the stores and rethrows. */
 async function listen(c: ServerContext, app: Express): Promise<Server> {
   const { config, logger, db, redis, closers } = c;
-  const server = createHttpServer(app, logger).listen(config.port, config.host);
+  const server = createHttpServer(app, logger, config).listen(config.port, config.host);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

@@ -2,6 +2,7 @@
 import type { StyleBSchedule } from '../core/migration/report';
 import type { UrlGuard } from '../core/webhooks/webhooks.write';
 import type { Db } from '../db';
+import type { ExportSlots } from './export-slots';
 
 export interface CoreDeps {
   db: Db;
@@ -16,6 +17,8 @@ export interface CoreDeps {
    * request here sees it; other instances learn it from the database's change notice.
    */
   keysChanged?: () => void;
+  /** The export caps and stall timeout of this instance (docs/analytics.md, "Exports, slow clients and caps"). */
+  exportSlots: ExportSlots;
   /** The Style B deprecation and sunset dates (STYLE_B_SUNSET, STYLE_B_DEPRECATED_AT) the migration report shows. */
   styleB?: StyleBSchedule;
 }

@@ -18,6 +18,7 @@ import { dashboardData } from '../core/dashboards/dashboard';
 import { activeDashboardLink, claimDownloadToken, mintDownloadToken, withoutAddresses, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
 import { chooseLanguage } from '../core/forms/public-form';
 import { presentersByStyle } from '../adapters/presenters';
+import type { ExportSlots } from '../adapters/export-slots';
 import { responsesExport } from '../adapters/responses-export';
 import type { Db } from '../platform/db/connection';
 import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/error-handler';
@@ -34,6 +35,8 @@ export interface DashboardDeps {
   limiter: RateLimiter;
   /** config.authFailuresPerMinute: the public budget per client address. */
   publicPerMinute: number;
+  /** The app's export caps: a download counts as an export of its link (docs/analytics.md, "Exports, slow clients and caps"). */
+  exportSlots: ExportSlots;
 }
 
 const first = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -106,18 +109,26 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     withLink(async (req, res, link) => {
       const format = first(req.query.format);
       const t = first(req.query.t);
-      if ((format !== 'csv' && format !== 'ndjson') || t === undefined || !(await claimDownloadToken(deps.db, link, t, format))) return notFound(req, res);
-      const exportOf = responsesExport(
-        { db: deps.db },
-        {
-          filters: () => ({ formId: link.formId }),
-          present: presentersByStyle.A.response,
-          createdColumn: 'created_at',
-          workspaceId: link.workspaceId,
-          ...(link.includeAddresses ? {} : { record: withoutAddresses }),
-        },
-      );
-      await exportOf(req, res);
+      if ((format !== 'csv' && format !== 'ndjson') || t === undefined) return notFound(req, res);
+      // The slot before the claim: a download refused with 429 keeps its one-time token for the retry.
+      const release = deps.exportSlots.acquire(`link:${link.id}`);
+      try {
+        if (!(await claimDownloadToken(deps.db, link, t, format))) return notFound(req, res);
+        const exportOf = responsesExport(
+          { db: deps.db, exportSlots: deps.exportSlots },
+          {
+            filters: () => ({ formId: link.formId }),
+            present: presentersByStyle.A.response,
+            createdColumn: 'created_at',
+            workspaceId: link.workspaceId,
+            slotHeld: true,
+            ...(link.includeAddresses ? {} : { record: withoutAddresses }),
+          },
+        );
+        await exportOf(req, res);
+      } finally {
+        release();
+      }
     }),
   );
 

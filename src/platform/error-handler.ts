@@ -107,8 +107,23 @@ function tooDeep(field: string): AppError {
   return errors.invalid('body', field, `${where} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels; send at most ${MAX_BODY_DEPTH}.`);
 }
 
+/**
+ * True when the client closed the connection while its body was being read (body-parser's `request.aborted`, e.g.
+ * a slow upload given up): no fault of the service and nobody left to answer (docs/operations.md, "Slow clients").
+ */
+function isClientAbort(err: unknown): boolean {
+  return err !== null && typeof err === 'object' && (err as { type?: unknown }).type === 'request.aborted';
+}
+
 export function errorHandler(logger: Logger, opts: { exposeInternals: boolean }): ErrorRequestHandler {
   return (err, req, res, _next) => {
+    if (isClientAbort(err)) {
+      // Logged as what it is, at info without a stack; the access log adds its `request aborted` line.
+      const { received, expected } = err as { received?: number; expected?: number };
+      (req.log ?? logger).info({ request_id: req.requestId, received, expected }, 'client aborted the request while sending its body');
+      if (!res.destroyed) res.destroy();
+      return;
+    }
     const appError = translate(err, opts.exposeInternals);
     if (appError.code === 'service_unavailable') {
       (req.log ?? logger).warn({ err: (err as Error).message, request_id: req.requestId }, 'database unavailable');

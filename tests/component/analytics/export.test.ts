@@ -257,3 +257,58 @@ describe('GET {ws}/responses/export', () => {
     }
   }, 120_000);
 });
+
+describe('CSV cells that a spreadsheet would run as formulas (OWASP "CSV Injection")', () => {
+  const FORMULA_CHARS: Array<[string, string]> = [
+    ['=', '='],
+    ['+', '+'],
+    ['-', '-'],
+    ['@', '@'],
+    ['tab', '\t'],
+    ['carriage return', '\r'],
+  ];
+  const questions: FixtureQuestion[] = [
+    { id: 'q_text', type: 'text', title: 'Comment' },
+    { id: 'q_num', type: 'number', title: 'Delta' },
+  ];
+  let w: { ws: string; key: string; form: string; ids: Map<string, string>; negative: string };
+  beforeAll(async () => {
+    const { ws, key } = await workspaceWithKey(ctx.db);
+    const form = uid('frm');
+    const ids = new Map(FORMULA_CHARS.map(([name]) => [name, uid('rsp')]));
+    const negative = uid('rsp');
+    await importFixture(ctx.db, {
+      forms: [{ id: form, workspace_id: ws, name: 'Formulas', questions }],
+      responses: [
+        ...FORMULA_CHARS.map(([name, c]) => ({ id: ids.get(name)!, form_id: form, score: 0, answers: [{ question_id: 'q_text', value: `${c}HYPERLINK("http://evil.example")` }] })),
+        // A number answer is typed: -5 stays a number; the same characters as text are neutralised.
+        { id: negative, form_id: form, score: 0, answers: [{ question_id: 'q_text', value: '-5' }, { question_id: 'q_num', value: -5 }] },
+      ],
+    });
+    w = { ws, key, form, ids, negative };
+  });
+  const csvOf = async (id: string, style: 'A' | 'B') => {
+    const only = style === 'A' ? `id=${id}` : `filter=${encodeURIComponent(`id = ${id}`)}`;
+    const res = await ctx.http().get(`/api/v1/workspaces/${w.ws}/responses/export?format=csv&form_id=${w.form}&${only}`).set('X-API-Key', w.key).set('X-API-Style', style).buffer(true).parse((r, cb) => {
+      let text = '';
+      r.setEncoding('utf8');
+      r.on('data', (c: string) => (text += c));
+      r.on('end', () => cb(null, text));
+    });
+    expect(res.status).toBe(200);
+    return (res.body as string).split('\r\n')[1];
+  };
+
+  it.each(FORMULA_CHARS)('a text answer starting with %s gets a leading quote, in both styles', async (name, c) => {
+    for (const style of ['A', 'B'] as const) {
+      const line = await csvOf(w.ids.get(name)!, style);
+      const cell = stringify([[`'${c}HYPERLINK("http://evil.example")`]], { quoted_match: /[\r\n]/ }).replace(/\n$/, '');
+      expect(line?.endsWith(`,${cell},`)).toBe(true);
+    }
+  });
+
+  it('writes a number answer as the number (-5), but the text "-5" as \'-5', async () => {
+    const line = await csvOf(w.negative, 'A');
+    expect(line?.endsWith(",'-5,-5")).toBe(true);
+  });
+});

@@ -32,6 +32,13 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ WEBHOOK_LOG_RETENTION_DAYS: '36501' }, 'WEBHOOK_LOG_RETENTION_DAYS must be a whole number of days 1-36500, got "36501"'],
   [{ STYLE_B_SUNSET: '2027-02-30' }, 'STYLE_B_SUNSET must be a date YYYY-MM-DD, got "2027-02-30"'],
   [{ STYLE_B_DEPRECATED_AT: '01/06/2027' }, 'STYLE_B_DEPRECATED_AT must be a date YYYY-MM-DD, got "01/06/2027"'],
+  [{ HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS must be a positive integer, got "0"'],
+  [{ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '10000' }, 'HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (10000), got "5000"'],
+  [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be a positive integer, got "5s"'],
+  [{ CONNECTIONS_PER_ADDRESS: '-1' }, 'CONNECTIONS_PER_ADDRESS must be a whole number (0 or more), got "-1"'],
+  [{ EXPORT_STALL_TIMEOUT_MS: '0' }, 'EXPORT_STALL_TIMEOUT_MS must be a positive integer, got "0"'],
+  [{ EXPORTS_PER_KEY: 'two' }, 'EXPORTS_PER_KEY must be a positive integer, got "two"'],
+  [{ EXPORTS_MAX: '0' }, 'EXPORTS_MAX must be a positive integer, got "0"'],
 ];
 
 it.each(bad)('refuses %j with one line naming the variable', (env, message) => {
@@ -73,6 +80,33 @@ it('loads good values of every setting', () => {
     styleBSunset: '2027-06-30',
   });
   expect(loadConfig({}, {})).toMatchObject({ port: 3000, host: '127.0.0.1', metricsEnabled: true, trustProxy: undefined, logLevel: 'info', webhookLogRetentionDays: 30 });
+});
+
+it('loads the slow-client and export settings, with their defaults (docs/operations.md, "Slow clients")', () => {
+  expect(loadConfig({}, { DATABASE_URL: 'postgres://db/x' })).toMatchObject({
+    httpHeadersTimeoutMs: 10_000,
+    httpRequestTimeoutMs: 30_000,
+    httpKeepAliveTimeoutMs: 5_000,
+    connectionsPerAddress: 64,
+    exportStallTimeoutMs: 30_000,
+    exportsPerKey: 2,
+    exportsMax: 4,
+  });
+  // The embedded database has one connection: one export at a time.
+  expect(loadConfig({}, {}).exportsMax).toBe(1);
+  const c = loadConfig(
+    {},
+    {
+      HTTP_HEADERS_TIMEOUT_MS: '40000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      CONNECTIONS_PER_ADDRESS: '0',
+      EXPORT_STALL_TIMEOUT_MS: '5000',
+      EXPORTS_PER_KEY: '1',
+      EXPORTS_MAX: '3',
+    },
+  );
+  // A headers timeout above the request timeout's default lifts that default with it.
+  expect(c).toMatchObject({ httpHeadersTimeoutMs: 40_000, httpRequestTimeoutMs: 40_000, httpKeepAliveTimeoutMs: 65_000, connectionsPerAddress: 0, exportStallTimeoutMs: 5_000, exportsPerKey: 1, exportsMax: 3 });
 });
 
 it('gives Express a trust proxy value it accepts, so X-Forwarded-For counts only when configured', async () => {

@@ -319,3 +319,44 @@ describe('who may mint, list, revoke and download (issue 25 item 1; docs/analyti
     expect((await page(second.url)).status).toBe(404);
   });
 });
+
+describe('dashboard CSV download: cells a spreadsheet would run as formulas (OWASP "CSV Injection")', () => {
+  const FORMULA_CHARS: Array<[string, string]> = [
+    ['=', '='],
+    ['+', '+'],
+    ['-', '-'],
+    ['@', '@'],
+    ['tab', '\t'],
+    ['carriage return', '\r'],
+  ];
+  const lines = new Map<string, string>();
+  beforeAll(async () => {
+    const f = await formWorkspace(t.db, { form: surveyForm });
+    // Anyone can send these: the public submission path of the form, no key.
+    for (const [name, c] of FORMULA_CHARS) {
+      const answers = [...answers3(), { question_id: 'q_comment', value: `${c}cmd|' /C calc'!A0` }];
+      const sent = await t.http().post(`/api/v1/forms/${f.form}/submissions`).send({ answers });
+      expect(sent.status).toBe(201);
+      lines.set(name, sent.body.data.id as string);
+    }
+    const link = await t.http().post(base(f.form, f.ws)).set('X-API-Key', f.key).send({});
+    const html = (await page(link.body.data.url as string)).text;
+    const csv = await t.http().get(downloadHref(html, 'csv'));
+    expect(csv.status).toBe(200);
+    for (const line of csv.text.split('\r\n')) {
+      const entry = [...lines].find(([, id]) => line.startsWith(`${id},`));
+      if (entry) lines.set(entry[0], line);
+    }
+  });
+  const answers3 = () => [
+    { question_id: 'q_nps', value: 5 },
+    { question_id: 'q_rating', value: 3 },
+    { question_id: 'q_plan', value: { id: 'opt_basic' } },
+  ];
+
+  it.each(FORMULA_CHARS)('a text answer starting with %s gets a leading quote', (name, c) => {
+    // q_comment is the last column; a cell holding CR is quoted (RFC 4180).
+    const cell = c === '\r' ? `"'\rcmd|' /C calc'!A0"` : `'${c}cmd|' /C calc'!A0`;
+    expect(lines.get(name)?.endsWith(`,${cell}`)).toBe(true);
+  });
+});

@@ -58,7 +58,7 @@ describe('invalid Unicode (a lone surrogate) is a 400 naming the field, nothing 
 
 describe('request line or headers over 16 KiB: 431 headers_too_large in the envelope (real socket)', () => {
   it('answers from the server client-error handler with a request_id', async () => {
-    const server = createHttpServer(t.app, createLogger('silent'));
+    const server = createHttpServer(t.app, createLogger('silent'), testConfig());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
