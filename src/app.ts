@@ -54,6 +54,7 @@ import { consumePublicBudget, consumeSubmissionBudget, createRateLimiter, type R
 import type { ReadReplicas } from './platform/db/replicas';
 import { readRouting } from './platform/read-routing';
 import { requestId } from './platform/request-id';
+import { securityHeaders } from './platform/security-headers';
 import { resolveHost } from './platform/resolve-host';
 import { provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
@@ -108,6 +109,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const validator = openApiValidator(doc, config.validateResponses);
 
   app.use(requestId());
+  app.use(securityHeaders());
   app.use(httpLog(logger));
   app.use(provisionalStyle());
   app.use(styleBDeprecation(deprecationHeaders(config)));

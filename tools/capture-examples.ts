@@ -60,6 +60,7 @@ const REQUEST_BODIES: Record<string, unknown | Partial<Record<'A' | 'B', unknown
   },
   createWebhookEndpoint: { url: 'https://hooks.example.com/feedback', events: ['response.created'], description: 'Support inbox' },
   updateWebhookEndpoint: { description: 'CRM sync (EU)', events: ['response.created', 'row.updated', 'row.deleted'] },
+  rotateWebhookSecret: { immediate: true },
   createApiKey: { name: 'Reporting', scopes: ['responses:read', 'forms:read'], expires_at: null },
   createEmailLink: { email: 'linus@example.com', email_id: 'em_4', row_id: 'row_2', flow_id: 'flow_onboarding', expires_in_days: 30 },
   translateRequest: {

@@ -4,6 +4,7 @@
  * paths need (docs/api-rules.md, "Lists and pages": limits are rejected, never clamped) and the date rules.
  */
 import type { Request } from 'express';
+import type { ApiKeyMeta } from '../core/api-keys/api-keys.service';
 import { errors } from '../core/errors';
 import { beforeBound, endDateBound, fromBound, type DateBound } from '../core/query/dates';
 
@@ -89,6 +90,12 @@ export const createdRangeB = (req: Request): DateBound[] => createdRange(req, 's
 export function workspaceOf(req: Request): string {
   if (req.workspaceId === undefined) throw errors.workspaceAccessDenied();
   return req.workspaceId;
+}
+
+/** The authenticated key making the request (set by platform/auth). */
+export function callerOf(req: Request): ApiKeyMeta {
+  if (req.auth === undefined) throw errors.invalidApiKey();
+  return req.auth;
 }
 
 export function param(req: Request, name: string): string {

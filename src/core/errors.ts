@@ -38,6 +38,13 @@ export const errors = {
     new AppError('insufficient_scope', 403, `${operation} declares no required scope, so no key may call it.`),
   workspaceAccessDenied: () =>
     new AppError('workspace_access_denied', 403, 'This API key has no access to this workspace.'),
+  /** Usage counts of a key that also opens workspaces the caller does not (they count requests there too). */
+  usageNotShared: (keyId: string) =>
+    new AppError(
+      'workspace_access_denied',
+      403,
+      `API key "${keyId}" also opens workspaces this API key has no access to; only a key with access to all of them may read its usage.`,
+    ),
   notFound: (kind: string, id?: string) =>
     new AppError('resource_not_found', 404, id === undefined ? `${kind} not found.` : `${kind} "${id}" not found.`),
   routeNotFound: (method: string, path: string) =>

@@ -45,10 +45,10 @@ export function docsPage(): Router {
   let bundle: string | undefined;
   const r = Router();
   r.get('/', (_req, res) => {
-    // Only same-origin assets; Redoc needs inline styles and a blob: worker for its search index.
+    // Only same-origin assets; Redoc needs inline styles and a blob: worker for its search index. Never framed (clickjacking).
     res.setHeader(
       'Content-Security-Policy',
-      "default-src 'self'; script-src 'self' blob:; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'",
+      "default-src 'self'; script-src 'self' blob:; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
     );
     res.type('html').send(PAGE);
   });

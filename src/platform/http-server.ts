@@ -24,6 +24,8 @@ function writeRawError(socket: Socket, error: AppError): void {
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\n` +
       'X-API-Style: A\r\n' +
+      'X-Content-Type-Options: nosniff\r\n' +
+      'Cache-Control: no-store\r\n' +
       'Connection: close\r\n\r\n' +
       body,
   );

@@ -29,8 +29,70 @@ describe('webhook address policy', () => {
     expect(nonPublicReason(address)).toBe(reason);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111'])('calls %s public', (address) => {
-    expect(nonPublicReason(address)).toBeUndefined();
+  it.each([
+    // IPv4-compatible IPv6 (::/96, deprecated): refused whatever it carries; Linux does not route it as IPv4.
+    ['::127.0.0.1', 'deprecated IPv4-compatible'],
+    ['::169.254.169.254', 'deprecated IPv4-compatible'],
+    ['::10.0.0.1', 'deprecated IPv4-compatible'],
+    ['::8.8.8.8', 'deprecated IPv4-compatible'],
+    ['::2', 'deprecated IPv4-compatible'],
+    // IPv6 that carries an IPv4 address is judged as that address.
+    ['::ffff:169.254.169.254', 'cloud metadata'],
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['64:ff9b::127.0.0.1', 'loopback'],
+    ['64:ff9b::10.0.0.1', 'private'],
+    ['64:ff9b::a9fe:a9fe', 'cloud metadata'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a00:1::1', 'private'],
+    ['2002:c0a8:101::1', 'private'],
+    // Other special IPv6 ranges.
+    ['64:ff9b:1::1', 'local-use NAT64'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo tunnel'],
+    ['fc00::1', 'unique local (private)'],
+    ['febf::1', 'link-local'],
+    ['fec0::1', 'deprecated site-local'],
+    ['ff02::1', 'multicast'],
+    ['ff0e::1', 'multicast'],
+    ['3fff::1', 'reserved'],
+    ['2001:2::1', 'benchmarking'],
+    ['2001:20::1', 'cryptographic (ORCHID)'],
+    ['100::1', 'discard-only'],
+    ['5f00::1', 'segment-routing'],
+    ['4000::1', 'non-global (outside 2000::/3)'],
+    ['1::1', 'non-global (outside 2000::/3)'],
+    // IPv4 documentation and benchmarking ranges.
+    ['192.0.2.1', 'reserved'],
+    ['198.51.100.7', 'reserved'],
+    ['203.0.113.9', 'reserved'],
+    ['198.18.0.1', 'reserved'],
+    ['192.0.0.8', 'reserved'],
+    ['192.175.48.1', 'sinkhole (AS112)'],
+  ])('calls %s non-public (%s)', (address, reason) => {
+    expect(nonPublicReason(address)).toBe(reason);
+  });
+
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2a00:1450:4001:80b::200e'])(
+    'calls %s public',
+    (address) => {
+      expect(nonPublicReason(address)).toBeUndefined();
+    },
+  );
+
+  it('refuses IPv4-compatible IPv6 literals in a URL without resolving them', async () => {
+    for (const url of ['https://[::127.0.0.1]/', 'https://[::169.254.169.254]/', 'https://[::10.0.0.1]/', 'https://[0:0:0:0:0:0:7f00:1]/']) {
+      const check = await checkWebhookUrl(url, { allowHttp: false, allowPrivate: false }, async () => {
+        throw new Error('an IP literal is never resolved');
+      });
+      expect([url, check]).toEqual([url, { ok: false, reason: expect.stringMatching(/^`url` must point to a public address; "\[::[0-9a-f:]+\]" is a deprecated IPv4-compatible address\.$/) }]);
+    }
+  });
+
+  it('refuses a name when any answer carries a non-public IPv4 address inside IPv6', async () => {
+    const check = await checkWebhookUrl('https://nat64.test/', { allowHttp: false, allowPrivate: false }, async () => [
+      { address: '2606:4700:4700::1111', family: 6 },
+      { address: '64:ff9b::7f00:1', family: 6 },
+    ]);
+    expect(check).toEqual({ ok: false, reason: '`url` must point to a public address; "nat64.test" resolves to 64:ff9b::7f00:1, a loopback address.' });
   });
 
   const policy = { allowHttp: false, allowPrivate: false };

@@ -6,13 +6,13 @@
  */
 import { Router, type Request } from 'express';
 import { INTERVALS, questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.service';
-import { assertKeyInWorkspace, listKeyUsage, OPERATION_USAGE_WINDOW_DAYS } from '../../core/api-keys/usage';
+import { assertUsageVisible, listKeyUsage, OPERATION_USAGE_WINDOW_DAYS } from '../../core/api-keys/usage';
 import { migrationReport } from '../../core/migration/report';
 import { errors } from '../../core/errors';
 import type { DateBound } from '../../core/query/dates';
 import type { CoreDeps } from '../deps';
 import { single, wholeListA } from '../envelope';
-import { createdRangeA, createdRangeB, int, param, str, workspaceOf } from '../query-values';
+import { callerOf, createdRangeA, createdRangeB, int, param, str, workspaceOf } from '../query-values';
 import { presentMigrationReportA, presentPeriodA, presentQuestionAnalyticsA, presentUsageA } from './analytics.present';
 
 /**
@@ -55,7 +55,7 @@ export function analyticsRouter({ db, styleB }: CoreDeps): Router {
   r.get('/:workspace_id/api-keys/:key_id/usage', async (req, res) => {
     const days = int(req, 'days', 1, 90, 30);
     const today = new Date().toISOString().slice(0, 10);
-    const usage = await listKeyUsage(db, workspaceOf(req), param(req, 'key_id'), days, today);
+    const usage = await listKeyUsage(db, workspaceOf(req), param(req, 'key_id'), callerOf(req), { days, today });
     res.json(wholeListA(req, usage.map(presentUsageA)));
   });
   // The scope check lets a key read its own report without api_keys:read (x-own-key-param in openapi/).
@@ -63,7 +63,7 @@ export function analyticsRouter({ db, styleB }: CoreDeps): Router {
     const days = int(req, 'days', 1, OPERATION_USAGE_WINDOW_DAYS, 30);
     const today = new Date().toISOString().slice(0, 10);
     const keyId = param(req, 'key_id');
-    await assertKeyInWorkspace(db, workspaceOf(req), keyId);
+    await assertUsageVisible(db, workspaceOf(req), keyId, callerOf(req));
     const report = await migrationReport(db, keyId, { days, today, schedule: styleB ?? { deprecation: null, sunset: null } });
     res.json(single(req, presentMigrationReportA(report)));
   });

@@ -14,7 +14,7 @@ import { getForm, getFormSchema, getFormSummary, getQuestion, listForms, listQue
 import { getWebhookEndpoint, listWebhookEndpoints } from '../../core/webhooks/webhooks.service';
 import { getWorkspace, listWorkspaces } from '../../core/workspaces/workspaces.service';
 import { keysetPage, single, wholeListA } from '../envelope';
-import { createdRangeA, included, param, str, workspaceOf } from '../query-values';
+import { callerOf, createdRangeA, included, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
 import {
   presentApiKey,
@@ -111,7 +111,7 @@ export function styleARouter(deps: CoreDeps): Router {
   });
 
   r.get('/:workspace_id/api-keys', async (req, res) => {
-    res.json(wholeListA(req, (await listApiKeys(db, workspaceOf(req))).map(presentApiKey)));
+    res.json(wholeListA(req, (await listApiKeys(db, workspaceOf(req), callerOf(req))).map(presentApiKey)));
   });
   return r;
 }

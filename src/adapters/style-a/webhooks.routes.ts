@@ -66,7 +66,7 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
     res.status(204).end();
   });
   r.post(`${base}/:endpoint_id/rotate-secret`, async (req, res) => {
-    const rotated = await rotateWebhookSecret(db, workspaceOf(req), param(req, 'endpoint_id'));
+    const rotated = await rotateWebhookSecret(db, workspaceOf(req), param(req, 'endpoint_id'), { immediate: bodyOf(req).immediate === true });
     res.json(single(req, { ...presentWebhookEndpoint(rotated), secret: rotated.secret }));
   });
   r.post(`${base}/:endpoint_id/test`, async (req, res) => {

@@ -81,15 +81,21 @@ export async function findApiKeyById(db: DbHandle, id: string): Promise<ApiKeyMe
   return row && toMeta(row);
 }
 
-/** Keys with access to the workspace (revoked ones included, with `revokedAt`), newest first. */
-export async function listApiKeys(db: DbHandle, workspaceId: string): Promise<ApiKeyMeta[]> {
+/**
+ * Keys with access to the workspace (revoked ones included, with `revokedAt`), newest first, as `viewer`
+ * may see them: each key's `workspaceIds` holds only the workspaces `viewer` opens too, so a key of one
+ * workspace learns nothing of the others a key spanning several opens (docs/writes-keys-limits.md,
+ * "API keys and scopes"). Spec: GET {ws}/api-keys.
+ */
+export async function listApiKeys(db: DbHandle, workspaceId: string, viewer: Pick<ApiKeyMeta, 'workspaceIds'>): Promise<ApiKeyMeta[]> {
   const rows = (await keyQuery(db)
     .whereExists(db('api_key_workspaces as w').select(db.raw('1')).whereRaw('w.api_key_id = k.id').where('w.workspace_id', workspaceId))
     .orderBy([
       { column: 'k.created_at', order: 'desc' },
       { column: 'k.id', order: 'desc' },
     ])) as KeyRow[];
-  return rows.map(toMeta);
+  const visible = new Set(viewer.workspaceIds);
+  return rows.map(toMeta).map((k) => ({ ...k, workspaceIds: k.workspaceIds.filter((w) => visible.has(w)) }));
 }
 
 /** True when the key can no longer be used. */

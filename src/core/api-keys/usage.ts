@@ -92,12 +92,18 @@ export async function addAllUsage(trx: DbHandle, counts: readonly OperationUsage
 }
 
 /**
- * Checks that key `keyId` opens workspace `workspaceId` (the usage reads of `{ws}/api-keys/{key_id}/…`).
- * @throws AppError resource_not_found when the key does not exist or has no access to the workspace.
+ * Checks that key `keyId` opens workspace `workspaceId` and that `viewer` may read its usage: the counts of a
+ * key are kept per key, not per workspace, so only a viewer that opens every workspace of the key may read
+ * them (the usage reads of `{ws}/api-keys/{key_id}/…`; docs/analytics.md, "Migration insight"). A key
+ * always reads its own.
+ * @throws AppError resource_not_found when the key does not exist or has no access to the workspace;
+ * workspace_access_denied when the key opens a workspace `viewer` does not.
  */
-export async function assertKeyInWorkspace(db: DbHandle, workspaceId: string, keyId: string): Promise<void> {
-  const access = await db('api_key_workspaces').where({ workspace_id: workspaceId, api_key_id: keyId }).first();
-  if (!access) throw errors.notFound('API key', keyId);
+export async function assertUsageVisible(db: DbHandle, workspaceId: string, keyId: string, viewer: { id: string; workspaceIds: readonly string[] }): Promise<void> {
+  const rows = (await db('api_key_workspaces').where('api_key_id', keyId).select('workspace_id')) as Array<{ workspace_id: string }>;
+  const opens = rows.map((r) => r.workspace_id);
+  if (!opens.includes(workspaceId)) throw errors.notFound('API key', keyId);
+  if (keyId !== viewer.id && opens.some((w) => !viewer.workspaceIds.includes(w))) throw errors.usageNotShared(keyId);
 }
 
 /**
@@ -105,10 +111,18 @@ export async function assertKeyInWorkspace(db: DbHandle, workspaceId: string, ke
  * Style A before B within a day; only days and styles with requests.
  * @param days 1–90, already validated.
  * @param today the current UTC date `YYYY-MM-DD`.
- * @throws AppError resource_not_found when the key does not exist or has no access to the workspace.
+ * @throws AppError resource_not_found when the key does not exist or has no access to the workspace;
+ * workspace_access_denied when the key opens a workspace `viewer` does not (assertUsageVisible).
  */
-export async function listKeyUsage(db: DbHandle, workspaceId: string, keyId: string, days: number, today: string): Promise<UsageCount[]> {
-  await assertKeyInWorkspace(db, workspaceId, keyId);
+export async function listKeyUsage(
+  db: DbHandle,
+  workspaceId: string,
+  keyId: string,
+  viewer: { id: string; workspaceIds: readonly string[] },
+  window: { days: number; today: string },
+): Promise<UsageCount[]> {
+  await assertUsageVisible(db, workspaceId, keyId, viewer);
+  const { days, today } = window;
   const from = daysBefore(today, days - 1);
   const rows = (await db('api_key_usage')
     .select(db.raw('day::text AS day'), 'style', 'requests')

@@ -174,21 +174,20 @@ export async function patchWebhookEndpoint(
 }
 
 /**
- * Replaces the signing secret. For 24 h the previous secret signs too (two `v1,` signatures).
+ * Replaces the signing secret. For 24 h the previous secret signs too (two `v1,` signatures), unless
+ * `immediate`: then no earlier secret signs any more, from the next attempt on (for a secret that leaked).
  * @returns the endpoint with its new `secret`.
  * @throws AppError resource_not_found.
  * Spec: docs/webhooks.md, "Verifying a signature", POST {ws}/webhook-endpoints/{id}/rotate-secret.
  */
-export async function rotateWebhookSecret(db: DbHandle, workspaceId: string, id: string): Promise<CreatedWebhookEndpoint> {
+export async function rotateWebhookSecret(db: DbHandle, workspaceId: string, id: string, opts: { immediate?: boolean } = {}): Promise<CreatedWebhookEndpoint> {
   const secret = generateWebhookSecret();
+  const previous = opts.immediate
+    ? { previous_secret: null, previous_secret_until: null }
+    : { previous_secret: db.ref('secret'), previous_secret_until: db.raw(`now() + interval '24 hours'`) };
   const rows = (await db('webhook_endpoints')
     .where({ workspace_id: workspaceId, id })
-    .update({
-      previous_secret: db.ref('secret'),
-      previous_secret_until: db.raw(`now() + interval '24 hours'`),
-      secret,
-      updated_at: db.fn.now(),
-    })
+    .update({ ...previous, secret, updated_at: db.fn.now() })
     .returning(ENDPOINT_COLUMNS)) as unknown[];
   if (rows.length === 0) throw errors.notFound('Webhook endpoint', id);
   return { ...toEndpoint(rows[0] as never), secret };

@@ -299,3 +299,25 @@ describe('score rule', () => {
     expect(none.body.data).toMatchObject({ score: 0, answers: [] });
   });
 });
+
+describe('integers past their database column (openapi/ maximum)', () => {
+  it.each(['A', 'B'] as const)('Style %s: version 99999999999999 is a 400 naming version, 2147483647 is stored', async (style) => {
+    const w = await formWorkspace(t.db, { key: { style } });
+    const answers = style === 'A' ? goodAnswers() : goodAnswers().map(({ question_id, value }) => ({ id: question_id, value }));
+    const res = await post(w, { form_id: w.form, answers, version: 99999999999999 });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'validation_error', status: 400, details: [{ location: 'body', field: 'version', message: expect.stringContaining('2147483647') }] });
+    expect(await stored(w)).toBe(0);
+    const max = await post(w, { form_id: w.form, answers, version: 2147483647 });
+    expect(max.status).toBe(201);
+    const b = await get(w, `/responses/${max.body.data.id}`, 'B');
+    expect(b.body.data.version).toBe(2147483647);
+  });
+
+  it('a Style B page past 2147483647 is a 400 naming page', async () => {
+    const w = await formWorkspace(t.db, { key: { style: 'B' } });
+    const res = await get(w, '/responses?page=99999999999999', 'B');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'validation_error', details: [{ location: 'query', field: 'page' }] });
+  });
+});

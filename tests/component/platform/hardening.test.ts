@@ -79,6 +79,7 @@ describe('request line or headers over 16 KiB: 431 headers_too_large in the enve
         request_id: expect.stringMatching(/^req_/),
       });
       expect(head).toContain(`X-Request-Id: ${parsed.request_id}`);
+      expect(head).toContain('X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n');
       // A request just under the limit still works.
       const ok = await fetch(`http://127.0.0.1:${port}${base()}/responses?limit=1&x-pad=${'a'.repeat(100)}`, { headers: { 'X-API-Key': s.key } });
       expect(ok.status).toBe(400); // x-pad is an unknown parameter: an ordinary answer, not 431

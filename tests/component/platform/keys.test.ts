@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { addAllUsage } from '../../../src/core/api-keys/usage';
+import { withTransaction } from '../../../src/db';
 import { createApiKeyCache } from '../../../src/platform/auth/key-cache';
 import { createLogger } from '../../../src/platform/logger';
 import { importFixture } from '../../../src/core/import/importer';
@@ -315,4 +317,48 @@ describe('key lineage (issue 25 item 2; docs/writes-keys-limits.md, "Key lineage
     expect((await get(ws, made.secret)).status).toBe(401);
     expect((await get(ws, root)).status).toBe(200);
   });
+});
+
+describe('what a key sees of a key that also opens other workspaces', () => {
+  const idOf = async (secret: string) =>
+    ((await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first('id')) as { id: string }).id;
+
+  it.each(['A', 'B'] as const)(
+    'a Style %s key of W1: the list shows the W1+W2 key with workspace_ids [W1]; its usage and migration report are 403',
+    async (style) => {
+      const { ws: w1, key: narrow } = await workspaceWithKey(t.db, { style });
+      const { ws: w2 } = await workspaceWithKey(t.db);
+      const wide = await keyFor(t.db, [w1, w2]);
+      const wideId = await idOf(wide);
+      const now = new Date();
+      const today = now.toISOString().slice(0, 10);
+      // 7 Style B list requests of the wide key, wherever they were made (usage is kept per key).
+      await withTransaction(t.db, (trx) =>
+        addAllUsage(trx, [{ keyId: wideId, date: today, style: 'B', operation: 'listResponses', attention: '', requests: 7, firstSeen: now, lastSeen: now }]),
+      );
+
+      const list = await t.http().get(`/api/v1/workspaces/${w1}/api-keys`).set('X-API-Key', narrow);
+      expect(list.status).toBe(200);
+      expect(list.body.data.find((k: { id: string }) => k.id === wideId).workspace_ids).toEqual([w1]);
+      expect(JSON.stringify(list.body)).not.toContain(w2);
+
+      const message = `API key "${wideId}" also opens workspaces this API key has no access to; only a key with access to all of them may read its usage.`;
+      for (const path of ['usage', 'migration-report']) {
+        const res = await t.http().get(`/api/v1/workspaces/${w1}/api-keys/${wideId}/${path}`).set('X-API-Key', narrow);
+        expect([path, res.status, res.body.error]).toEqual([path, 403, { code: 'workspace_access_denied', status: 403, message }]);
+      }
+
+      // The wide key itself, and a key that opens both workspaces, see it all.
+      const both = await keyFor(t.db, [w2, w1]);
+      for (const reader of [wide, both]) {
+        const keys = await t.http().get(`/api/v1/workspaces/${w1}/api-keys`).set('X-API-Key', reader);
+        expect(keys.body.data.find((k: { id: string }) => k.id === wideId).workspace_ids).toEqual([w1, w2].sort());
+        const usage = await t.http().get(`/api/v1/workspaces/${w1}/api-keys/${wideId}/usage`).set('X-API-Key', reader);
+        // Style B only: the readers' own (Style A) requests may be flushed meanwhile.
+        expect([usage.status, usage.body.data.filter((u: { style: string }) => u.style === 'B')]).toEqual([200, [{ date: today, style: 'B', requests: 7 }]]);
+        const report = await t.http().get(`/api/v1/workspaces/${w1}/api-keys/${wideId}/migration-report`).set('X-API-Key', reader);
+        expect([report.status, report.body.data.operations.map((o: { operation: string; requests: number }) => [o.operation, o.requests])]).toEqual([200, [['listResponses', 7]]]);
+      }
+    },
+  );
 });

@@ -3,6 +3,8 @@
  * only, no private addresses. Host names resolve through a stub. No worker runs on this database,
  * so queued deliveries stay `pending` unless a test makes the attempt itself.
  */
+import { Webhook } from 'standardwebhooks';
+import { generateWebhookSecret } from '../../../src/core/api-keys/secrets';
 import { importFixture } from '../../../src/core/import/importer';
 import type { Resolve } from '../../../src/core/webhooks/address-policy';
 import { makeAttempt } from '../../../src/delivery/attempt';
@@ -43,6 +45,16 @@ describe('address rules at creation and PATCH', () => {
     ['broadcast', 'https://255.255.255.255/hook'],
     ['IPv6 link-local', 'https://[fe80::1]/hook'],
     ['IPv6 unique local', 'https://[fd00::1]/hook'],
+    ['IPv4-compatible loopback', 'https://[::127.0.0.1]/hook'],
+    ['IPv4-compatible metadata', 'https://[::169.254.169.254]/latest/meta-data'],
+    ['IPv4-compatible private', 'https://[::10.0.0.1]/hook'],
+    ['IPv4-mapped metadata', 'https://[::ffff:169.254.169.254]/hook'],
+    ['NAT64 loopback', 'https://[64:ff9b::127.0.0.1]/hook'],
+    ['6to4 private', 'https://[2002:a00:1::1]/hook'],
+    ['Teredo', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook'],
+    ['IPv6 documentation', 'https://[2001:db8::1]/hook'],
+    ['IPv6 multicast', 'https://[ff02::1]/hook'],
+    ['IPv6 unspecified', 'https://[::]/hook'],
     ['a name of loopback', 'https://localhost/hook'],
     ['a name resolving to a private address', 'https://internal.test/hook'],
   ])('refuses %s: 400 naming url', async (_what, url) => {
@@ -210,5 +222,69 @@ describe('the address check at each attempt', () => {
     } finally {
       await r.close();
     }
+  });
+});
+
+describe('rotate-secret', () => {
+  it('with immediate: true, the next attempt is signed by the new secret only (no 24 h overlap)', async () => {
+    const r = await receiver();
+    try {
+      const ws = (await setup()).ws;
+      const id = uid('we');
+      const first = generateWebhookSecret();
+      await importFixture(t.db, { webhook_endpoints: [{ id, workspace_id: ws, url: `http://rebind.test:${r.port}/hook`, events: ['row.created'], secret: first }] });
+      const w = { ws, key: await keyFor(t.db, [ws]), api: `/api/v1/workspaces/${ws}` };
+      const rotate = (body?: object) => {
+        const req = t.http().post(`${w.api}/webhook-endpoints/${id}/rotate-secret`).set('X-API-Key', w.key);
+        return body ? req.send(body) : req;
+      };
+      const attempt = async () => {
+        const queued = (await t.http().post(`${w.api}/webhook-endpoints/${id}/test`).set('X-API-Key', w.key)).body.data;
+        const { attempt_token: token } = (await t.db('webhook_deliveries').where({ workspace_id: ws, id: queued.id }).first('attempt_token')) as { attempt_token: string };
+        // Loopback receiver: the policy allows it here, as WEBHOOK_ALLOW_PRIVATE would.
+        const ctx = { db: t.db, resolve: stub, timeoutMs: 1000, schedule: [0.2], policy: { allowHttp: true, allowPrivate: true } };
+        expect(await makeAttempt(ctx, { workspaceId: ws, deliveryId: queued.id as string, token })).toBe('succeeded');
+        const got = r.received[r.received.length - 1]!;
+        return { body: got.body, headers: got.headers as Record<string, string> };
+      };
+      const verifies = (secret: string, d: { body: string; headers: Record<string, string> }) => {
+        try {
+          new Webhook(secret).verify(d.body, d.headers);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+
+      const second = await rotate();
+      expect(second.status).toBe(200);
+      const overlap = await attempt();
+      expect(overlap.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+      expect([verifies(second.body.data.secret, overlap), verifies(first, overlap)]).toEqual([true, true]);
+
+      const third = await rotate({ immediate: true });
+      expect(third.status).toBe(200);
+      expect(third.body.data).toMatchObject({ id, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+      const after = await attempt();
+      expect(after.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+      expect([verifies(third.body.data.secret, after), verifies(second.body.data.secret, after), verifies(first, after)]).toEqual([true, false, false]);
+      const stored = await t.db('webhook_endpoints').where({ workspace_id: ws, id }).first('previous_secret', 'previous_secret_until');
+      expect(stored).toEqual({ previous_secret: null, previous_secret_until: null });
+
+      // No body, or immediate: false, keeps the 24 h overlap.
+      const fourth = await rotate({ immediate: false });
+      expect((await attempt()).headers['webhook-signature']!.split(' ')).toHaveLength(2);
+      expect(fourth.status).toBe(200);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('refuses an immediate that is not a boolean: 400 naming it', async () => {
+    const w = await setup();
+    const ep = (await create(w, { url: 'https://public.test/a', events: ['row.created'] })).body.data;
+    const res = await t.http().post(`${w.api}/webhook-endpoints/${ep.id}/rotate-secret`).set('X-API-Key', w.key).send({ immediate: 'yes' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([expect.objectContaining({ location: 'body', field: 'immediate' })]);
   });
 });
