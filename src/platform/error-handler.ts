@@ -9,6 +9,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, errors, type ErrorDetail, type ErrorLocation } from '../core/errors';
 import { bodyProblem, MAX_BODY_DEPTH } from './body-shape';
+import { allowedMethods } from './operations';
 import type { Logger } from './logger';
 
 interface ValidatorItem {
@@ -72,7 +73,10 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
 function translate(err: unknown, exposeInternals: boolean): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return errors.serviceUnavailable(DB_RETRY_AFTER_SECONDS);
-  const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string };
+  const e = err as {
+    status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string;
+    headers?: { Allow?: string };
+  };
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
   // A runtime whose JSON.parse recurses may run out of stack on deep input: the depth rule, not a fault.
   if (e.type === 'entity.parse.failed' && err instanceof RangeError) return tooDeep('body');
@@ -91,7 +95,8 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   if (typeof e.status === 'number' && Array.isArray(e.errors)) {
     if (e.status === 400) return errors.validation(e.errors.map(detailOf));
     if (e.status === 404) return errors.routeNotFound('', e.path ?? '');
-    if (e.status === 405) return errors.methodNotAllowed('This method', []);
+    // The validator's 405 lists the path's methods in lower case (`get, post`): every 405 carries `Allow`.
+    if (e.status === 405) return errors.methodNotAllowed('This method', allowedMethods((e.headers?.Allow ?? '').split(/,\s*/).filter(Boolean)));
     if (e.status === 415) return errors.invalid('header', 'Content-Type', 'Send the body as application/json.');
     if (e.status === 413) return errors.payloadTooLarge(0);
     if (e.status >= 500 && exposeInternals) {
@@ -122,7 +127,6 @@ export function errorHandler(logger: Logger, opts: { exposeInternals: boolean })
       return;
     }
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-    if (appError.code === 'method_not_allowed' && !appError.headers?.Allow) res.removeHeader('Allow');
     const error: Record<string, unknown> = { code: appError.code, message: appError.message, status: appError.status };
     if (appError.details && appError.details.length > 0) error.details = appError.details;
     res.status(appError.status).json({ error, request_id: req.requestId });
