@@ -87,7 +87,7 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') {
     return errors.invalid('header', 'Content-Type', 'Send the body as application/json in UTF-8, without a content encoding.');
   }
-  if (e.code === '23505') return errors.conflict('A resource with this unique value already exists.');
+  if (e.code === '23505') return uniqueConflict(e.constraint, (err as { detail?: string }).detail);
   // PostgreSQL cannot store NUL (\u0000) in text or jsonb: an input problem, not a server fault.
   if (e.code === '22021' || e.code === '22P05') {
     return errors.invalid('body', 'body', 'The request holds a character that cannot be stored (NUL, \\u0000).');
@@ -104,6 +104,25 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
     }
   }
   return errors.internal();
+}
+
+/**
+ * The request fields behind the database's unique constraints that a request can break (docs/api-rules.md,
+ * "Errors": a 409 on a unique value names the field). Today only a row's `data.id` (PATCH of a row or an entry
+ * to the `id` of another row); another constraint is named by its last column.
+ */
+const UNIQUE_FIELDS: Record<string, { field: string; what: string }> = {
+  datatable_rows_external_id_key: { field: 'data.id', what: 'the `id` of another row of this table' },
+};
+
+/** 409 conflict for a unique violation (23505), `details` naming the field from the constraint or the key's column. */
+function uniqueConflict(constraint: string | undefined, detail: string | undefined): AppError {
+  const known = constraint === undefined ? undefined : UNIQUE_FIELDS[constraint];
+  // PostgreSQL's detail: `Key (workspace_id, datatable_id, external_id)=(…) already exists.`
+  const column = /^Key \(([^)]*)\)=/.exec(detail ?? '')?.[1]?.split(',').pop()?.trim();
+  const field = known?.field ?? column ?? 'body';
+  const message = `\`${field}\` is already ${known?.what ?? 'used by another resource'}; send another value.`;
+  return errors.conflict(message, [{ location: 'body', field, message }]);
 }
 
 /** The body nests deeper than MAX_BODY_DEPTH at `field` (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). */
