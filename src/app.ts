@@ -176,7 +176,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     await Promise.all([usage.stop(), keys.stop()]);
   };
   app.use(notFound());
-  app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));
+  app.use(errorHandler(logger, { exposeInternals: config.validateResponses, doc }));
   return app;
 }
 

@@ -6,22 +6,32 @@
  * 503 service_unavailable with Retry-After (docs/operations.md, "Outages"), anything else →
  * internal_error with a generic message (logged with its stack, never shown).
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError, errors, type ErrorDetail, type ErrorLocation } from '../core/errors';
 import { bodyProblem, MAX_BODY_DEPTH } from './body-shape';
 import { allowedMethods } from './operations';
 import type { Logger } from './logger';
+import type { OpenApiDocument } from './openapi';
+import { valueMessage } from './validation-messages';
 
 interface ValidatorItem {
   path?: string;
   message?: string;
   location?: string;
+  /** `<Ajv keyword>.openapi.validation`, e.g. `minimum.openapi.validation`. */
+  errorCode?: string;
+}
+
+/** What rewording a validator message needs: the document and the request (src/platform/validation-messages.ts). */
+interface RequestContext {
+  doc: OpenApiDocument;
+  req: Request;
 }
 
 const LOCATIONS: Record<string, ErrorLocation> = { query: 'query', body: 'body', headers: 'header', params: 'path', path: 'path' };
 
-/** `/query/limit` or `.body.data[0].id` → location and field. */
-function detailOf(item: ValidatorItem): ErrorDetail {
+/** `/query/limit` or `.body.data[0].id` → location and field; a message about the value in the one wording. */
+function detailOf(item: ValidatorItem, ctx: RequestContext | undefined): ErrorDetail {
   const parts = (item.path ?? '').replace(/^[./]+/, '').split(/[./]/).filter(Boolean);
   const location = LOCATIONS[item.location ?? parts[0] ?? ''] ?? LOCATIONS[parts[0] ?? ''] ?? 'body';
   const rest = LOCATIONS[parts[0] ?? ''] ? parts.slice(1) : parts;
@@ -31,7 +41,9 @@ function detailOf(item: ValidatorItem): ErrorDetail {
   if (nth) field = nth[1]!;
   // Header names arrive lower-cased; report them as documented (`Idempotency-Key`, `X-API-Style`).
   if (location === 'header') field = field.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()).replace(/^X-Api-/, 'X-API-');
-  const msg = item.message ?? 'is invalid';
+  const keyword = (item.errorCode ?? '').split('.')[0] ?? '';
+  const reworded = ctx && field ? valueMessage(ctx.doc, ctx.req, location, field, keyword, nth ? Number(nth[2]) : undefined) : undefined;
+  const msg = reworded ?? item.message ?? 'is invalid';
   const name = nth ? `\`${field}\` (value ${Number(nth[2]) + 1})` : `\`${field}\``;
   return { location, field, message: field ? `${name} ${msg}` : msg };
 }
@@ -70,7 +82,16 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   return e.cause !== undefined && isDatabaseUnavailable(e.cause, depth + 1);
 }
 
-function translate(err: unknown, exposeInternals: boolean): AppError {
+/** Details once per field and message (Ajv may report one value against several keywords). */
+function uniqueDetails(details: ErrorDetail[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  return details.filter((d) => {
+    const key = `${d.location}\u0000${d.field}\u0000${d.message}`;
+    return !seen.has(key) && (seen.add(key), true);
+  });
+}
+
+function translate(err: unknown, exposeInternals: boolean, ctx?: RequestContext): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return errors.serviceUnavailable(DB_RETRY_AFTER_SECONDS);
   const e = err as {
@@ -93,7 +114,7 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
     return errors.invalid('body', 'body', 'The request holds a character that cannot be stored (NUL, \\u0000).');
   }
   if (typeof e.status === 'number' && Array.isArray(e.errors)) {
-    if (e.status === 400) return errors.validation(e.errors.map(detailOf));
+    if (e.status === 400) return errors.validation(uniqueDetails(e.errors.map((item) => detailOf(item, ctx))));
     if (e.status === 404) return errors.routeNotFound('', e.path ?? '');
     // The validator's 405 lists the path's methods in lower case (`get, post`): every 405 carries `Allow`.
     if (e.status === 405) return errors.methodNotAllowed('This method', allowedMethods((e.headers?.Allow ?? '').split(/,\s*/).filter(Boolean)));
@@ -131,9 +152,13 @@ function tooDeep(field: string): AppError {
   return errors.invalid('body', field, `${where} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels; send at most ${MAX_BODY_DEPTH}.`);
 }
 
-export function errorHandler(logger: Logger, opts: { exposeInternals: boolean }): ErrorRequestHandler {
+/**
+ * The error middleware. `opts.doc` (the OpenAPI document) lets validator messages about a value name the range and
+ * the value received; without it they keep the validator's words.
+ */
+export function errorHandler(logger: Logger, opts: { exposeInternals: boolean; doc?: OpenApiDocument }): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const appError = translate(err, opts.exposeInternals);
+    const appError = translate(err, opts.exposeInternals, opts.doc ? { doc: opts.doc, req } : undefined);
     if (appError.code === 'service_unavailable') {
       (req.log ?? logger).warn({ err: (err as Error).message, request_id: req.requestId }, 'database unavailable');
     } else if (appError.status >= 500) {
