@@ -42,7 +42,12 @@ function detailOf(item: ValidatorItem, ctx: RequestContext | undefined): ErrorDe
   // Header names arrive lower-cased; report them as documented (`Idempotency-Key`, `X-API-Style`).
   if (location === 'header') field = field.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()).replace(/^X-Api-/, 'X-API-');
   const keyword = (item.errorCode ?? '').split('.')[0] ?? '';
-  const reworded = ctx && field ? valueMessage(ctx.doc, ctx.req, location, field, keyword, nth ? Number(nth[2]) : undefined) : undefined;
+  let reworded: string | undefined;
+  try {
+    reworded = ctx && field ? valueMessage(ctx.doc, ctx.req, location, field, keyword, nth ? Number(nth[2]) : undefined) : undefined;
+  } catch {
+    // A request the rewording cannot follow keeps the validator's words: never a 500 while reporting a 400.
+  }
   const msg = reworded ?? item.message ?? 'is invalid';
   const name = nth ? `\`${field}\` (value ${Number(nth[2]) + 1})` : `\`${field}\``;
   return { location, field, message: field ? `${name} ${msg}` : msg };
