@@ -9,7 +9,7 @@
  * 5. public JSON submissions (`POST` PUBLIC_SUBMISSIONS_PATH, no key): submission budget → body checks (reportBodyError,
  *    as in step 8) → openapi validator → idempotency scoped to address + form → handler;
  * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter); dashboard pages (`/d/…`: dashboardRouter);
- * 7. apiKeyAuth (+ rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → styleSelection;
+ * 7. apiKeyAuth (+ rate limit) → keyStyle (`X-API-Style` from the key's default) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → styleSelection;
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
  * 9. routers: the selector for the shared paths (responses v1 and v2, dashboard links), Style A, analytics, Style B,
@@ -56,7 +56,7 @@ import { readRouting } from './platform/read-routing';
 import { requestId } from './platform/request-id';
 import { securityHeaders } from './platform/security-headers';
 import { resolveHost } from './platform/resolve-host';
-import { provisionalStyle, styleSelection } from './platform/style-selection';
+import { keyStyle, provisionalStyle, styleSelection } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
 import type { CoreDeps } from './adapters/deps';
@@ -172,6 +172,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots }));
 
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
+  app.use(keyStyle());
   app.use(workspaceAccess());
   // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
   app.use(scopeCheck(operations));
@@ -189,7 +190,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     await Promise.all([usage.stop(), keys.stop()]);
   };
   app.use(notFound());
-  app.use(errorHandler(logger, { exposeInternals: config.validateResponses }));
+  app.use(errorHandler(logger, { exposeInternals: config.validateResponses, doc }));
   return app;
 }
 

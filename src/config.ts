@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { isCalendarDate } from './core/query/dates';
 import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS } from './core/webhooks/retention';
+import { DEFAULT_RETRY_SCHEDULE } from './core/webhooks/retry-schedule';
 
 export interface Config {
   /** PostgreSQL URL; undefined means the embedded PGlite database in `dataDir`. */
@@ -93,6 +94,7 @@ export const EXPORT_DEFAULTS = Object.freeze({ stallTimeoutMs: 30_000, perKey: 2
 
 /** Every environment setting with its default, for `serve --help` (README.md, "Configuration"). */
 export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: string }> = [
+  { name: 'FEEDBACK_MEMORY_DEFAULTS', meaning: '"off": serve and import keep V8\'s own heap sizes instead of restarting with --max-semi-space-size=16 --max-old-space-size=384 (a heap flag in NODE_OPTIONS also wins)', fallback: 'on' },
   { name: 'DATABASE_URL', meaning: 'PostgreSQL URL (postgres:// or postgresql://)', fallback: 'unset: embedded PostgreSQL (PGlite) in FEEDBACK_DATA_DIR' },
   { name: 'DATABASE_READ_URL', meaning: 'PostgreSQL read replicas of DATABASE_URL, comma-separated URLs: GET requests of the API read there', fallback: 'unset: every read on DATABASE_URL' },
   { name: 'DATABASE_READ_MAX_LAG_MS', meaning: 'a replica further behind than this many milliseconds (or down) is skipped', fallback: '5000' },
@@ -108,7 +110,7 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
   { name: 'SUBMISSIONS_PER_MINUTE', meaning: 'public submissions per minute per client address and form', fallback: '20' },
   { name: 'WEBHOOK_ALLOW_HTTP', meaning: 'allow http:// webhook URLs (true/false)', fallback: 'false' },
   { name: 'WEBHOOK_ALLOW_PRIVATE', meaning: 'allow webhook URLs on private or loopback addresses (true/false)', fallback: 'false' },
-  { name: 'WEBHOOK_RETRY_SCHEDULE', meaning: 'comma-separated seconds before each webhook retry', fallback: 'the default schedule' },
+  { name: 'WEBHOOK_RETRY_SCHEDULE', meaning: 'comma-separated seconds before each webhook retry', fallback: DEFAULT_RETRY_SCHEDULE.join(',') },
   { name: 'WEBHOOK_LOG_RETENTION_DAYS', meaning: 'days a finished webhook delivery (and its event) is kept, 1-36500', fallback: String(DEFAULT_WEBHOOK_LOG_RETENTION_DAYS) },
   { name: 'METRICS', meaning: '"off" hides /metrics (on/off)', fallback: 'on' },
   { name: 'STYLE_B_SUNSET', meaning: 'date (YYYY-MM-DD) that turns on the Style B deprecation headers', fallback: 'unset' },
@@ -273,7 +275,12 @@ function databaseReadUrls(env: Env, primary: string | undefined): string[] {
 function redisUrl(env: Env): string | undefined {
   const value = raw(env, 'REDIS_URL');
   if (value !== undefined && redisTarget(value).kind !== 'url') return value.trim();
-  return url(env, 'REDIS_URL', ['redis', 'rediss']);
+  try {
+    return url(env, 'REDIS_URL', ['redis', 'rediss']);
+  } catch {
+    // Name every form REDIS_URL takes, not only the plain URLs (README.md, "Configuration").
+    throw new ConfigError('REDIS_URL', `a URL starting with redis:// or rediss://, a Sentinel URL ${SENTINEL_FORM}, or a Cluster URL ${CLUSTER_FORM}`, value!);
+  }
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {

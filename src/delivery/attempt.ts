@@ -21,8 +21,6 @@ import { withTransaction } from '../db';
 import { postTo, retryAfterSeconds } from './http-post';
 import { renderPayload } from './payload';
 
-/** Seconds before attempts 2..8 (docs/webhooks.md, "Retries"): about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
-export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
 /** A `Retry-After` longer than this is cut to it (a day, the span of the whole schedule). */
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 const CLAIM_LEASE_SECONDS = 60;

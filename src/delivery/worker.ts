@@ -10,7 +10,8 @@ import type { Config } from '../config';
 import { DELIVERY_QUEUE, knexExecutor, PgBoss, type AttemptJob, type PgBossInstance } from '../core/webhooks/queue';
 import type { Logger } from '../platform/logger';
 import { resolveHost } from '../platform/resolve-host';
-import { DEFAULT_RETRY_SCHEDULE, DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type Outcome } from './attempt';
+import { DEFAULT_RETRY_SCHEDULE } from '../core/webhooks/retry-schedule';
+import { DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type Outcome } from './attempt';
 import type { Resolve } from '../core/webhooks/address-policy';
 import { startRetention, type PruneResult } from './retention';
 

@@ -6,21 +6,32 @@
  * 503 service_unavailable with Retry-After (docs/operations.md, "Outages"), anything else →
  * internal_error with a generic message (logged with its stack, never shown).
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError, errors, type ErrorDetail, type ErrorLocation } from '../core/errors';
 import { bodyProblem, MAX_BODY_DEPTH } from './body-shape';
+import { allowedMethods } from './operations';
 import type { Logger } from './logger';
+import type { OpenApiDocument } from './openapi';
+import { valueMessage } from './validation-messages';
 
 interface ValidatorItem {
   path?: string;
   message?: string;
   location?: string;
+  /** `<Ajv keyword>.openapi.validation`, e.g. `minimum.openapi.validation`. */
+  errorCode?: string;
+}
+
+/** What rewording a validator message needs: the document and the request (src/platform/validation-messages.ts). */
+interface RequestContext {
+  doc: OpenApiDocument;
+  req: Request;
 }
 
 const LOCATIONS: Record<string, ErrorLocation> = { query: 'query', body: 'body', headers: 'header', params: 'path', path: 'path' };
 
-/** `/query/limit` or `.body.data[0].id` → location and field. */
-function detailOf(item: ValidatorItem): ErrorDetail {
+/** `/query/limit` or `.body.data[0].id` → location and field; a message about the value in the one wording. */
+function detailOf(item: ValidatorItem, ctx: RequestContext | undefined): ErrorDetail {
   const parts = (item.path ?? '').replace(/^[./]+/, '').split(/[./]/).filter(Boolean);
   const location = LOCATIONS[item.location ?? parts[0] ?? ''] ?? LOCATIONS[parts[0] ?? ''] ?? 'body';
   const rest = LOCATIONS[parts[0] ?? ''] ? parts.slice(1) : parts;
@@ -30,7 +41,14 @@ function detailOf(item: ValidatorItem): ErrorDetail {
   if (nth) field = nth[1]!;
   // Header names arrive lower-cased; report them as documented (`Idempotency-Key`, `X-API-Style`).
   if (location === 'header') field = field.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()).replace(/^X-Api-/, 'X-API-');
-  const msg = item.message ?? 'is invalid';
+  const keyword = (item.errorCode ?? '').split('.')[0] ?? '';
+  let reworded: string | undefined;
+  try {
+    reworded = ctx && field ? valueMessage(ctx.doc, ctx.req, location, field, keyword, nth ? Number(nth[2]) : undefined) : undefined;
+  } catch {
+    // A request the rewording cannot follow keeps the validator's words: never a 500 while reporting a 400.
+  }
+  const msg = reworded ?? item.message ?? 'is invalid';
   const name = nth ? `\`${field}\` (value ${Number(nth[2]) + 1})` : `\`${field}\``;
   return { location, field, message: field ? `${name} ${msg}` : msg };
 }
@@ -69,10 +87,22 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   return e.cause !== undefined && isDatabaseUnavailable(e.cause, depth + 1);
 }
 
-function translate(err: unknown, exposeInternals: boolean): AppError {
+/** Details once per field and message (Ajv may report one value against several keywords). */
+function uniqueDetails(details: ErrorDetail[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  return details.filter((d) => {
+    const key = `${d.location}\u0000${d.field}\u0000${d.message}`;
+    return !seen.has(key) && (seen.add(key), true);
+  });
+}
+
+function translate(err: unknown, exposeInternals: boolean, ctx?: RequestContext): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return errors.serviceUnavailable(DB_RETRY_AFTER_SECONDS);
-  const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string };
+  const e = err as {
+    status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string;
+    headers?: { Allow?: string };
+  };
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
   // A runtime whose JSON.parse recurses may run out of stack on deep input: the depth rule, not a fault.
   if (e.type === 'entity.parse.failed' && err instanceof RangeError) return tooDeep('body');
@@ -83,15 +113,16 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') {
     return errors.invalid('header', 'Content-Type', 'Send the body as application/json in UTF-8, without a content encoding.');
   }
-  if (e.code === '23505') return errors.conflict('A resource with this unique value already exists.');
+  if (e.code === '23505') return uniqueConflict(e.constraint, (err as { detail?: string }).detail);
   // PostgreSQL cannot store NUL (\u0000) in text or jsonb: an input problem, not a server fault.
   if (e.code === '22021' || e.code === '22P05') {
     return errors.invalid('body', 'body', 'The request holds a character that cannot be stored (NUL, \\u0000).');
   }
   if (typeof e.status === 'number' && Array.isArray(e.errors)) {
-    if (e.status === 400) return errors.validation(e.errors.map(detailOf));
+    if (e.status === 400) return errors.validation(uniqueDetails(e.errors.map((item) => detailOf(item, ctx))));
     if (e.status === 404) return errors.routeNotFound('', e.path ?? '');
-    if (e.status === 405) return errors.methodNotAllowed('This method', []);
+    // The validator's 405 lists the path's methods in lower case (`get, post`): every 405 carries `Allow`.
+    if (e.status === 405) return errors.methodNotAllowed('This method', allowedMethods((e.headers?.Allow ?? '').split(/,\s*/).filter(Boolean)));
     if (e.status === 415) return errors.invalid('header', 'Content-Type', 'Send the body as application/json.');
     if (e.status === 413) return errors.payloadTooLarge(0);
     if (e.status >= 500 && exposeInternals) {
@@ -101,12 +132,32 @@ function translate(err: unknown, exposeInternals: boolean): AppError {
   return errors.internal();
 }
 
+/**
+ * The request fields behind the database's unique constraints that a request can break (docs/api-rules.md,
+ * "Errors": a 409 on a unique value names the field). Today only a row's `data.id` (PATCH of a row or an entry
+ * to the `id` of another row); another constraint is named by its last column.
+ */
+const UNIQUE_FIELDS: Record<string, { field: string; what: string }> = {
+  datatable_rows_external_id_key: { field: 'data.id', what: 'the `id` of another row of this table' },
+};
+
+/** 409 conflict for a unique violation (23505), `details` naming the field from the constraint or the key's column. */
+function uniqueConflict(constraint: string | undefined, detail: string | undefined): AppError {
+  const known = constraint === undefined ? undefined : UNIQUE_FIELDS[constraint];
+  // PostgreSQL's detail: `Key (workspace_id, datatable_id, external_id)=(…) already exists.`
+  const column = /^Key \(([^)]*)\)=/.exec(detail ?? '')?.[1]?.split(',').pop()?.trim();
+  const field = known?.field ?? column ?? 'body';
+  const message = `\`${field}\` is already ${known?.what ?? 'used by another resource'}; send another value.`;
+  return errors.conflict(message, [{ location: 'body', field, message }]);
+}
+
 /** The body nests deeper than MAX_BODY_DEPTH at `field` (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). */
 function tooDeep(field: string): AppError {
   const where = field === 'body' ? 'The request body' : `\`${field}\``;
   return errors.invalid('body', field, `${where} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels; send at most ${MAX_BODY_DEPTH}.`);
 }
 
+/**
 /**
  * True when the client closed the connection while its body was being read (body-parser's `request.aborted`, e.g.
  * a slow upload given up): no fault of the service and nobody left to answer (docs/operations.md, "Slow clients").
@@ -115,7 +166,11 @@ function isClientAbort(err: unknown): boolean {
   return err !== null && typeof err === 'object' && (err as { type?: unknown }).type === 'request.aborted';
 }
 
-export function errorHandler(logger: Logger, opts: { exposeInternals: boolean }): ErrorRequestHandler {
+/**
+ * The error middleware. `opts.doc` (the OpenAPI document) lets validator messages about a value name the range and
+ * the value received; without it they keep the validator's words. A client abort is logged at info, not answered.
+ */
+export function errorHandler(logger: Logger, opts: { exposeInternals: boolean; doc?: OpenApiDocument }): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (isClientAbort(err)) {
       // Logged as what it is, at info without a stack; the access log adds its `request aborted` line.
@@ -124,7 +179,7 @@ export function errorHandler(logger: Logger, opts: { exposeInternals: boolean })
       if (!res.destroyed) res.destroy();
       return;
     }
-    const appError = translate(err, opts.exposeInternals);
+    const appError = translate(err, opts.exposeInternals, opts.doc ? { doc: opts.doc, req } : undefined);
     if (appError.code === 'service_unavailable') {
       (req.log ?? logger).warn({ err: (err as Error).message, request_id: req.requestId }, 'database unavailable');
     } else if (appError.status >= 500) {
@@ -137,7 +192,6 @@ export function errorHandler(logger: Logger, opts: { exposeInternals: boolean })
       return;
     }
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-    if (appError.code === 'method_not_allowed' && !appError.headers?.Allow) res.removeHeader('Allow');
     const error: Record<string, unknown> = { code: appError.code, message: appError.message, status: appError.status };
     if (appError.details && appError.details.length > 0) error.details = appError.details;
     res.status(appError.status).json({ error, request_id: req.requestId });

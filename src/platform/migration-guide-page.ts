@@ -17,9 +17,11 @@ import { projectRoot } from './paths';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-const STYLE = `body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 0 auto; padding: 1rem; color: #1a1a1a; }
+const STYLE = `body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 0 auto; padding: 1rem; color: #1a1a1a; overflow-wrap: break-word; }
 table { border-collapse: collapse; display: block; overflow-x: auto; } th, td { border: 1px solid #ccc; padding: .3rem .5rem; text-align: left; vertical-align: top; }
-code { background: #f3f3f3; padding: 0 .2rem; } td code { overflow-wrap: anywhere; } pre { background: #f3f3f3; padding: .5rem; overflow-x: auto; }
+code { background: #f3f3f3; padding: 0 .2rem; overflow-wrap: anywhere; }
+/* Long words and inline code (paths, headers) wrap, so the page fits a 360 px screen; a pre block scrolls in itself. */
+pre code { overflow-wrap: normal; } pre { background: #f3f3f3; padding: .5rem; overflow-x: auto; }
 form#translate { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .5rem; align-items: center; margin: 1rem 0; }
 form#translate input[type=text], form#translate select { font: inherit; padding: .2rem; width: 100%; box-sizing: border-box; }
 form#translate button { grid-column: 2; justify-self: start; }

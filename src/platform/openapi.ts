@@ -106,8 +106,9 @@ export function openApiValidator(doc: OpenApiDocument, validateResponses: boolea
 }
 
 /**
- * A copy of the document without its examples (`components.examples` and every media type's `examples`),
- * for the validator: its Ajv (draft-04) compiles each schema together with the whole `paths` and
+ * A copy of the document for the validator: every `get` also as `head` (HTTP answers HEAD wherever GET works,
+ * docs/api-rules.md, "HEAD and 405"; the validator would otherwise refuse HEAD with a 405 of its own), and
+ * without examples (`components.examples` and every media type's `examples`): the validator's Ajv (draft-04) compiles each schema together with the whole `paths` and
  * `components` and takes every string `id` member it finds there for a schema id, so two examples
  * naming the same resource (`"id": "rsp_1"`) would make it refuse to compile ("resolves to more than one
  * schema"). Validation needs no examples (docs/api-rules.md, "Examples").
@@ -126,6 +127,7 @@ export function validatorSpec(doc: OpenApiDocument): OpenApiDocument {
   };
   strip(copy.paths);
   strip(copy.components);
+  for (const item of Object.values(copy.paths)) if (item.get !== undefined && item.head === undefined) item.head = structuredClone(item.get);
   delete (copy.components as Record<string, unknown> | undefined)?.examples;
   return copy;
 }

@@ -12,6 +12,17 @@ export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 
 /**
+ * The methods a path answers, as `Allow` lists them: upper case, HEAD wherever GET is (HTTP answers HEAD like
+ * GET; docs/api-rules.md, "HEAD and 405"), in METHOD_ORDER, each once.
+ * @param methods the documented methods in any case (`get`, `POST`).
+ */
+export function allowedMethods(methods: Iterable<string>): string[] {
+  const set = new Set([...methods].map((m) => m.toUpperCase()));
+  if (set.has('GET')) set.add('HEAD');
+  return [...set].sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
+}
+
+/**
  * What `x-required-scope` may say: a scope; a list of scopes, every one needed (minting a dashboard link needs
  * `forms:write` and `responses:read`, docs/writes-keys-limits.md, "API keys and scopes"); `key` (any valid API
  * key, no particular scope, e.g. `GET /api/v1/openapi`); `none` (no key at all: `/openapi.json`, pages, public
@@ -112,9 +123,7 @@ function buildIndex(doc: OpenApiDocument): OperationIndex {
       ops.set(operation.method, operation);
       operations.push(operation);
     }
-    const methods = [...ops.keys()];
-    if (ops.has('GET') && !ops.has('HEAD')) methods.push('HEAD');
-    methods.sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
+    const methods = allowedMethods(ops.keys());
     compiled.push({
       template,
       route: template.replace(/\{([^}]+)\}/g, ':$1'),

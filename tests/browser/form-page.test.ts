@@ -44,7 +44,7 @@ describe('the hosted page in a browser', () => {
 
       expect(await page.textContent('#q1-error')).toBe('Please answer this question.');
       expect(await page.textContent('#q3-error')).toBe('Please answer this question.');
-      expect(await page.textContent('#q5-error')).toBe('Must be a number between 1 and 500; got 9000.');
+      expect(await page.textContent('#q5-error')).toBe('Must be a number from 1 to 500; got 9000.');
       expect(await page.textContent('#q7-error')).toContain('Must be an e-mail address');
       expect(await page.locator('[role=alert]').count()).toBe(1);
       expect(await page.getAttribute('#q5', 'aria-describedby')).toBe('q5-error');

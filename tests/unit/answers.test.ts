@@ -142,8 +142,8 @@ describe('validateAnswers', () => {
     ]);
     expect(problems[0]!.message).toBe('unknown question "q_nope" in form "frm_test"');
     expect(problems[1]!.message).toBe('unknown option "opt_gold" of question "q_plan"');
-    expect(problems[2]!.message).toMatch(/between 0 and 10/);
-    expect(problems[6]!.message).toMatch(/between 1 and 5/);
+    expect(problems[2]!.message).toMatch(/from 0 to 10/);
+    expect(problems[6]!.message).toMatch(/from 1 to 5/);
   });
 
   it('rejects a second answer to the same question and a non-integer NPS', () => {

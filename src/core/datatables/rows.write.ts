@@ -93,8 +93,14 @@ function checkColumns(
     }
     if (value === null) continue;
     const why = columnTypeProblem(type, value);
-    if (why) out.push({ location: 'body', field, message: `\`${field}\` ${why} (column type ${type}).` });
+    if (why) out.push({ location: 'body', field, message: `\`${field}\` ${why} (column type ${type}); got ${shown(value)}.` });
   }
+}
+
+/** A value in a message: its JSON, cut after 80 characters. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 interface WriteContext {

@@ -112,11 +112,12 @@ export type ParsedDate = { kind: 'date'; date: string } | { kind: 'date-time'; v
 
 /** Parses a date or date-time parameter; throws validation_error naming `field`. */
 export function parseDateValue(raw: string, field: string, location: ErrorLocation = 'query'): ParsedDate {
-  const bad = (why: string) =>
-    errors.invalid(location, field, `\`${field}\` ${why}; got "${raw}". Use YYYY-MM-DD or an ISO 8601 date-time with offset.`);
+  // The one wording of value messages (docs/api-rules.md, "Errors"): what it must be, why not, what was sent.
+  const bad = (why?: string) =>
+    errors.invalid(location, field, `\`${field}\` must be a date YYYY-MM-DD or an ISO 8601 date-time with an offset${why ? ` (${why})` : ''}; got "${raw}".`);
   let m = DATE.exec(raw);
   if (m) {
-    if (!realDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw bad('is not a real date');
+    if (!realDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw bad('this date does not exist');
     return { kind: 'date', date: raw };
   }
   m = DATE_TIME.exec(raw);
@@ -128,13 +129,13 @@ export function parseDateValue(raw: string, field: string, location: ErrorLocati
       Number(mi) < 60 &&
       (s === undefined || Number(s) < 60) &&
       (oh === undefined || (Number(oh) < 24 && Number(om) < 60));
-    if (!ok) throw bad('is not a real date-time');
+    if (!ok) throw bad('this date-time does not exist');
     const value = raw.toUpperCase();
-    if (!inDateRange(Date.parse(value))) throw bad('is outside 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999999Z in UTC');
+    if (!inDateRange(Date.parse(value))) throw bad('from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z in UTC');
     return { kind: 'date-time', value };
   }
-  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(raw)) throw bad('has no UTC offset');
-  throw bad('is not a date');
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(raw)) throw bad('this one has no offset');
+  throw bad();
 }
 
 function nextDay(date: string): string {

@@ -229,7 +229,7 @@ function renderValue(
       const integer = q.type !== 'number';
       const range =
         bounds.min !== undefined && bounds.max !== undefined
-          ? ` between ${bounds.min} and ${bounds.max}`
+          ? ` from ${bounds.min} to ${bounds.max}`
           : bounds.min !== undefined
             ? ` of at least ${bounds.min}`
             : bounds.max !== undefined

@@ -73,7 +73,7 @@ describe('POST {ws}/email-events', () => {
     expect(res.body.error.details).toContainEqual({
       location: 'body',
       field: 'data[2].type',
-      message: '`data[2].type` must be equal to one of the allowed values: send, delivery, open, click, bounce, complaint, unsubscribe',
+      message: '`data[2].type` must be one of send, delivery, open, click, bounce, complaint, unsubscribe; got "exploded".',
     });
     const badDate = await post(ws, key, { data: [good, { ...good, created_at: '2026-01-05T10:00:00' }] });
     expect(badDate.status).toBe(400);

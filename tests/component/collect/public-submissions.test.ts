@@ -79,7 +79,7 @@ describe('POST /api/v1/forms/{form_id}/submissions', () => {
     const bad = await submit(form, { answers: [{ question_id: 'q_nps', value: 12 }, { question_id: 'q_plan', value: 'opt_pro' }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual([
-      { location: 'body', field: 'answers[0].value', message: '`answers[0].value` must be an integer between 0 and 10; got 12' },
+      { location: 'body', field: 'answers[0].value', message: '`answers[0].value` must be an integer from 0 to 10; got 12' },
     ]);
     const unknown = await submit(form, { answers: goodAnswers(), form_id: form });
     expect(unknown.status).toBe(400);

@@ -121,13 +121,13 @@ describe('POST {ws}/responses, Style A', () => {
     expect(res.body.error).toMatchObject({ code: 'validation_error', status: 400 });
     const d = (field: string, message: RegExp | string) => ({ location: 'body', field, message: typeof message === 'string' ? message : expect.stringMatching(message) });
     expect(res.body.error.details).toEqual([
-      d('answers[0].value', '`answers[0].value` must be an integer between 0 and 10; got 11'),
+      d('answers[0].value', '`answers[0].value` must be an integer from 0 to 10; got 11'),
       d('answers[1].value', '`answers[1].value` unknown option "opt_gold" of question "q_plan"'),
       d('answers[2].value', '`answers[2].value` option "opt_sso" is chosen twice'),
       d('answers[3].value', '`answers[3].value` must be at most 10000 characters; got 10001'),
       d('answers[4].value', /^`answers\[4\]\.value` must be an e-mail address/),
-      d('answers[5].value', '`answers[5].value` must be a number between 1 and 100; got 0'),
-      d('answers[6].value', '`answers[6].value` must be an integer between 1 and 5; got 4.5'),
+      d('answers[5].value', '`answers[5].value` must be a number from 1 to 100; got 0'),
+      d('answers[6].value', '`answers[6].value` must be an integer from 1 to 5; got 4.5'),
       d('answers[7].value', /^`answers\[7\]\.value` must be a date "YYYY-MM-DD" that exists/),
       d('answers[8].question_id', /unknown question "q_nope"/),
       d('answers[9].question_id', /question "q_text" is answered twice/),
@@ -152,7 +152,7 @@ describe('POST {ws}/responses, Style A', () => {
     });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.details.map((x: { field: string }) => x.field)).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `answers[${i}].value`));
-    expect(wrong.body.error.details[0].message).toBe('`answers[0].value` must be an integer between 0 and 10; got the string "9"');
+    expect(wrong.body.error.details[0].message).toBe('`answers[0].value` must be an integer from 0 to 10; got the string "9"');
 
     const missing = await post(w, { form_id: w.form, answers: [{ question_id: 'q_text', value: 'only this' }] });
     expect(missing.status).toBe(400);

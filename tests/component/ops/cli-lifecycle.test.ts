@@ -75,6 +75,9 @@ describe('start-up configuration checks', () => {
       expect(r.stdout).toMatch(new RegExp(`^ {2}${s.name} +.*\\(default: ${s.fallback.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)$`, 'm'));
     }
     expect(r.stdout).toMatch(/^ {2}PORT +listen port, 1-65535 \(default: 3000\)$/m);
+    // Issue 26 item 6: the memory setting is listed, and the retry schedule's default is the schedule itself.
+    expect(r.stdout).toMatch(/^ {2}FEEDBACK_MEMORY_DEFAULTS +"off": serve and import keep V8's own heap sizes .*\(default: on\)$/m);
+    expect(r.stdout).toMatch(/^ {2}WEBHOOK_RETRY_SCHEDULE +comma-separated seconds before each webhook retry \(default: 5,300,1800,7200,18000,36000,36000\)$/m);
   });
 });
 

@@ -14,7 +14,12 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ PORT: '65536' }, 'PORT must be an integer 1-65535, got "65536"'],
   [{ HOST: 'http://0.0.0.0' }, 'HOST must be a host name or an IP address (no scheme or port), got "http://0.0.0.0"'],
   [{ DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL must be a URL starting with postgres:// or postgresql://, got "mysql://db/x"'],
-  [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must be a URL starting with redis:// or rediss://, got "localhost:6379"'],
+  [
+    { REDIS_URL: 'localhost:6379' },
+    'REDIS_URL must be a URL starting with redis:// or rediss://, a Sentinel URL redis+sentinel://[user:password@]host:port[,host:port...]/<master name>[?db=N] ' +
+      '(or rediss+sentinel://), or a Cluster URL redis+cluster://[user:password@]host:port[,host:port...] (or rediss+cluster://; a cluster has only database 0), ' +
+      'got "localhost:6379"',
+  ],
   [{ PUBLIC_URL: 'feedback.example.com' }, 'PUBLIC_URL must be a URL starting with http:// or https://, got "feedback.example.com"'],
   [{ PUBLIC_URL: 'https://x.example/?a=1' }, 'PUBLIC_URL must be a URL without query or fragment, got "https://x.example/?a=1"'],
   [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE must be a positive integer, got "0"'],

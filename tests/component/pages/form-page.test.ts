@@ -159,7 +159,7 @@ describe('POST /f/{form_id}', () => {
     expect(html).toContain('role="alert"');
     expect(html).toContain('<p class="error" id="q1-error">Please answer this question.</p>');
     expect(html).toContain('<p class="error" id="q3-error">Please answer this question.</p>');
-    expect(html).toMatch(/<p class="error" id="q5-error">Must be a number between 1 and 500; got 9000\.<\/p>/);
+    expect(html).toMatch(/<p class="error" id="q5-error">Must be a number from 1 to 500; got 9000\.<\/p>/);
     expect(html).toMatch(/<p class="error" id="q7-error">Must be an e-mail address; got the string &quot;not-an-address&quot;\.<\/p>/);
     expect(html).not.toContain('id="q2-error"');
     // Kept: the rating, the checkbox, the number, the email and the (escaped) text.

@@ -90,7 +90,7 @@ describe('feedback-service import', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('responses[0].form_id: unknown form "frm_x"\n');
-    expect(run.stderr).toContain('responses[1].answers[0].value: must be an integer between 0 and 10; got 42\n');
+    expect(run.stderr).toContain('responses[1].answers[0].value: must be an integer from 0 to 10; got 42\n');
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(await db('workspaces').where('id', `ws_${u}`)).toHaveLength(0);
   });

@@ -133,7 +133,7 @@ describe('import of a file read in passes', () => {
 
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toContain('responses[11500].answers[0].value: must be an integer between 0 and 10; got 42\n');
+    expect(run.stderr).toContain('responses[11500].answers[0].value: must be an integer from 0 to 10; got 42\n');
     expect(await t.db('workspaces').where('id', `ws_${u}`)).toHaveLength(0);
     expect(await t.db('responses').where('workspace_id', `ws_${u}`)).toHaveLength(0);
     expect(await t.db('response_counts').where('workspace_id', `ws_${u}`)).toHaveLength(0);

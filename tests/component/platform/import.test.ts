@@ -313,7 +313,7 @@ describe('importFixture', () => {
       expect.arrayContaining([
         { path: 'forms[1].id', message: `form "frm_${existing}" already exists` },
         { path: 'responses[0].form_id', message: 'unknown form "frm_x"' },
-        { path: 'responses[1].answers[0].value', message: expect.stringMatching(/between 0 and 10; got 11/) },
+        { path: 'responses[1].answers[0].value', message: expect.stringMatching(/from 0 to 10; got 11/) },
         { path: 'responses[1].answers[1].value', message: `unknown option "opt_gold" of question "q_plan"` },
         { path: 'responses[3].id', message: `duplicate response id "rsp_${u}_2" (first at responses[1])` },
         { path: 'responses[3].email_id', message: 'respondent_email and email_id must both be set or both be null' },

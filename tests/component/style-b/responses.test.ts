@@ -317,6 +317,23 @@ describe('Style B response errors', () => {
     expect(res.body.error.code).toBe('workspace_access_denied');
   });
 
+  it('names Style B in X-API-Style on a 403 for a key whose default style is B (issue 26 item 6)', async () => {
+    const other = await scenario(t.db, { responseCount: 1 });
+    const keyB = await keyFor(t.db, [s.ws], { style: 'B' });
+    const denied = await get(`/api/v1/workspaces/${other.ws}/responses`, keyB);
+    expect([denied.status, denied.body.error.code, denied.headers['x-api-style']]).toEqual([403, 'workspace_access_denied', 'B']);
+    const narrowB = await keyFor(t.db, [s.ws], { style: 'B', scopes: ['forms:read'] });
+    const scope = await get(`/api/v1/workspaces/${s.ws}/responses`, narrowB);
+    expect([scope.status, scope.body.error.code, scope.headers['x-api-style']]).toEqual([403, 'insufficient_scope', 'B']);
+    const links = await get(`/api/v1/workspaces/${s.ws}/forms/${s.nps}/dashboard-links`, narrowB);
+    expect([links.status, links.headers['x-api-style']]).toEqual([200, 'B']);
+    // The header still wins over the key's default, and a Style A path stays A.
+    const asked = await get(`/api/v1/workspaces/${other.ws}/responses`, keyB).set('X-API-Style', 'A');
+    expect([asked.status, asked.headers['x-api-style']]).toEqual([403, 'A']);
+    const styleA = await get(`/api/v1/workspaces/${other.ws}/forms`, keyB);
+    expect([styleA.status, styleA.headers['x-api-style']]).toEqual([403, 'A']);
+  });
+
   it('returns 404 for a response of another workspace', async () => {
     const other = await scenario(t.db, { responseCount: 1 });
     const res = await getB(`/api/v1/workspaces/${s.ws}/responses/${other.responses[0]!.id}`);

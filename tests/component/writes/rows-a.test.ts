@@ -142,7 +142,9 @@ describe('Style A PATCH and DELETE rows', () => {
     const b = await post({ data: { id: uniq() } });
     const res = await patch(b.body.data.row_id, { data: { id: a.body.data.id } });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('conflict');
+    // The 409 names the field (issue 26 item 6).
+    const message = '`data.id` is already the `id` of another row of this table; send another value.';
+    expect(res.body.error).toEqual({ code: 'conflict', status: 409, message, details: [{ location: 'body', field: 'data.id', message }] });
   });
 
   it('deletes a row: 204 without body, then 404', async () => {
