@@ -129,6 +129,10 @@ export const getFormQuestionAnalytics = <ThrowOnError extends boolean = false>(o
  * `nps` 1 decimal (that of the form's first nps question; null for forms without one). An empty period
  * has `responses` 0 and `average_score`, `nps` null.
  *
+ * At most 10000 points: when the span from the first to the last response needs more periods of the
+ * `interval` asked, the series comes in the first coarser interval that fits (day, week, month, year;
+ * a year series always fits), and `meta.interval` names the interval used (docs/analytics.md, "Time series").
+ *
  * Required scope: `forms:read`.
  */
 export const getFormTimeseries = <ThrowOnError extends boolean = false>(options: Options<GetFormTimeseriesData, ThrowOnError>): RequestResult<GetFormTimeseriesResponses, GetFormTimeseriesErrors, ThrowOnError> => (options.client ?? client).get<GetFormTimeseriesResponses, GetFormTimeseriesErrors, ThrowOnError>({
@@ -203,7 +207,7 @@ export const listResponses = <ThrowOnError extends boolean = false>(options: Opt
  *
  * Body: `form_id` (a form of the workspace), `answers` (Style A `[{"question_id","value"}]`, Style B
  * `[{"id","value"}]`), `language` (one of the form's languages; default its default language), `created_at`
- * (Style B may spell it `createdAt`; an ISO 8601 date-time with offset, not in the future; default now),
+ * (Style B may spell it `createdAt`; an ISO 8601 date-time with offset, from 1970-01-01T00:00:00Z and not in the future, else a 400 naming the field; default now),
  * `respondent_email` + `email_id` (both or neither), `row_id` (a row of the workspace: its data is captured
  * as `table_data`), `version` (default 1). Unknown members are a 400. Values by question type: `nps`,
  * `rating`, `number` a number in the question's `validation` range (integers for nps and rating); `text` a
@@ -244,8 +248,14 @@ export const createResponse = <ThrowOnError extends boolean = false>(options: Op
  * `created_at` (Style A) or `createdAt` (Style B), `score`, `language`, `respondent_email`, `email_id`,
  * `row_id`; then with `form_id` one column per question in form order headed by the question id (a choice
  * cell holds the option values as given in the response, several joined by `; `), else one `answers`
- * column holding the style's answers as JSON. Sent as an attachment; memory stays flat whatever the
+ * column holding the style's answers as JSON. A text cell starting with `=`, `+`, `-`, `@`, tab or carriage
+ * return gets a leading `'` so a spreadsheet never runs it as a formula; numbers (the score, a `number`
+ * answer) are written as they are. Sent as an attachment; memory stays flat whatever the
  * number of rows; the export counts as one request for the rate limit.
+ *
+ * Exports running at once are capped per key and per instance (`EXPORTS_PER_KEY`, `EXPORTS_MAX`): one more
+ * is a 429 `rate_limit_exceeded` with `Retry-After`. A client that reads nothing for `EXPORT_STALL_TIMEOUT_MS`
+ * (default 30 s) has its export aborted and the connection cut.
  *
  * Required scope: `responses:read`.
  */
@@ -697,7 +707,8 @@ export const updateWebhookEndpoint = <ThrowOnError extends boolean = false>(opti
  * List API keys
  *
  * Style A. Metadata of the keys with access to this workspace, revoked ones included (`revoked_at` set);
- * never the secrets (no paging).
+ * never the secrets (no paging). Each key's `workspace_ids` lists only the workspaces the calling key
+ * opens too.
  *
  * Required scope: `api_keys:read`.
  */
@@ -711,9 +722,12 @@ export const listApiKeys = <ThrowOnError extends boolean = false>(options: Optio
  * Create an API key
  *
  * Style A. `workspace_ids` defaults to the workspace in the path; absent `scopes` means the creating key's
- * scopes, `[]` none. A key creates only keys whose workspaces and scopes are a subset of its own: other
- * scopes give 403 `insufficient_scope`, other workspaces 403 `workspace_access_denied`. `data.secret` is
- * returned only in this answer.
+ * scopes, `[]` none. A key creates only keys that neither outgrow nor outlive it (docs/writes-keys-limits.md,
+ * "Key lineage"): other scopes give 403 `insufficient_scope`, other workspaces 403 `workspace_access_denied`,
+ * a `rate_limit_per_minute` above the creating key's limit or an `expires_at` later than its expiry (or null
+ * while it expires) a 400 naming the field; absent, both are the creating key's. The new key records
+ * `created_by`: revoking or expiring the creating key revokes or expires it, and every key and dashboard link
+ * below it. `data.secret` is returned only in this answer.
  *
  * Required scope: `api_keys:write`.
  */
@@ -731,7 +745,8 @@ export const createApiKey = <ThrowOnError extends boolean = false>(options: Opti
  * Revoke an API key
  *
  * Style A. The key is revoked (later requests with it get 401 `api_key_expired`); it stays in the list
- * with `revoked_at` set. A key may revoke itself, or a key whose workspaces and scopes are a subset of
+ * with `revoked_at` set. Every key it created and every dashboard link it minted is revoked with it,
+ * transitively (docs/writes-keys-limits.md, "Key lineage"). A key may revoke itself, or a key whose workspaces and scopes are a subset of
  * its own: otherwise 403 `workspace_access_denied` (the key opens a workspace the caller lacks) or
  * `insufficient_scope` (it has a scope the caller lacks). A key with no access to the path's workspace
  * is a 404.
@@ -750,7 +765,8 @@ export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Opti
  * Style A. Every authenticated request of the key, errors included, counted per UTC day and the style of
  * its answer (`X-API-Style`): one item per day and style with requests in the last `days` days (today
  * included), newest first (Style A before B within a day). A request shows here within 5 seconds. A key
- * without access to this workspace (or unknown): 404.
+ * without access to this workspace (or unknown): 404. Counts are kept per key, across its workspaces, so
+ * a key that also opens a workspace the calling key does not is a 403 `workspace_access_denied`.
  *
  * Required scope: `api_keys:read`.
  */
@@ -771,7 +787,8 @@ export const getApiKeyUsage = <ThrowOnError extends boolean = false>(options: Op
  * and style as they are for `…/usage` (a request shows here within 5 seconds); requests that matched no
  * operation are not listed. Also the key's default style, the Style B `deprecation` and `sunset` dates
  * when the service has them (`STYLE_B_SUNSET`), and one verdict: whether the key made no Style B call
- * in the window. A key without access to this workspace (or unknown): 404.
+ * in the window. A key without access to this workspace (or unknown): 404. A key that also opens a
+ * workspace the calling key does not: 403 `workspace_access_denied` (counts are kept per key).
  *
  * Required scope: `api_keys:read`, except for a key reading its own report (`key_id` is the calling key's id).
  */
@@ -801,6 +818,11 @@ export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options
  * (docs/migrating-between-styles.md, "Translating a request"). Pure: reads and writes no data, so any
  * valid key may call it. A request Style B itself refuses (400) is a 422 too, its reason opening with
  * "Style B refuses this request".
+ *
+ * Limits (docs/migrating-between-styles.md, "Limits"): `path`, the query's names and values and the
+ * headers' names and values together hold at most 262144 bytes (UTF-8), and a `filter` at most 10000
+ * values (a condition counts one, an `in [..]` list one per value); beyond either the answer is 400
+ * `validation_error` naming `path`, `query`, `headers` or `query.filter`. The work is linear in the input.
  *
  * Required scope: none (any valid API key).
  */
@@ -836,8 +858,9 @@ export const getMigrationGuidePage = <ThrowOnError extends boolean = false>(opti
  * and a response submitted through it carries `respondent_email`, `email_id`, `row_id` and `table_data`
  * (the row's data at submission). `open_url` is `{PUBLIC_URL}/e/{token}.gif`, an open-tracking image that
  * records an `open`. The token is signed (HMAC-SHA256) with a server secret kept in the database and
- * carries the workspace, form, email, `email_id`, `row_id`, `flow_id` and expiry: nothing is stored per
- * link. `email_id` is generated (`em_…`) when absent. A `row_id` that is not a row of the workspace is a
+ * carries the workspace, form, email, `email_id`, `row_id`, `flow_id`, expiry and `max_responses`: nothing
+ * is stored when a link is minted. A link takes one response (`max_responses`, default 1, at most 1000);
+ * past that, a submission through it is a 409 `link_already_used` (a 409 page on the hosted page). `email_id` is generated (`em_…`) when absent. A `row_id` that is not a row of the workspace is a
  * 400 naming it.
  *
  * Required scope: `forms:write`.
@@ -856,7 +879,8 @@ export const createEmailLink = <ThrowOnError extends boolean = false>(options: O
  * List the form's dashboard links (both styles)
  *
  * Shared path (as `POST`). Every link of the form that was not revoked, expired ones included, oldest first, in
- * one page (a form has a handful).
+ * one page (a form has a handful): its id, form, expiry, minting key (`created_by`) and address opt-in, never
+ * its URL (a bearer URL is shown once, when it is minted).
  *
  * Required scope: `forms:read`.
  */
@@ -870,13 +894,19 @@ export const listDashboardLinks = <ThrowOnError extends boolean = false>(options
  * Mint a dashboard link to the form's results page (both styles)
  *
  * Shared path: answers in Style A or Style B, chosen by `X-API-Style`, else the key's default style (docs/analytics.md,
- * "Dashboard links"). Mints a signed link to `GET /d/{token}`, the form's results page that needs no key.
- * `expires_at` (Style A) or `expiresAt` (Style B) is optional: a date-time in the future, at most 90 days
- * ahead (a 400 naming the field otherwise), default 30 days from now. The token is signed like email links
- * (HMAC-SHA256 with a secret kept in the database) and names a stored link, which every page request reads:
- * a revoked or expired link answers the HTML 404 page on every instance from the next request on.
+ * "Dashboard links"). Mints a signed link to `GET /d/{token}`, the form's results page that needs no key, and
+ * its one-time downloads of the form's responses. `expires_at` (Style A) or `expiresAt` (Style B) is optional:
+ * a date-time in the future, at most 90 days ahead and not later than the minting key's own `expires_at` (a
+ * 400 naming the field otherwise), default 30 days from now (cut to the minting key's expiry). The downloads
+ * carry no respondent address (`respondent_email`) and no answer to an `email` question unless
+ * `include_addresses` (Style A) or `includeAddresses` (Style B) is `true`. The link records the minting key
+ * (`created_by`): revoking or expiring that key, or a key that created it, revokes or expires the link
+ * (docs/writes-keys-limits.md, "Key lineage"). `url` is shown in this answer only; the list never shows it.
+ * The token is signed like email links (HMAC-SHA256 with a secret kept in the database) and names a stored
+ * link, which every page request reads: a revoked or expired link answers the HTML 404 page on every instance
+ * from the next request on.
  *
- * Required scope: `forms:read`.
+ * Required scopes: `forms:write` and `responses:read` (both).
  */
 export const createDashboardLink = <ThrowOnError extends boolean = false>(options: Options<CreateDashboardLinkData, ThrowOnError>): RequestResult<CreateDashboardLinkResponses, CreateDashboardLinkErrors, ThrowOnError> => (options.client ?? client).post<CreateDashboardLinkResponses, CreateDashboardLinkErrors, ThrowOnError>({
     security: [{ name: 'X-API-Key', type: 'apiKey' }],
@@ -895,7 +925,7 @@ export const createDashboardLink = <ThrowOnError extends boolean = false>(option
  * (each page request reads the link); the link leaves the list. A link that does not exist or was revoked
  * already is a 404.
  *
- * Required scope: `forms:read`.
+ * Required scope: `forms:write`.
  */
 export const revokeDashboardLink = <ThrowOnError extends boolean = false>(options: Options<RevokeDashboardLinkData, ThrowOnError>): RequestResult<RevokeDashboardLinkResponses, RevokeDashboardLinkErrors, ThrowOnError> => (options.client ?? client).delete<RevokeDashboardLinkResponses, RevokeDashboardLinkErrors, ThrowOnError>({
     security: [{ name: 'X-API-Key', type: 'apiKey' }],
@@ -925,7 +955,10 @@ export const getDashboardPage = <ThrowOnError extends boolean = false>(options: 
  * No key. The responses of the link's form as the export writes them (docs/analytics.md, "Exports"; Style A
  * shape, `created_at` column), with `t`, the one-time download token of the page: it works once per format, for
  * an hour after the page was shown. A used, expired or foreign `t`, or a link that is no longer valid: the 404
- * page. Counted against the public budget per client address.
+ * page. Counted against the public budget per client address. A download counts as an export of its link
+ * for the export caps: one over them is the 429 page with `Retry-After`, and `t` stays unused. A client that
+ * reads nothing for `EXPORT_STALL_TIMEOUT_MS` has the download cut. CSV cells as the export writes them
+ * (a text cell starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'`).
  *
  * Required scope: none.
  */
@@ -938,7 +971,9 @@ export const downloadDashboardResponses = <ThrowOnError extends boolean = false>
  * the best `Accept-Language` match among the form's languages, else the form's default language (docs/collecting.md,
  * "Languages"). The page carries a one-time submission token. With `t` (an email-link token) the visit
  * records a `click` email event and the token is carried into the submission; a tampered token or one
- * minted for another form is a 400 page, an expired one a 410 page, and nothing is recorded.
+ * minted for another form is a 400 page, an expired one a 410 page, and nothing is recorded; a link that has
+ * taken every response it may (`max_responses`, default 1) records its `click` and shows a 409 page saying
+ * it was already used, instead of the form.
  * Every page sends a `Content-Security-Policy` without external hosts and `Cache-Control: no-store`.
  *
  * Required scope: none.
@@ -954,7 +989,8 @@ export const getFormPage = <ThrowOnError extends boolean = false>(options: Optio
  * concurrent posts) stores one response and answers the same `303`. A filled honeypot (`website`) stores
  * nothing and still answers `303` to the thank-you page. Page posts share the per-address-and-form budget
  * of the public JSON way (`SUBMISSIONS_PER_MINUTE`): past it, a 429 page with `Retry-After`.
- * A body over 200 KB is a 413 page.
+ * A body over 200 KB is a 413 page. Through an email link (`_t`) that has taken every response it may
+ * (`max_responses`, default 1): a 409 page saying the link was already used, nothing stored.
  *
  * Required scope: none.
  */
@@ -995,7 +1031,11 @@ export const getEmailOpenPixel = <ThrowOnError extends boolean = false>(options:
  * "language"?, "t"?}`: values and messages as for `POST {ws}/responses`; `language` must be one of the form's
  * languages (default: its default language); `t` is an email-link token (the response then carries the
  * link's `respondent_email`, `email_id`, `row_id` and the row's data as `table_data`; tampered or minted for
- * another form: 400 naming `t`; expired: 410 `link_expired`). Unknown members are a 400.
+ * another form: 400 naming `t`; expired: 410 `link_expired`; a link takes one response unless it was minted
+ * with a larger `max_responses`: past that, 409 `link_already_used`, nothing stored). Unknown members are a 400.
+ *
+ * The answer is a receipt, `{id, created_at}`: never the answers, `respondent_email`, `table_data` or the
+ * row, so whoever holds a link reads nothing back from it (docs/collecting.md, "Public JSON").
  *
  * Limited per client address and form: `SUBMISSIONS_PER_MINUTE` (default 20) shared with the hosted page's
  * POSTs, with the `X-RateLimit-*` headers and 429 past it. The client address is the socket's unless
@@ -1017,14 +1057,20 @@ export const submitPublicResponse = <ThrowOnError extends boolean = false>(optio
  *
  * Style A. Replaces the signing secret and answers the endpoint with the new `secret` (shown only here). For
  * 24 hours deliveries carry two signatures in `webhook-signature` (`v1,…` by the new secret, then by the old
- * one), so receivers can switch without losing events.
+ * one), so receivers can switch without losing events. With `{"immediate": true}` (for a secret that
+ * leaked) the old secret, and any earlier one still in its 24 hours, stops signing at once: every attempt
+ * from then on carries one signature, by the new secret. The body is optional; none means `immediate: false`.
  *
  * Required scope: `webhooks:write`.
  */
 export const rotateWebhookSecret = <ThrowOnError extends boolean = false>(options: Options<RotateWebhookSecretData, ThrowOnError>): RequestResult<RotateWebhookSecretResponses, RotateWebhookSecretErrors, ThrowOnError> => (options.client ?? client).post<RotateWebhookSecretResponses, RotateWebhookSecretErrors, ThrowOnError>({
     security: [{ name: 'X-API-Key', type: 'apiKey' }],
     url: '/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/rotate-secret',
-    ...options
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**

@@ -10,7 +10,7 @@ export type ClientOptions = {
 export type Error = {
     error: {
         /**
-         * Machine-readable code. `payload_too_large` (413), `method_not_allowed` (405), `link_expired` (410), `headers_too_large` (431) and `service_unavailable` (503) extend the table of the API document; `unprocessable` (422) has its own body, UnprocessableError (only `POST /api/v1/translate` answers it).
+         * Machine-readable code. `payload_too_large` (413), `method_not_allowed` (405), `link_expired` (410), `headers_too_large` (431) and `service_unavailable` (503) were added where none of the first codes fits; `unprocessable` (422) has its own body, UnprocessableError (only `POST /api/v1/translate` answers it).
          */
         code: 'invalid_api_key' | 'api_key_expired' | 'insufficient_scope' | 'workspace_access_denied' | 'resource_not_found' | 'validation_error' | 'conflict' | 'idempotency_replay' | 'rate_limit_exceeded' | 'internal_error' | 'payload_too_large' | 'method_not_allowed' | 'link_expired' | 'service_unavailable' | 'headers_too_large';
         /**
@@ -29,6 +29,18 @@ export type Error = {
     /**
      * Id of the request (also in `X-Request-Id`).
      */
+    request_id: string;
+};
+
+/**
+ * The error body of a 409 `link_already_used`, shaped like Error: an email link that has taken every response it may (`max_responses` when minted, default 1; docs/collecting.md, "Email links"). A code added after Error's list was fixed, so only the operation that answers it names it.
+ */
+export type LinkAlreadyUsedError = {
+    error: {
+        code: 'link_already_used';
+        message: string;
+        status: 409;
+    };
     request_id: string;
 };
 
@@ -648,6 +660,10 @@ export type ApiKey = {
      * Set once the key is revoked; revoked keys stay listed.
      */
     revoked_at: string | null;
+    /**
+     * The id of the key that created this one through the API; null for a root key (made by `feedback-service keys create`, the demo, an import, or before keys were recorded). Revoking or expiring that key revokes or expires this one (docs/writes-keys-limits.md, "Key lineage").
+     */
+    created_by: string | null;
 };
 
 export type ApiKeyCreated = {
@@ -674,6 +690,10 @@ export type ApiKeyCreated = {
      * Set once the key is revoked; revoked keys stay listed.
      */
     revoked_at: string | null;
+    /**
+     * The id of the key that created this one through the API; null for a root key (made by `feedback-service keys create`, the demo, an import, or before keys were recorded). Revoking or expiring that key revokes or expires this one (docs/writes-keys-limits.md, "Key lineage").
+     */
+    created_by: string | null;
     /**
      * The key (`fa_…`), returned only in this answer.
      */
@@ -749,10 +769,13 @@ export type ApiKeyCreateRequest = {
      */
     workspace_ids?: Array<string>;
     /**
-     * Null or absent: never expires.
+     * Absent: the creating key's expiry. Null: never expires, only when the creating key never expires. Not later than the creating key's expiry (a 400 naming it otherwise).
      */
     expires_at?: string | null;
     style?: ApiStyle;
+    /**
+     * Absent: the creating key's limit. At most the creating key's limit (its own, else the service default `RATE_LIMIT_PER_MINUTE`; a 400 naming it otherwise).
+     */
     rate_limit_per_minute?: number;
 };
 
@@ -1159,9 +1182,27 @@ export type TimeseriesPointA = {
  */
 export type TimeseriesEnvelope = {
     data: Array<TimeseriesPointA>;
-    meta: ListMetaA;
+    meta: TimeseriesMetaA;
     links: ListLinks;
     request_id: string;
+};
+
+/**
+ * Style A list metadata of a time series, with the interval its periods are in.
+ */
+export type TimeseriesMetaA = {
+    /**
+     * The number of points (at most 10000).
+     */
+    limit: number;
+    /**
+     * Always false (the series is one page).
+     */
+    has_more: boolean;
+    /**
+     * The interval of the periods: the one asked, or the first coarser one whose series has at most 10000 points when the span needs it.
+     */
+    interval: 'day' | 'week' | 'month' | 'year';
 };
 
 /**
@@ -1302,7 +1343,7 @@ export type ResponseCreateRequest = {
     answers: Array<SubmissionAnswer>;
     language?: string;
     /**
-     * ISO 8601 date-time with offset, not in the future (backfill).
+     * ISO 8601 date-time with offset, from 1970-01-01T00:00:00Z and not in the future (backfill); else 400 naming the field.
      */
     created_at?: string;
     /**
@@ -1312,7 +1353,28 @@ export type ResponseCreateRequest = {
     respondent_email?: string | null;
     email_id?: string | null;
     row_id?: string | null;
+    /**
+     * The response's version (a PostgreSQL `integer`, so at most 2147483647).
+     */
     version?: number;
+};
+
+/**
+ * The receipt of a public submission: the stored response's id and time. The response itself (answers, the email link's address, its row) is read through the API with a key.
+ */
+export type SubmissionReceipt = {
+    id: string;
+    created_at: string;
+};
+
+/**
+ * The receipt of a public submission in the envelope.
+ */
+export type SubmissionReceiptEnvelope = {
+    data: SubmissionReceipt;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
 };
 
 /**
@@ -1376,6 +1438,10 @@ export type EmailLinkCreateRequest = {
     row_id?: string | null;
     flow_id?: string | null;
     expires_in_days?: number;
+    /**
+     * How many responses the link takes (hosted page and public JSON together); past that, 409 `link_already_used`. Signed into the token.
+     */
+    max_responses?: number;
 };
 
 export type EmailLink = {
@@ -1393,6 +1459,10 @@ export type EmailLink = {
     row_id: string | null;
     flow_id: string | null;
     expires_at: string;
+    /**
+     * How many responses the link takes (default 1).
+     */
+    max_responses: number;
 };
 
 /**
@@ -1473,15 +1543,23 @@ export type EmailLinkEnvelope = {
 };
 
 /**
- * Optional expiry of a new dashboard link: `expires_at` in Style A, `expiresAt` in Style B (the other style's name is a 400). Default 30 days from now; at most 90 days ahead.
+ * Optional expiry of a new dashboard link: `expires_at` in Style A, `expiresAt` in Style B (the other style's name is a 400). Default 30 days from now; at most 90 days ahead and not later than the minting key's expiry. `include_addresses` (Style A) or `includeAddresses` (Style B), default false: the explicit opt-in for the link's downloads to carry respondents' addresses and answers to `email` questions.
  */
 export type DashboardLinkCreateRequest = {
     expires_at?: string;
     expiresAt?: string;
+    /**
+     * Style A. Absent means false.
+     */
+    include_addresses?: boolean;
+    /**
+     * Style B. Absent means false.
+     */
+    includeAddresses?: boolean;
 };
 
 /**
- * A dashboard link in Style A (docs/analytics.md, "Dashboard links").
+ * A dashboard link in Style A as the list shows it, without its URL (docs/analytics.md, "Dashboard links").
  */
 export type DashboardLinkA = {
     /**
@@ -1489,16 +1567,45 @@ export type DashboardLinkA = {
      */
     id: string;
     form_id: string;
-    /**
-     * `{PUBLIC_URL}/d/{token}`, the page; anyone holding it sees the results until it expires or is revoked.
-     */
-    url: string;
     expires_at: string;
     created_at: string;
+    /**
+     * The id of the key that minted the link (null for a link minted before keys were recorded).
+     */
+    created_by: string | null;
+    /**
+     * The link's downloads carry respondents' addresses and email answers.
+     */
+    include_addresses: boolean;
 };
 
 /**
- * A dashboard link in Style B (docs/analytics.md, "Dashboard links").
+ * A minted dashboard link in Style A, with its URL (shown only in this answer).
+ */
+export type DashboardLinkCreatedA = {
+    /**
+     * `dl_…`
+     */
+    id: string;
+    form_id: string;
+    expires_at: string;
+    created_at: string;
+    /**
+     * The id of the key that minted the link.
+     */
+    created_by: string | null;
+    /**
+     * The link's downloads carry respondents' addresses and email answers.
+     */
+    include_addresses: boolean;
+    /**
+     * `{PUBLIC_URL}/d/{token}`, the page; anyone holding it sees the results until it expires or is revoked. Shown only in this answer.
+     */
+    url: string;
+};
+
+/**
+ * A dashboard link in Style B as the list shows it, without its URL (docs/analytics.md, "Dashboard links").
  */
 export type DashboardLinkB = {
     /**
@@ -1506,29 +1613,58 @@ export type DashboardLinkB = {
      */
     id: string;
     formId: string;
-    /**
-     * `{PUBLIC_URL}/d/{token}`, the page; anyone holding it sees the results until it expires or is revoked.
-     */
-    url: string;
     expiresAt: string;
     createdAt: string;
+    /**
+     * The id of the key that minted the link (null for a link minted before keys were recorded).
+     */
+    createdBy: string | null;
+    /**
+     * The link's downloads carry respondents' addresses and email answers.
+     */
+    includeAddresses: boolean;
 };
 
 /**
- * One dashboard link, Style A.
+ * A minted dashboard link in Style B, with its URL (shown only in this answer).
  */
-export type DashboardLinkEnvelopeA = {
-    data: DashboardLinkA;
+export type DashboardLinkCreatedB = {
+    /**
+     * `dl_…`
+     */
+    id: string;
+    formId: string;
+    expiresAt: string;
+    createdAt: string;
+    /**
+     * The id of the key that minted the link.
+     */
+    createdBy: string | null;
+    /**
+     * The link's downloads carry respondents' addresses and email answers.
+     */
+    includeAddresses: boolean;
+    /**
+     * `{PUBLIC_URL}/d/{token}`, the page; anyone holding it sees the results until it expires or is revoked. Shown only in this answer.
+     */
+    url: string;
+};
+
+/**
+ * One minted dashboard link, Style A.
+ */
+export type DashboardLinkCreatedEnvelopeA = {
+    data: DashboardLinkCreatedA;
     meta: EmptyObject;
     links: EmptyObject;
     request_id: string;
 };
 
 /**
- * One dashboard link, Style B.
+ * One minted dashboard link, Style B.
  */
-export type DashboardLinkEnvelopeB = {
-    data: DashboardLinkB;
+export type DashboardLinkCreatedEnvelopeB = {
+    data: DashboardLinkCreatedB;
     meta: EmptyObject;
     links: EmptyObject;
     request_id: string;
@@ -1596,6 +1732,16 @@ export type WebhookDelivery = {
     next_attempt_at: string | null;
     created_at: string;
     updated_at: string;
+};
+
+/**
+ * Body of `POST …/rotate-secret` (optional).
+ */
+export type WebhookSecretRotateRequest = {
+    /**
+     * `true`: earlier secrets stop signing at once (a leaked secret); `false`: the previous secret keeps signing beside the new one for 24 hours.
+     */
+    immediate?: boolean;
 };
 
 /**
@@ -2226,9 +2372,9 @@ export type AnalyticsStartDate = string;
 export type AnalyticsEndDate = string;
 
 /**
- * Period length; weeks start Monday (UTC).
+ * Period length; weeks start Monday (UTC). A span that needs more than 10000 periods of it is answered in the first coarser interval that fits (day, week, month, year), and `meta.interval` says which.
  */
-export type AnalyticsInterval = 'day' | 'week' | 'month';
+export type AnalyticsInterval = 'day' | 'week' | 'month' | 'year';
 
 /**
  * `ndjson` (default) or `csv`.
@@ -2710,9 +2856,9 @@ export type GetFormTimeseriesData = {
     };
     query?: {
         /**
-         * Period length; weeks start Monday (UTC).
+         * Period length; weeks start Monday (UTC). A span that needs more than 10000 periods of it is answered in the first coarser interval that fits (day, week, month, year), and `meta.interval` says which.
          */
-        interval?: 'day' | 'week' | 'month';
+        interval?: 'day' | 'week' | 'month' | 'year';
         /**
          * Only responses created at or after this instant. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset. Not with `start_date`/`end_date` (400 naming them).
          */
@@ -6428,7 +6574,7 @@ export type CreateDashboardLinkResponses = {
     /**
      * The minted link in the selected style.
      */
-    201: DashboardLinkEnvelopeA | DashboardLinkEnvelopeB;
+    201: DashboardLinkCreatedEnvelopeA | DashboardLinkCreatedEnvelopeB;
 };
 
 export type CreateDashboardLinkResponse = CreateDashboardLinkResponses[keyof CreateDashboardLinkResponses];
@@ -6527,9 +6673,9 @@ export type GetDashboardPageData = {
          */
         lang?: string;
         /**
-         * The period of the score-over-time chart; absent or another value, chosen from the span of the data.
+         * The period of the score-over-time chart; absent or another value, chosen from the span of the data. The chart has at most 10000 points: a span that needs more periods of the one picked is shown in the first coarser interval that fits (day, week, month, year), and the page marks that one as current.
          */
-        interval?: 'day' | 'week' | 'month';
+        interval?: 'day' | 'week' | 'month' | 'year';
     };
     url: '/d/{token}';
 };
@@ -6648,6 +6794,10 @@ export type GetFormPageErrors = {
     /**
      * An HTML page (`<html lang>` of its language): the form, the thank-you page, or a page explaining the problem (unknown form 404, tampered or foreign link 400, expired link 410, server error 500).
      */
+    409: string;
+    /**
+     * An HTML page (`<html lang>` of its language): the form, the thank-you page, or a page explaining the problem (unknown form 404, tampered or foreign link 400, expired link 410, server error 500).
+     */
     410: string;
     /**
      * An HTML page (`<html lang>` of its language): the form, the thank-you page, or a page explaining the problem (unknown form 404, tampered or foreign link 400, expired link 410, server error 500).
@@ -6696,6 +6846,10 @@ export type SubmitFormPageErrors = {
      * An HTML page (`<html lang>` of its language): the form, the thank-you page, or a page explaining the problem (unknown form 404, tampered or foreign link 400, expired link 410, server error 500).
      */
     404: string;
+    /**
+     * An HTML page of a form post (`POST /f/{form_id}`): as HtmlPage, with the rate-limit headers once the post was counted against the submission budget (docs/collecting.md, "Hosted pages").
+     */
+    409: string;
     /**
      * An HTML page of a form post (`POST /f/{form_id}`): as HtmlPage, with the rate-limit headers once the post was counted against the submission budget (docs/collecting.md, "Hosted pages").
      */
@@ -6812,9 +6966,9 @@ export type SubmitPublicResponseErrors = {
      */
     404: Error;
     /**
-     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     * `link_already_used` (body LinkAlreadyUsedError): the email link `t` has taken every response it may; nothing was stored. Or `conflict` / `idempotency_replay` (body Error) for an `Idempotency-Key` in use or reused.
      */
-    409: Error;
+    409: Error | LinkAlreadyUsedError;
     /**
      * `link_expired`: the email link `t` is past its expiry; nothing was stored.
      */
@@ -6841,15 +6995,15 @@ export type SubmitPublicResponseError = SubmitPublicResponseErrors[keyof SubmitP
 
 export type SubmitPublicResponseResponses = {
     /**
-     * The stored response (Style A).
+     * The receipt of the stored response.
      */
-    201: ResponseEnvelopeA;
+    201: SubmissionReceiptEnvelope;
 };
 
 export type SubmitPublicResponseResponse = SubmitPublicResponseResponses[keyof SubmitPublicResponseResponses];
 
 export type RotateWebhookSecretData = {
-    body?: never;
+    body?: WebhookSecretRotateRequest;
     headers?: {
         /**
          * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
