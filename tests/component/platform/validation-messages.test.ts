@@ -25,10 +25,10 @@ describe('validation messages: one wording with the range and the value received
     ['/forms?limit=abc', 'limit', '`limit` must be an integer from 1 to 100; got "abc".'],
     ['/email-events?limit=500', 'limit', '`limit` must be an integer from 1 to 100; got "500".'],
     ['/tables/{table}/entries?limit=5000', 'limit', '`limit` must be an integer from 1 to 1000; got "5000".'],
-    ['/tables/{table}/entries?page=0', 'page', '`page` must be an integer of at least 1; got "0".'],
+    ['/tables/{table}/entries?page=0', 'page', '`page` must be an integer from 1 to 2147483647; got "0".'],
     ['/responses?score_gte=x', 'score_gte', '`score_gte` must be a number; got "x".'],
     ['/responses?score_in=1&score_in=x', 'score_in', '`score_in` (value 2) must be a number; got "x".'],
-    ['/forms/{nps}/analytics/timeseries?interval=year', 'interval', '`interval` must be one of day, week, month; got "year".'],
+    ['/forms/{nps}/analytics/timeseries?interval=quarter', 'interval', '`interval` must be one of day, week, month, year; got "quarter".'],
     ['/responses?created_after=yesterday', 'created_after', '`created_after` must be a date YYYY-MM-DD or an ISO 8601 date-time with an offset; got "yesterday".'],
   ])('GET %s names %s', async (path, field, message) => {
     const url = ws() + path.replace('{table}', s.table).replace('{nps}', s.nps);
