@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import yaml from 'js-yaml';
 import { projectRoot } from './paths';
@@ -101,14 +101,12 @@ function emptyRepeatableValues(names: ReadonlySet<string>): RequestHandler {
 }
 
 /** Request (and optionally response) validation against the document; security is checked by platform/auth. */
-export function openApiValidator(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
+export function openApiValidator(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
   return [canonicalContentType(), emptyRepeatableValues(repeatableQueryParams(doc)), ...openApiMiddleware(doc, validateResponses)];
 }
 
 /**
- * A copy of the document for the validator: every `get` also as `head` (HTTP answers HEAD wherever GET works,
- * docs/api-rules.md, "HEAD and 405"; the validator would otherwise refuse HEAD with a 405 of its own), and
- * without examples (`components.examples` and every media type's `examples`): the validator's Ajv (draft-04) compiles each schema together with the whole `paths` and
+ * A copy of the document for the validator, without examples (`components.examples` and every media type's `examples`): the validator's Ajv (draft-04) compiles each schema together with the whole `paths` and
  * `components` and takes every string `id` member it finds there for a schema id, so two examples
  * naming the same resource (`"id": "rsp_1"`) would make it refuse to compile ("resolves to more than one
  * schema"). Validation needs no examples (docs/api-rules.md, "Examples").
@@ -127,14 +125,46 @@ export function validatorSpec(doc: OpenApiDocument): OpenApiDocument {
   };
   strip(copy.paths);
   strip(copy.components);
-  for (const item of Object.values(copy.paths)) if (item.get !== undefined && item.head === undefined) item.head = structuredClone(item.get);
   delete (copy.components as Record<string, unknown> | undefined)?.examples;
   return copy;
 }
 
-function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
+/** Requests the validator sees as GET while they are HEAD (validatedAsGet). */
+const headAsGet = new WeakSet<Request>();
+
+/**
+ * Runs the validator's steps on a HEAD request as on its GET (HTTP answers HEAD wherever GET works,
+ * docs/api-rules.md, "HEAD and 405"): the validator looks operations up by method and would refuse HEAD with a
+ * 405 of its own. The method is GET only while the validator's steps run and is HEAD again after them, also when
+ * they fail, so the routers and Express's own HEAD handling (no body) see the request as it came. The same compiled
+ * validators serve both methods; copying every `get` to a `head` in the document instead would enlarge what Ajv
+ * walks on every compile (it compiles each schema with the whole `paths`).
+ */
+function validatedAsGet(steps: RequestHandler[]): Array<RequestHandler | ErrorRequestHandler> {
+  const asGet: RequestHandler = (req, _res, next) => {
+    if (req.method === 'HEAD') {
+      req.method = 'GET';
+      headAsGet.add(req);
+    }
+    next();
+  };
+  const restore = (req: Request) => {
+    if (headAsGet.delete(req)) req.method = 'HEAD';
+  };
+  const back: RequestHandler = (req, _res, next) => {
+    restore(req);
+    next();
+  };
+  const backOnError: ErrorRequestHandler = (err, req, _res, next) => {
+    restore(req);
+    next(err);
+  };
+  return [asGet, ...steps, back, backOnError];
+}
+
+function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
   memoizePathToRegexp();
-  return OpenApiValidator.middleware({
+  return validatedAsGet(OpenApiValidator.middleware({
     // The validator mutates the spec it is given (a copy: ours stays pristine for serving), without examples.
     apiSpec: validatorSpec(doc) as never,
     // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). The
@@ -144,5 +174,5 @@ function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): Re
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
     validateFormats: true,
-  }) as unknown as RequestHandler[];
+  }) as unknown as RequestHandler[]);
 }
