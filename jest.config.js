@@ -6,7 +6,8 @@
  *   Left out there, because they do not use the project's database: cli.test.ts, import-file.test.ts, scale-out.test.ts and
  *   ops/cli-lifecycle (spawn the CLI against a PostgreSQL URL), ops/data-dir-lock, ops/demo-start and ops/public-url (spawn the CLI on a folder of their own), rate-limit.test.ts (Redis budgets and outages), ops/db-errors,
  *   ops/outages and ops/server-close (PostgreSQL outages through a TCP proxy, pools of a server URL), and the
- *   webhook files that bring their own database (delivery, every-way-in, processes; embedded spawns PGlite itself).
+ *   webhook files that bring their own database (delivery, every-way-in, processes; embedded spawns PGlite itself), and
+ *   head.test.ts (HEAD is the HTTP layer's: the GET handlers it repeats run on PGlite in their own files).
  */
 const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 module.exports = {
@@ -15,7 +16,9 @@ module.exports = {
   // Writes .jest-results.json (jest's JSON result) for .ci/run's summary line.
   reporters: ['default', '<rootDir>/tests/support/json-result-reporter.js'],
   testTimeout: 30000,
-  maxWorkers: 2,
+  // Three workers on two cores: many files wait on child processes, timers and sockets, so a third overlaps those waits
+  // (one suite run went from about 13 to 10.5 minutes; docs/development.md, "CI").
+  maxWorkers: 3,
   projects: [
     {
       displayName: 'postgres',
@@ -35,6 +38,8 @@ module.exports = {
         '/tests/component/platform/(cli|import-file|rate-limit|scale-out)\\.test\\.ts$',
         '/tests/component/ops/(cli-lifecycle|data-dir-lock|db-errors|demo-start|outages|public-url|server-close)\\.test\\.ts$',
         '/tests/component/webhooks/(delivery|every-way-in|processes|embedded)\\.test\\.ts$',
+        // HEAD is answered by the HTTP layer alone: the GET handlers it repeats run on this database in their own files.
+        '/tests/component/platform/head\\.test\\.ts$',
       ],
       setupFiles: ['<rootDir>/tests/support/use-pglite.ts'],
       transform: { ...transform, '@electric-sql/pglite/dist/.+\\.cjs$': '<rootDir>/tests/support/pglite-transform.js' },

@@ -149,7 +149,11 @@ function validatedAsGet(steps: RequestHandler[]): Array<RequestHandler | ErrorRe
     next();
   };
   const restore = (req: Request) => {
-    if (headAsGet.delete(req)) req.method = 'HEAD';
+    if (!headAsGet.delete(req)) return;
+    req.method = 'HEAD';
+    // A HEAD answer has no body to check: without its metadata the response validator (tests only) leaves it alone
+    // instead of compiling validators of its own for HEAD; GET's answer is checked as GET.
+    delete (req as Request & { openapi?: unknown }).openapi;
   };
   const back: RequestHandler = (req, _res, next) => {
     restore(req);
