@@ -60,7 +60,8 @@ import { keyStyle, provisionalStyle, styleSelection } from './platform/style-sel
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
 import type { CoreDeps } from './adapters/deps';
-import { createExportSlots } from './adapters/export-slots';
+import { createExportSlots } from './platform/export-slots';
+import { presentersByStyle } from './adapters/presenters';
 import { dashboardRouter } from './pages/dashboard.router';
 
 export interface AppDeps {
@@ -169,7 +170,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
   // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
-  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots }));
+  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots, download: { present: presentersByStyle.A.response, createdColumn: 'created_at' } }));
 
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(keyStyle());
