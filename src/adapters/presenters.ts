@@ -7,7 +7,7 @@
 import type { Row } from '../core/datatables/datatables.service';
 import type { EmailEvent } from '../core/email-events/email-events.service';
 import type { ResponseRecord } from '../core/responses/responses.types';
-import type { EndpointStyle } from '../core/webhooks/webhooks.service';
+import type { EndpointStyle } from '../core/webhooks/webhooks.store';
 import { presentEmailEventA, presentResponseA, presentRowA } from './style-a/present';
 import { presentEmailEventB, presentResponseB, presentRowB } from './style-b/present';
 

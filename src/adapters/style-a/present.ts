@@ -7,7 +7,7 @@ import type { Datatable, Row } from '../../core/datatables/datatables.service';
 import type { EmailEvent } from '../../core/email-events/email-events.service';
 import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.service';
 import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
-import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/webhooks.service';
+import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/webhooks.store';
 import { presentTableData } from '../table-data';
 
 // Re-exported for existing imports; the presenter lives in src/adapters/table-data.ts.

@@ -11,7 +11,7 @@ import { listApiKeys } from '../../core/api-keys/api-keys.service';
 import { getDatatable, getRow, listDatatables, listRowsKeyset } from '../../core/datatables/datatables.service';
 import { listEmailEventsKeyset } from '../../core/email-events/email-events.service';
 import { getForm, getFormSchema, getFormSummary, getQuestion, listForms, listQuestions } from '../../core/forms/forms.service';
-import { getWebhookEndpoint, listWebhookEndpoints } from '../../core/webhooks/webhooks.service';
+import { getWebhookEndpoint, listWebhookEndpoints } from '../../core/webhooks/webhooks.store';
 import { getWorkspace, listWorkspaces } from '../../core/workspaces/workspaces.service';
 import { keysetPage, single, wholeListA } from '../envelope';
 import { callerOf, createdRangeA, included, param, str, workspaceOf } from '../query-values';
