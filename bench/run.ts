@@ -37,7 +37,7 @@ import { encodeCursor } from '../src/core/query/keyset';
 import { parseSort, sortSignature } from '../src/core/query/sort';
 import { RESPONSE_ID_FIELD, RESPONSE_SORT_FIELDS } from '../src/core/responses/responses.repository';
 import { listResponsesKeyset, listResponsesOffset } from '../src/core/responses/responses.service';
-import { createDb, type Db } from '../src/platform/db/connection';
+import { createDb, type Db } from '../src/db/connection';
 import { explainWhat, measureExport, measureLatency, type ExportRun, type Latency, type Plan } from './details';
 import { measureImport, type ImportRun, type ImportVariant } from './import-run';
 import { measureReplica } from './replica-run';
@@ -453,7 +453,7 @@ async function main(): Promise<void> {
       const f = measuredImports[0]!;
       out('## Import');
       out();
-      out(`\`node dist/src/cli.js import\` of a bench/make-fixture.ts document of ${fmt(f.responses)} responses (${fmt(f.fixtureBytes / 1e6)} MB, written in ${f.fixtureSeconds.toFixed(1)} s) into a fresh migrated database, once per row:`);
+      out(`\`node dist/src/cli/main.js import\` of a bench/make-fixture.ts document of ${fmt(f.responses)} responses (${fmt(f.fixtureBytes / 1e6)} MB, written in ${f.fixtureSeconds.toFixed(1)} s) into a fresh migrated database, once per row:`);
       out();
       for (const r of measuredImports) out(`- ${r.label}: ${r.seconds.toFixed(1)} s from spawn to exit, ${fmt(r.rate)} responses/s, peak RSS ${r.peakRssMb.toFixed(0)} MB; node flags ${flagsOf(r)}.`);
       out();

@@ -20,7 +20,7 @@ import { chooseLanguage } from '../core/forms/public-form';
 import { presentersByStyle } from '../adapters/presenters';
 import type { ExportSlots } from '../adapters/export-slots';
 import { responsesExport } from '../adapters/responses-export';
-import type { Db } from '../platform/db/connection';
+import type { Db } from '../db/connection';
 import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/error-handler';
 import type { Logger } from '../platform/logger';
 import { consumePublicBudget, type RateLimiter } from '../platform/rate-limit';

@@ -23,7 +23,7 @@ import { validateAnswers, type AnswerProblem } from '../core/responses/answers';
 import { checkSubmission, storeSubmission } from '../core/responses/submit';
 import { isSubmissionTokenExpired, mintSubmissionToken } from '../core/responses/submission-tokens';
 import { withTransaction } from '../db';
-import type { Db } from '../platform/db/connection';
+import type { Db } from '../db/connection';
 import type { Logger } from '../platform/logger';
 import { consumeSubmissionBudget, type RateLimiter } from '../platform/rate-limit';
 import { answersFromBody, buildFormView, HONEYPOT_FIELD, postedValue, type PostedBody } from './form-view';

@@ -12,7 +12,7 @@ import { getDatatable, getRow, listDatatables, listRowsKeyset } from '../../core
 import { listEmailEventsKeyset } from '../../core/email-events/email-events.service';
 import { getForm, getFormSchema, getFormSummary, getQuestion, listForms, listQuestions } from '../../core/forms/forms.service';
 import { getWebhookEndpoint, listWebhookEndpoints } from '../../core/webhooks/webhooks.store';
-import { getWorkspace, listWorkspaces } from '../../core/workspaces/workspaces.service';
+import { getWorkspace, listWorkspaces } from '../../core/workspaces/workspaces.store';
 import { keysetPage, single, wholeListA } from '../envelope';
 import { callerOf, createdRangeA, included, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';

@@ -16,7 +16,7 @@
 import { findApiKeyByHash, type ApiKeyMeta } from '../../core/api-keys/api-keys.service';
 import { hashApiKeySecret } from '../../core/api-keys/secrets';
 import type { Db } from '../../db';
-import { listenToChannel } from '../db/notifications';
+import { listenToChannel } from '../../db/notifications';
 import type { Logger } from '../logger';
 
 /** How long a cached key may be used without asking the database again (milliseconds). */

@@ -10,7 +10,7 @@ import { isSubmissionTokenExpired, mintSubmissionToken, pruneSubmissionTokens, S
 import { pruneWebhookLog } from '../../../src/core/webhooks/retention';
 import type { PruneResult } from '../../../src/delivery/prune';
 import { createDeliveryWorker } from '../../../src/delivery/worker';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { testConfig } from '../../support/app';
 import { onEmbeddedDb, openTestDb } from '../../support/db';
