@@ -13,6 +13,13 @@
  * - delivery-imports-no-router: from src/adapters the delivery worker takes presenters only.
  * - platform-imports-no-adapters: src/platform never imports src/adapters (src/app.ts wires them).
  * - migrations-import-no-src: a migration keeps its meaning when src/ changes.
+ * - pg-only-in-db: `pg`, `pg-boss` and `pg-copy-streams` are imported in src/db only (connections, LISTEN,
+ *   the pg-boss executor, COPY).
+ * - core-imports-no-migrations: src/core never imports migrations/ (src/db may: the pg-boss executor
+ *   splits scripts as the migrations do).
+ * - knex-only-in-core-and-db: SQL is written in src/core (the stores) and src/db only, so no other layer
+ *   imports knex, not even its types (src/db exports Db, DbHandle and DbTransaction); the `.raw(` calls that
+ *   knex's import does not show are checked by tools/lint-raw-sql.js.
  * tests/unit/layer-lint.test.ts plants a violation of each rule and expects this lint to name it.
  */
 
@@ -96,6 +103,28 @@ module.exports = {
       severity: 'error',
       from: { path: '^migrations/' },
       to: { path: '^src/' },
+    },
+    {
+      name: 'pg-only-in-db',
+      comment: 'The PostgreSQL drivers (pg, pg-boss, pg-copy-streams, and the types of pg) are imported in src/db only.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/db/' },
+      to: { path: '(^|/)node_modules/(@types/)?(pg|pg-boss|pg-copy-streams)/' },
+    },
+    {
+      name: 'core-imports-no-migrations',
+      comment: 'A migration records what it did once; the core reads the schema it left, never its code.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^migrations/' },
+    },
+    {
+      name: 'knex-only-in-core-and-db',
+      comment:
+        'SQL only in src/core (the stores) and src/db: no other layer imports knex or its types (src/db exports the handle types). Until the submission helper merges src/pages/submission-tokens.ts into the core store, that file is the one exception.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(core|db)/|^src/pages/submission-tokens\\.ts$' },
+      to: { path: '(^|/)node_modules/(knex|knex-pglite)/' },
     },
   ],
   options: {

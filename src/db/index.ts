@@ -22,6 +22,9 @@ export async function ping(db: Db): Promise<void> {
   await db.raw('select 1');
 }
 
+/** A transaction the caller opened (withTransaction). */
+export type DbTransaction = Knex.Transaction;
+
 /** A knex instance or a transaction: what core functions take to run inside the caller's transaction. */
 export type DbHandle = Knex | Knex.Transaction;
 
