@@ -26,7 +26,7 @@ import type { Resolve } from './core/webhooks/address-policy';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';
 import { PUBLIC_SUBMISSIONS_PATH, publicSubmissionCreate, submissionFormId } from './adapters/style-a/public-submissions';
-import { emailEventsWriteRouter } from './adapters/style-a/email-events.write';
+import { emailEventsWriteRouter } from './adapters/style-a/email-events.routes';
 import { styleARouter } from './adapters/style-a/router';
 import { styleAWritesRouter } from './adapters/style-a/writes.routes';
 import { linksRouter } from './adapters/style-a/links.routes';

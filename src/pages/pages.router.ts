@@ -14,7 +14,7 @@
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, errors } from '../core/errors';
 import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/error-handler';
-import { recordEmailEvents } from '../core/email-events/email-events.write';
+import { recordEmailEvents } from '../core/email-events/email-events.store';
 import { chooseLanguage, loadPublicForm, type LanguageHints, type PublicForm } from '../core/forms/public-form';
 import { claimLinkUse, isLinkUsedUp } from '../core/links/link-uses';
 import { verifyLinkToken, readLinkToken, type LinkClaims } from '../core/links/links';

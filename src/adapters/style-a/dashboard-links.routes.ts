@@ -4,7 +4,7 @@
  * adapters/shared-responses.ts.
  */
 import type { DashboardLink } from '../../core/dashboards/dashboard-links';
-import { dashboardLinkHandlers } from '../dashboard-links.routes';
+import { dashboardLinkHandlers } from '../dashboard-links.handlers';
 import type { CoreDeps } from '../deps';
 import { wholeListA } from '../envelope';
 

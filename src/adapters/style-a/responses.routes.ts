@@ -7,7 +7,7 @@
 import type { Request, Response } from 'express';
 import { errors } from '../../core/errors';
 import { assertFormExists } from '../../core/forms/forms.service';
-import { getResponse, listResponsesKeyset, RESPONSE_FILTER_PARAMS, type ResponseFilterQuery } from '../../core/responses/responses.service';
+import { getResponse, listResponsesKeyset, RESPONSE_FILTER_PARAMS, type ResponseFilterQuery } from '../../core/responses/responses.store';
 import type { CoreDeps } from '../deps';
 import { keysetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';

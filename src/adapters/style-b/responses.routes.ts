@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import { AppError, errors } from '../../core/errors';
-import { getResponse, listResponsesOffset, type ResponseFilterQuery } from '../../core/responses/responses.service';
+import { getResponse, listResponsesOffset, type ResponseFilterQuery } from '../../core/responses/responses.store';
 import type { CoreDeps } from '../deps';
 import { offsetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';

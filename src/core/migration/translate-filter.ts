@@ -5,7 +5,7 @@
  * Parsed with the service's own parser (src/core/query/filter-parser.ts) and checked as Style B checks it
  * (src/core/query/filter.ts), so a filter Style B refuses is reported, never translated.
  */
-import { EMAIL_EVENT_TYPES } from '../email-events/email-events.service';
+import { EMAIL_EVENT_TYPES } from '../email-events/email-events.store';
 import { snakeCase } from '../query/fields';
 import { FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } from '../query/filter-parser';
 import { REFUSED_BY_B, Untranslatable, type QueryPairs } from './translate-types';

@@ -7,7 +7,7 @@
  * `now` and `seed` always give the same document, ids included.
  */
 import type { Db, DbHandle } from '../../db';
-import { findApiKeyByHash, isKeyInactive } from '../api-keys/api-keys.service';
+import { findApiKeyByHash, isKeyInactive } from '../api-keys/api-keys.store';
 import { createApiKey } from '../api-keys/create-api-key';
 import { hashApiKeySecret } from '../api-keys/secrets';
 import { importFixture, type ImportSummary } from '../import/importer';

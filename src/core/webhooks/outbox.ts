@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
-import type { Row } from '../datatables/datatables.service';
-import type { EmailEvent } from '../email-events/email-events.service';
+import type { Row } from '../datatables/datatables.store';
+import type { EmailEvent } from '../email-events/email-events.store';
 import { newId } from '../ids';
 import type { ResponseRecord } from '../responses/responses.types';
 import { enqueueAttempts } from './queue';
