@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import type { Request, Response } from 'express';
 import { stringify } from 'csv-stringify/sync';
 import { AppError, errors } from '../core/errors';
-import { listQuestions, type Question } from '../core/forms/forms.service';
+import { listQuestions, type Question } from '../core/forms/forms.store';
 import { openResponseExport, type ResponseExport, type ResponseFilterQuery } from '../core/responses/responses.store';
 import type { ResponseRecord, StoredAnswer } from '../core/responses/responses.types';
 import { withTransaction, type Db, type DbTransaction } from '../db';

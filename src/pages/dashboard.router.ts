@@ -13,7 +13,7 @@
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../core/errors';
-import { INTERVALS, type Interval } from '../core/analytics/analytics.service';
+import { INTERVALS, type Interval } from '../core/analytics/analytics.store';
 import { dashboardData } from '../core/dashboards/dashboard';
 import { activeDashboardLink, claimDownloadToken, mintDownloadToken, withoutAddresses, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
 import { chooseLanguage } from '../core/forms/public-form';

@@ -5,7 +5,7 @@
 import type { ApiKeyMeta } from '../../core/api-keys/api-keys.store';
 import type { Datatable, Row } from '../../core/datatables/datatables.store';
 import type { EmailEvent } from '../../core/email-events/email-events.store';
-import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.service';
+import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.store';
 import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
 import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/webhooks.store';
 import { presentTableData } from '../table-data';

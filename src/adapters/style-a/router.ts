@@ -10,7 +10,7 @@ import type { CoreDeps } from '../deps';
 import { listApiKeys } from '../../core/api-keys/api-keys.store';
 import { getDatatable, getRow, listDatatables, listRowsKeyset } from '../../core/datatables/datatables.store';
 import { listEmailEventsKeyset } from '../../core/email-events/email-events.store';
-import { getForm, getFormSchema, getFormSummary, getQuestion, listForms, listQuestions } from '../../core/forms/forms.service';
+import { getForm, getFormSchema, getFormSummary, getQuestion, listForms, listQuestions } from '../../core/forms/forms.store';
 import { getWebhookEndpoint, listWebhookEndpoints } from '../../core/webhooks/webhooks.store';
 import { getWorkspace, listWorkspaces } from '../../core/workspaces/workspaces.store';
 import { keysetPage, single, wholeListA } from '../envelope';

@@ -10,7 +10,7 @@ import { getResponse, listResponsesOffset, type ResponseFilterQuery } from '../.
 import type { CoreDeps } from '../deps';
 import { offsetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';
-import { answersSpelled, createdAtValue, responseCreate } from '../responses.write';
+import { answersSpelled, createdAtValue, responseCreate } from '../response-create.handlers';
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';
 import { pageParams } from './params';
 import { presentResponseB } from './present';

@@ -5,10 +5,10 @@
  * `responses_form_keyset_created_idx` newest first and stops at 20. No scan of responses.
  */
 import type { Knex } from 'knex';
-import { questionAnalytics, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.service';
+import { questionAnalytics, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.store';
 import { AppError } from '../errors';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
-import { responseTotals } from '../forms/forms.service';
+import { responseTotals } from '../forms/forms.store';
 
 /** Text answers shown per text question. */
 export const LATEST_TEXT_ANSWERS = 20;

@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
 import { utcDay, type DateBound } from '../query/dates';
-import { listQuestions, type Question } from '../forms/forms.service';
+import { listQuestions, type Question } from '../forms/forms.store';
 
 const DAY_MS = 86_400_000;
 
