@@ -9,10 +9,10 @@ import { questionAnalytics, timeSeries, type Interval, type PeriodPoint, type Qu
 import { AppError } from '../errors';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
 import { responseTotals } from '../forms/forms.store';
+import { DAY_MS } from '../query/dates';
 
 /** Text answers shown per text question. */
 export const LATEST_TEXT_ANSWERS = 20;
-const DAY_MS = 86_400_000;
 
 export interface TextAnswer {
   value: string;

@@ -22,6 +22,7 @@ import { parseSortNewestFirst } from '../query/sort';
 import { sql } from '../query/sql';
 import { newId } from '../ids';
 import { anySubscribed, recordEvents, type SubscribedEndpoint } from '../webhooks/outbox';
+import { isPlainObject } from '../plain-object';
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'json';
 
@@ -317,7 +318,6 @@ async function writeContext(db: DbHandle, workspaceId: string, datatableId: stri
   return { fields: new Map(found.fields.map((f) => [f.name, f.type])), endpoints: found.endpoints };
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A checked upsert, ready to write (see prepareRowUpsert). */
 export interface RowUpsert {

@@ -13,7 +13,7 @@ import { fieldMap, type ListField, type SortDirection } from '../query/fields';
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery, type OffsetStart } from '../query/list';
 import { joinSql, sql, type Sql } from '../query/sql';
 import { compileTypedFilter, typedFilterParams } from '../query/typed-filter';
-import type { DateBound } from '../query/dates';
+import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, StoredAnswer } from './responses.types';
 import { errors } from '../errors';
 import { type CompiledFilter, compileFilter } from '../query/filter';
@@ -164,7 +164,6 @@ export async function countNarrowed(db: DbHandle, workspaceId: string, n: Respon
   return Number(row?.n ?? 0);
 }
 
-const DAY_MS = 86_400_000;
 
 /**
  * Where the row at `offset` of a created_at-ordered list lies, from `response_day_counts`: the list

@@ -21,13 +21,13 @@ import type {
   FixtureRow,
 } from '../import/fixture-schema';
 import DATA from './demo-data.json';
+import { DAY_MS } from '../query/dates';
 
 /** Links (slugs) of the two demo workspaces. */
 export const DEMO_WORKSPACE_LINKS = ['acme', 'globex'] as const;
 
 export const DEMO_RESPONSE_COUNT = 10_000;
 
-const DAY_MS = 86_400_000;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** mulberry32: small, fast, good enough for demo and benchmark data; deterministic per seed, floats in [0, 1). */
