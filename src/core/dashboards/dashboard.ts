@@ -1,7 +1,7 @@
 /**
  * What a dashboard page shows (docs/analytics.md, "Dashboard links"), read from the rollups only: the summary
  * counters (`response_counts`), per-question analytics and the time series (`answer_rollups`, `response_daily`,
- * analytics.service.ts), plus one query per text question for its latest 20 answers, which walks the index
+ * analytics.store.ts), plus one query per text question for its latest 20 answers, which walks the index
  * `responses_form_keyset_created_idx` newest first and stops at 20. No scan of responses.
  */
 import type { Knex } from 'knex';

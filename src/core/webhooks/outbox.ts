@@ -1,7 +1,7 @@
 /**
  * The transactional outbox of webhook events (docs/webhooks.md, "Events and payloads"). Every write that makes an event
  * calls `recordEvents` in the transaction the write runs in (its caller's), so the event, one delivery per subscribed enabled
- * endpoint and the delivery jobs (pg-boss, core/webhooks/queue.ts) commit or roll back with the
+ * endpoint and the delivery jobs (pg-boss, core/webhooks/queue.ts and src/db/pg-boss.ts) commit or roll back with the
  * write: a committed write is never lost, a rolled-back one sends nothing. The delivery worker
  * (src/delivery) renders `resource` in each endpoint's style when it sends.
  */
