@@ -23,6 +23,9 @@
  * tests/unit/layer-lint.test.ts plants a violation of each rule and expects this lint to name it.
  */
 
+/** The process's database services in src/db (opening and migrating, LISTEN, read replicas, the data-dir lock): the platform, the CLI and the server use them; the core and adapters take a handle. */
+const DB_SERVICES = '^src/db/(connection|notifications|replicas|data-dir-lock)\\.ts$';
+
 /** Modules that only shape records into a style's JSON (they sit below the routers). */
 const PRESENTERS = '^src/adapters/(presenters|table-data)\\.ts$|^src/adapters/style-[ab]/(present|[^/]+\\.present)\\.ts$';
 
@@ -30,10 +33,11 @@ module.exports = {
   forbidden: [
     {
       name: 'core-imports-no-outer-layer',
-      comment: 'src/core imports no adapters, platform, pages, delivery, CLI or app code (the database types are in src/db).',
+      comment:
+        'src/core imports no adapters, platform, pages, delivery, CLI or app code, nor the process\'s database services in src/db (opening, LISTEN, replicas): it takes a handle (the database types are in src/db).',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: '^src/(adapters|platform|pages|delivery|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$' },
+      to: { path: '^src/(adapters|platform|pages|delivery|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$|' + DB_SERVICES },
     },
     {
       name: 'core-imports-no-framework',
@@ -65,7 +69,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/adapters/' },
       to: {
-        path: '^src/platform/(db|auth)/|^src/platform/(redis|idempotency|rate-limit|error-handler|http-log|http-server|request-id)\\.ts$|^src/(app|server|cli)\\.ts$|^src/cli/',
+        path: DB_SERVICES + '|^src/platform/auth/|^src/platform/(redis|idempotency|rate-limit|error-handler|http-log|http-server|request-id)\\.ts$|^src/(app|server|cli)\\.ts$|^src/cli/',
       },
     },
     {
