@@ -15,8 +15,18 @@
  * - pages-import-no-adapters: src/pages imports core and platform, never src/adapters (src/app.ts hands a page what it
  *   needs from there, such as the presenter of a dashboard download).
  * - migrations-import-no-src: a migration keeps its meaning when src/ changes.
+ * - pg-only-in-db: `pg`, `pg-boss` and `pg-copy-streams` are imported in src/db only (connections, LISTEN,
+ *   the pg-boss executor, COPY).
+ * - core-imports-no-migrations: src/core never imports migrations/ (src/db may: the pg-boss executor
+ *   splits scripts as the migrations do).
+ * - knex-only-in-core-and-db: SQL is written in src/core (the stores) and src/db only, so no other layer
+ *   imports knex, not even its types (src/db exports Db, DbHandle and DbTransaction); the `.raw(` calls that
+ *   knex's import does not show are checked by tools/lint-raw-sql.js.
  * tests/unit/layer-lint.test.ts plants a violation of each rule and expects this lint to name it.
  */
+
+/** The process's database services in src/db (opening and migrating, LISTEN, read replicas, the data-dir lock): the platform, the CLI and the server use them; the core and adapters take a handle. */
+const DB_SERVICES = '^src/db/(connection|notifications|replicas|data-dir-lock)\\.ts$';
 
 /** Modules that only shape records into a style's JSON (they sit below the routers). */
 const PRESENTERS = '^src/adapters/(presenters|table-data)\\.ts$|^src/adapters/style-[ab]/(present|[^/]+\\.present)\\.ts$';
@@ -25,10 +35,11 @@ module.exports = {
   forbidden: [
     {
       name: 'core-imports-no-outer-layer',
-      comment: 'src/core imports no adapters, platform, pages, delivery, CLI or app code (the database types are in src/db).',
+      comment:
+        'src/core imports no adapters, platform, pages, delivery, CLI or app code, nor the process\'s database services in src/db (opening, LISTEN, replicas): it takes a handle (the database types are in src/db).',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: '^src/(adapters|platform|pages|delivery|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$' },
+      to: { path: '^src/(adapters|platform|pages|delivery|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$|' + DB_SERVICES },
     },
     {
       name: 'core-imports-no-framework',
@@ -60,7 +71,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/adapters/' },
       to: {
-        path: '^src/platform/(db|auth)/|^src/platform/(redis|idempotency|rate-limit|error-handler|http-log|http-server|request-id)\\.ts$|^src/(app|server|cli)\\.ts$|^src/cli/',
+        path: DB_SERVICES + '|^src/platform/auth/|^src/platform/(redis|idempotency|rate-limit|error-handler|http-log|http-server|request-id)\\.ts$|^src/(app|server|cli)\\.ts$|^src/cli/',
       },
     },
     {
@@ -106,6 +117,28 @@ module.exports = {
       severity: 'error',
       from: { path: '^migrations/' },
       to: { path: '^src/' },
+    },
+    {
+      name: 'pg-only-in-db',
+      comment: 'The PostgreSQL drivers (pg, pg-boss, pg-copy-streams, and the types of pg) are imported in src/db only.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/db/' },
+      to: { path: '(^|/)node_modules/(@types/)?(pg|pg-boss|pg-copy-streams)/' },
+    },
+    {
+      name: 'core-imports-no-migrations',
+      comment: 'A migration records what it did once; the core reads the schema it left, never its code.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^migrations/' },
+    },
+    {
+      name: 'knex-only-in-core-and-db',
+      comment:
+        'SQL only in src/core (the stores) and src/db: no other layer imports knex or its types (src/db exports the handle types).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(core|db)/' },
+      to: { path: '(^|/)node_modules/(knex|knex-pglite)/' },
     },
   ],
   options: {

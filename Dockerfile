@@ -30,4 +30,4 @@ EXPOSE 3000
 # Readiness (database and Redis answer within 1 s); see docs/operations.md.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/src/cli.js", "serve", "--migrate"]
+CMD ["node", "dist/src/cli/main.js", "serve", "--migrate"]

@@ -9,10 +9,10 @@ test:
 lint:
 	npm run lint
 run: build
-	node dist/src/cli.js serve
+	node dist/src/cli/main.js serve
 demo:
 	npm run demo
 migrate: build
-	node dist/src/cli.js migrate
+	node dist/src/cli/main.js migrate
 bench:
 	npm run bench

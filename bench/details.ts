@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import type { Db } from '../src/platform/db/connection';
+import type { Db } from '../src/db/connection';
 import { procMemoryMb, type Served } from './procs';
 
 export interface Latency {

@@ -2,7 +2,7 @@
  * The import rows of `npm run bench`: writes a fixture of N responses with bench/make-fixture.ts
  * (`node dist/bench/make-fixture.js --responses N --out FILE`), then, once per variant (a node
  * binary, its flags and environment: with and without the memory settings), times
- * `node dist/src/cli.js import FILE` against a fresh migrated `fs_bench_*` database, sampling the
+ * `node dist/src/cli/main.js import FILE` against a fresh migrated `fs_bench_*` database, sampling the
  * import process's peak RSS (VmRSS/VmHWM every 100 ms) and the node flags it ran with. The databases
  * and the file are removed afterwards, whatever happens.
  */
@@ -13,11 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { createDb } from '../src/platform/db/connection';
+import { createDb } from '../src/db/connection';
 import { procNodeFlags, watchMemory } from './procs';
 import { createBenchDatabase, dropBenchDatabase } from './seed';
 
-/** One way to run the import: `node [...nodeArgs] dist/src/cli.js import FILE` with `env` added. */
+/** One way to run the import: `node [...nodeArgs] dist/src/cli/main.js import FILE` with `env` added. */
 export interface ImportVariant {
   label: string;
   node: string;
@@ -84,7 +84,7 @@ async function importOnce(
     database = await createBenchDatabase(opts.serverUrl);
     opts.log(`import (${v.label}): into ${database.databaseName}…`);
     const t = performance.now();
-    const child = spawn(v.node, [...v.nodeArgs, path.resolve(__dirname, '../src/cli.js'), 'import', fixture.file], {
+    const child = spawn(v.node, [...v.nodeArgs, path.resolve(__dirname, '../src/cli/main.js'), 'import', fixture.file], {
       env: { ...process.env, ...v.env, DATABASE_URL: database.databaseUrl },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

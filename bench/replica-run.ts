@@ -11,8 +11,8 @@
 import pg from 'pg';
 import { createApiKey } from '../src/core/api-keys/create-api-key';
 import { importFixture } from '../src/core/import/importer';
-import { createDb } from '../src/platform/db/connection';
-import { parseLsn } from '../src/platform/db/replicas';
+import { createDb } from '../src/db/connection';
+import { parseLsn } from '../src/db/replicas';
 import { interleave, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
 import { pgBinDir, startPgCluster } from './pg-cluster';
 import { serve, type Runtime, type Served } from './procs';

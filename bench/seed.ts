@@ -16,7 +16,7 @@ import knex from 'knex';
 import { createApiKey } from '../src/core/api-keys/create-api-key';
 import type { FixtureForm } from '../src/core/import/fixture-schema';
 import { importFixture } from '../src/core/import/importer';
-import { createDb, migrateLatest, type Db } from '../src/platform/db/connection';
+import { createDb, migrateLatest, type Db } from '../src/db/connection';
 
 export const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -1,6 +1,6 @@
 /** What adapters need from the app: built once in buildApp and passed to router factories. */
 import type { StyleBSchedule } from '../core/migration/report';
-import type { UrlGuard } from '../core/webhooks/webhooks.write';
+import type { UrlGuard } from '../core/webhooks/webhooks.store';
 import type { Db } from '../db';
 import type { ExportSlots } from '../platform/export-slots';
 

@@ -4,10 +4,10 @@
  * presents the resource. Presenters sit below the routers: this module and the style folders' present.ts
  * import no router, and routers use their own style's present.ts, never this table (which names both styles).
  */
-import type { Row } from '../core/datatables/datatables.service';
-import type { EmailEvent } from '../core/email-events/email-events.service';
+import type { Row } from '../core/datatables/datatables.store';
+import type { EmailEvent } from '../core/email-events/email-events.store';
 import type { ResponseRecord } from '../core/responses/responses.types';
-import type { EndpointStyle } from '../core/webhooks/webhooks.service';
+import type { EndpointStyle } from '../core/webhooks/webhooks.store';
 import { presentEmailEventA, presentResponseA, presentRowA } from './style-a/present';
 import { presentEmailEventB, presentResponseB, presentRowB } from './style-b/present';
 

@@ -4,7 +4,7 @@
  * paths need (docs/api-rules.md, "Lists and pages": limits are rejected, never clamped) and the date rules.
  */
 import type { Request } from 'express';
-import type { ApiKeyMeta } from '../core/api-keys/api-keys.service';
+import type { ApiKeyMeta } from '../core/api-keys/api-keys.store';
 import { errors } from '../core/errors';
 import { beforeBound, endDateBound, fromBound, type DateBound } from '../core/query/dates';
 

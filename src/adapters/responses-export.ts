@@ -7,7 +7,7 @@
  */
 import type { Request, Response } from 'express';
 import { errors } from '../core/errors';
-import type { ResponseFilterQuery } from '../core/responses/responses.service';
+import type { ResponseFilterQuery } from '../core/responses/responses.store';
 import { streamResponsesExport, type ExportPresentation } from '../platform/export-stream';
 import type { CoreDeps } from './deps';
 import { str, workspaceOf } from './query-values';

@@ -4,8 +4,7 @@
  * the presented row, DELETE answers 204.
  */
 import type { Request, Router } from 'express';
-import type { Row } from '../core/datatables/datatables.service';
-import { deleteRow, patchRow } from '../core/datatables/rows.write';
+import { deleteRow, patchRow, type Row } from '../core/datatables/datatables.store';
 import { withTransaction, type Db } from '../db';
 import { single } from './envelope';
 import { param, workspaceOf } from './query-values';

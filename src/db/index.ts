@@ -1,11 +1,29 @@
 /**
- * The database handle types and helpers core code uses (below the core in the layer order: core and
- * platform import from here; opening the database and migrating stay in src/platform/db/connection.ts).
+ * The database handle types and helpers core code uses (below the core in the layer order: every layer
+ * imports from here). Opening the database and migrating are in connection.ts, LISTEN in
+ * notifications.ts, read replicas in replicas.ts, pg-boss in pg-boss.ts and COPY in copy-writer.ts: the
+ * only modules of src/ that import `pg`, `pg-boss` or `pg-copy-streams`.
  */
 import type { Knex } from 'knex';
 
 /** The process's knex instance (PostgreSQL or embedded PGlite). */
 export type Db = Knex;
+
+/** What src/db logs through: the platform's pino logger fits (src/db imports no project layer). */
+export interface DbLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Runs `select 1`: resolves when the database answers (the readiness probe). */
+export async function ping(db: Db): Promise<void> {
+  await db.raw('select 1');
+}
+
+/** A transaction the caller opened (withTransaction). */
+export type DbTransaction = Knex.Transaction;
 
 /** A knex instance or a transaction: what core functions take to run inside the caller's transaction. */
 export type DbHandle = Knex | Knex.Transaction;

@@ -10,14 +10,22 @@
  * After the POST, the outcome is recorded and the next attempt queued in ONE transaction.
  */
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { checkWebhookUrl, type AddressPolicy, type Resolve } from '../core/webhooks/address-policy';
-import { decodeResource, type EventType } from '../core/webhooks/outbox';
+import { decodeResource } from '../core/webhooks/outbox';
 import { enqueueAttempts, type AttemptJob } from '../core/webhooks/queue';
-import type { EndpointStyle } from '../core/webhooks/webhooks.service';
-import { failPendingDeliveries } from '../core/webhooks/webhooks.write';
-import { withTransaction } from '../db';
+import {
+  attemptTarget,
+  claimDelivery,
+  deliveryClaimHeld,
+  disableGoneEndpoint,
+  failPendingDeliveries,
+  recordAttempt,
+  renewStuckDeliveries,
+  type AttemptTarget,
+  type ClaimedAttempt,
+} from '../core/webhooks/webhooks.store';
+import { withTransaction, type Db } from '../db';
 import { postTo, retryAfterSeconds } from './http-post';
 import { renderPayload } from './payload';
 
@@ -28,7 +36,7 @@ const CLAIM_LEASE_SECONDS = 60;
 export type Outcome = 'succeeded' | 'retried' | 'failed';
 
 export interface AttemptContext {
-  db: Knex;
+  db: Db;
   policy: AddressPolicy;
   resolve: Resolve;
   /** Deadline of one POST (10 s by default). */
@@ -40,24 +48,6 @@ export interface AttemptContext {
 
 /** Thrown when another worker holds a live claim on the delivery: pg-boss retries the job later. */
 export class DeliveryBusyError extends Error {}
-
-interface Claimed {
-  attempts: number;
-  endpoint_id: string;
-  event_id: string;
-}
-
-interface Target {
-  url: string;
-  enabled: boolean;
-  style: EndpointStyle;
-  secret: string;
-  previous_secret: string | null;
-  previous_active: boolean;
-  type: EventType;
-  resource: unknown;
-  event_created_at: Date;
-}
 
 /** The `webhook-signature` value: `v1,…` by the current secret, and by the previous one during 24 h after a rotation. */
 export function signatures(secrets: readonly string[], msgId: string, at: Date, body: string): string {
@@ -71,44 +61,14 @@ export function signatures(secrets: readonly string[], msgId: string, at: Date, 
  */
 export async function makeAttempt(ctx: AttemptContext, job: AttemptJob): Promise<Outcome | undefined> {
   const { db } = ctx;
-  const { workspaceId, deliveryId, token } = job;
-  const claimed = (await db.raw(
-    `UPDATE webhook_deliveries
-        SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => ?), updated_at = now()
-      WHERE workspace_id = ? AND id = ? AND status = 'pending' AND attempt_token = ?
-        AND (claimed_until IS NULL OR claimed_until < now())
-      RETURNING attempts, endpoint_id, event_id`,
-    [CLAIM_LEASE_SECONDS, workspaceId, deliveryId, token],
-  )) as { rows: Claimed[] };
-  const claim = claimed.rows[0];
+  const { workspaceId, deliveryId } = job;
+  const claim = await claimDelivery(db, job, CLAIM_LEASE_SECONDS);
   if (!claim) {
-    const held = await db('webhook_deliveries')
-      .where({ workspace_id: workspaceId, id: deliveryId, status: 'pending', attempt_token: token })
-      .where('claimed_until', '>=', db.fn.now())
-      .first('id');
-    if (held) throw new DeliveryBusyError(`delivery ${deliveryId} is being attempted by another worker`);
+    if (await deliveryClaimHeld(db, job)) throw new DeliveryBusyError(`delivery ${deliveryId} is being attempted by another worker`);
     return undefined;
   }
 
-  const target = (await db('webhook_deliveries as d')
-    .join('webhook_endpoints as e', function on() {
-      this.on('e.workspace_id', 'd.workspace_id').andOn('e.id', 'd.endpoint_id');
-    })
-    .join('webhook_events as v', function on() {
-      this.on('v.workspace_id', 'd.workspace_id').andOn('v.id', 'd.event_id');
-    })
-    .where({ 'd.workspace_id': workspaceId, 'd.id': deliveryId })
-    .first(
-      'e.url',
-      'e.enabled',
-      'e.style',
-      'e.secret',
-      'e.previous_secret',
-      db.raw('(e.previous_secret_until IS NOT NULL AND e.previous_secret_until > now()) AS previous_active'),
-      'v.type',
-      'v.resource',
-      'v.created_at as event_created_at',
-    )) as Target | undefined;
+  const target = await attemptTarget(db, workspaceId, deliveryId);
   if (!target) return undefined;
 
   let result: PostOutcome;
@@ -127,7 +87,7 @@ interface PostOutcome {
   error?: string;
 }
 
-async function post(ctx: AttemptContext, job: AttemptJob, claim: Claimed, target: Target): Promise<PostOutcome> {
+async function post(ctx: AttemptContext, job: AttemptJob, claim: ClaimedAttempt, target: AttemptTarget): Promise<PostOutcome> {
   // One deadline for the attempt: name resolution, connection and answer.
   const started = Date.now();
   const resolve: Resolve = (host) =>
@@ -160,8 +120,8 @@ async function post(ctx: AttemptContext, job: AttemptJob, claim: Claimed, target
   }
 }
 
-async function record(ctx: AttemptContext, job: AttemptJob, claim: Claimed, r: PostOutcome): Promise<Outcome> {
-  const { workspaceId, deliveryId, token } = job;
+async function record(ctx: AttemptContext, job: AttemptJob, claim: ClaimedAttempt, r: PostOutcome): Promise<Outcome> {
+  const { workspaceId, deliveryId } = job;
   const ok = r.status !== undefined && r.status >= 200 && r.status < 300;
   const gone = r.status === 410;
   let lastError: string | null = r.error ?? null;
@@ -179,33 +139,17 @@ async function record(ctx: AttemptContext, job: AttemptJob, claim: Claimed, r: P
   }
   const nextToken = canRetry ? randomUUID() : null;
   await withTransaction(ctx.db, async (trx) => {
-    // Endpoint row first, as PATCH does: a 410 ends the endpoint's other pending deliveries, and two
-    // such transactions must not lock each other's delivery rows in opposite orders.
-    await trx('webhook_endpoints').where({ workspace_id: workspaceId, id: claim.endpoint_id }).forNoKeyUpdate().first('id');
     const nextAt = canRetry ? new Date(Date.now() + delay * 1000) : null;
-    const n = await trx('webhook_deliveries')
-      .where({ workspace_id: workspaceId, id: deliveryId, attempt_token: token, attempts: claim.attempts, status: 'pending' })
-      .update({
-        status: ok ? 'succeeded' : canRetry ? 'pending' : 'failed',
-        last_status_code: r.status ?? null,
-        last_error: lastError,
-        next_attempt_at: nextAt,
-        attempt_token: nextToken,
-        claimed_until: null,
-        updated_at: trx.fn.now(),
-      });
-    if (n === 0) {
-      // Retried through the API (or ended by disabling the endpoint) meanwhile: the newer state stays;
-      // only the claim is freed.
-      await trx('webhook_deliveries')
-        .where({ workspace_id: workspaceId, id: deliveryId, attempts: claim.attempts })
-        .update({ claimed_until: null });
-      return;
-    }
+    const recorded = await recordAttempt(trx, job, claim, {
+      status: ok ? 'succeeded' : canRetry ? 'pending' : 'failed',
+      lastStatusCode: r.status ?? null,
+      lastError,
+      nextAttemptAt: nextAt,
+      nextToken,
+    });
+    if (!recorded) return;
     if (gone) {
-      await trx('webhook_endpoints')
-        .where({ workspace_id: workspaceId, id: claim.endpoint_id })
-        .update({ enabled: false, disabled_reason: `The endpoint answered 410 Gone at ${new Date().toISOString()}.`, updated_at: trx.fn.now() });
+      await disableGoneEndpoint(trx, workspaceId, claim.endpoint_id);
       await failPendingDeliveries(trx, workspaceId, claim.endpoint_id, 'The endpoint answered 410 Gone and was disabled.');
     }
     if (canRetry) await enqueueAttempts(trx, [{ workspaceId, deliveryId, token: nextToken!, startAfter: nextAt! }]);
@@ -222,23 +166,10 @@ const STUCK_AFTER_MINUTES = 15;
  * Safe to run from several workers at once (`FOR UPDATE SKIP LOCKED`).
  * @returns how many deliveries were queued again.
  */
-export async function requeueStuckDeliveries(db: Knex): Promise<number> {
+export async function requeueStuckDeliveries(db: Db): Promise<number> {
   return withTransaction(db, async (trx) => {
-    const { rows } = (await trx.raw(
-      `UPDATE webhook_deliveries d
-          SET attempt_token = gen_random_uuid()::text, next_attempt_at = now(), updated_at = now()
-        WHERE (d.workspace_id, d.id) IN (
-                SELECT workspace_id, id FROM webhook_deliveries
-                 WHERE status = 'pending'
-                   AND next_attempt_at < now() - make_interval(mins => ?)
-                   AND (claimed_until IS NULL OR claimed_until < now())
-                 ORDER BY next_attempt_at
-                 LIMIT 500
-                   FOR UPDATE SKIP LOCKED)
-        RETURNING d.workspace_id, d.id, d.attempt_token`,
-      [STUCK_AFTER_MINUTES],
-    )) as { rows: Array<{ workspace_id: string; id: string; attempt_token: string }> };
-    await enqueueAttempts(trx, rows.map((r) => ({ workspaceId: r.workspace_id, deliveryId: r.id, token: r.attempt_token })));
-    return rows.length;
+    const renewed = await renewStuckDeliveries(trx, STUCK_AFTER_MINUTES);
+    await enqueueAttempts(trx, renewed);
+    return renewed.length;
   });
 }

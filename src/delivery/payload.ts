@@ -4,7 +4,7 @@
  * adapters/presenters.ts (never from a router).
  */
 import type { EventResource, EventType } from '../core/webhooks/outbox';
-import type { EndpointStyle } from '../core/webhooks/webhooks.service';
+import type { EndpointStyle } from '../core/webhooks/webhooks.store';
 import { presentersByStyle } from '../adapters/presenters';
 
 /** `data` of one event in one style. */

@@ -1,19 +1,21 @@
 /**
  * The webhook delivery worker (docs/webhooks.md, "Running the worker"): pg-boss 10 on our knex connection
- * (core/webhooks/queue.ts), so it runs the same on PostgreSQL and on the embedded PGlite database
+ * (src/db/pg-boss.ts), so it runs the same on PostgreSQL and on the embedded PGlite database
  * (one connection, inside the `serve` process). Several workers, in one process or many, share the
  * `webhook-delivery` queue: pg-boss hands each job to one of them (`FOR UPDATE SKIP LOCKED`) and the
  * attempt claim (delivery/attempt.ts) makes each attempt once.
  */
-import type { Knex } from 'knex';
 import type { Config } from '../config';
-import { DELIVERY_QUEUE, knexExecutor, PgBoss, type AttemptJob, type PgBossInstance } from '../core/webhooks/queue';
+import { DELIVERY_QUEUE, type AttemptJob } from '../core/webhooks/queue';
+import { countPendingDeliveries } from '../core/webhooks/webhooks.store';
+import type { Db } from '../db';
+import { knexExecutor, PgBoss, type PgBossInstance } from '../db/pg-boss';
 import type { Logger } from '../platform/logger';
 import { resolveHost } from '../platform/resolve-host';
 import { DEFAULT_RETRY_SCHEDULE } from '../core/webhooks/retry-schedule';
 import { DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type Outcome } from './attempt';
 import type { Resolve } from '../core/webhooks/address-policy';
-import { startRetention, type PruneResult } from './retention';
+import { startRetention, type PruneResult } from './prune';
 
 /** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
 export interface WorkerObserver {
@@ -22,7 +24,7 @@ export interface WorkerObserver {
 }
 
 export interface DeliveryWorkerOptions {
-  db: Knex;
+  db: Db;
   config: Config;
   logger: Logger;
   observer?: WorkerObserver;
@@ -34,7 +36,7 @@ export interface DeliveryWorkerOptions {
   batchSize?: number;
   /** Host resolution (tests may point names at loopback). */
   resolve?: Resolve;
-  /** Time between passes of the periodic prune in ms (delivery/retention.ts; default 1 h). */
+  /** Time between passes of the periodic prune in ms (delivery/prune.ts; default 1 h). */
   pruneIntervalMs?: number;
   /** Called after each prune pass (tests). */
   onPrune?(result: PruneResult): void;
@@ -152,9 +154,8 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
  * Deliveries waiting for an attempt (status `pending`), across workspaces: the `webhook_queue_depth`
  * gauge of docs/operations.md, "Metrics".
  */
-export async function queueDepth(db: Knex): Promise<number> {
-  const row = (await db('webhook_deliveries').where('status', 'pending').count({ n: '*' }).first()) as { n?: unknown } | undefined;
-  return Number(row?.n ?? 0);
+export function queueDepth(db: Db): Promise<number> {
+  return countPendingDeliveries(db);
 }
 
 /**

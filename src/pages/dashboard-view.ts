@@ -2,7 +2,7 @@
  * The dashboard page's view (docs/analytics.md, "Dashboard links"): the core's figures in the page's language,
  * each chart as SVG (dashboard-charts.ts) with the same figures as a table for screen readers and text browsers.
  */
-import { INTERVALS } from '../core/analytics/analytics.service';
+import { INTERVALS } from '../core/analytics/analytics.store';
 import type { DashboardData } from '../core/dashboards/dashboard';
 import type { FormQuestion } from '../core/forms/form-model';
 import { barChart, COLOURS, lineChart } from './dashboard-charts';

@@ -12,11 +12,11 @@
  * expired link, or a token that is not one: the 404 page, alike).
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { INTERVALS, type Interval } from '../core/analytics/analytics.service';
+import { INTERVALS, type Interval } from '../core/analytics/analytics.store';
 import { dashboardData } from '../core/dashboards/dashboard';
 import { activeDashboardLink, claimDownloadToken, mintDownloadToken, withoutAddresses, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
 import { chooseLanguage } from '../core/forms/public-form';
-import type { Db } from '../platform/db/connection';
+import type { Db } from '../db/connection';
 import type { ExportSlots } from '../platform/export-slots';
 import { streamResponsesExport, type ExportPresentation } from '../platform/export-stream';
 import type { Logger } from '../platform/logger';

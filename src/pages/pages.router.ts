@@ -12,7 +12,7 @@
  * taken its responses, 429 over the submission budget), never the JSON envelope.
  */
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
-import { recordEmailEvents } from '../core/email-events/email-events.write';
+import { recordEmailEvents } from '../core/email-events/email-events.store';
 import { AppError, errors } from '../core/errors';
 import { chooseLanguage, loadPublicForm, type LanguageHints, type PublicForm } from '../core/forms/public-form';
 import { isLinkUsedUp } from '../core/links/link-uses';
@@ -21,7 +21,7 @@ import type { AnswerProblem } from '../core/responses/answers';
 import { checkPublicSubmission, linkTarget, storePublicSubmission, type PublicSubmissionCheck } from '../core/responses/public-submission';
 import { DuplicateSubmission, mintSubmissionToken } from '../core/responses/submission-tokens.store';
 import { withTransaction } from '../db';
-import type { Db } from '../platform/db/connection';
+import type { Db } from '../db/connection';
 import type { Logger } from '../platform/logger';
 import { consumeSubmissionBudget, type RateLimiter } from '../platform/rate-limit';
 import { first, pageErrors, type PageErrors } from './errors';

@@ -5,7 +5,7 @@
  * then 403 insufficient_scope. Sets `req.workspaceId`.
  */
 import type { RequestHandler } from 'express';
-import { workspaceIdOf } from '../core/access';
+import { workspaceIdOf } from '../core/workspace-path';
 import { errors } from '../core/errors';
 import { pathParam, scopesNeeded, type Operation, type OperationIndex } from './operations';
 

@@ -19,8 +19,8 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { errors } from '../core/errors';
-import { poolStats, type Db } from './db/connection';
-import type { ReplicaStatus } from './db/replicas';
+import { poolStats, type Db } from '../db/connection';
+import type { ReplicaStatus } from '../db/replicas';
 import type { Logger } from './logger';
 import type { OperationIndex, PathMatch } from './operations';
 import type { RateLimiter } from './rate-limit';

@@ -10,8 +10,8 @@
  */
 import type { RequestHandler } from 'express';
 import type { RedisClient } from './redis';
-import type { Db } from './db/connection';
-import type { ReadReplicas } from './db/replicas';
+import { ping, type Db } from '../db';
+import type { ReadReplicas } from '../db/replicas';
 
 /** Budget of each readiness check, in milliseconds. */
 export const READY_CHECK_TIMEOUT_MS = 1_000;
@@ -42,7 +42,7 @@ export function readyz(deps: { db: Db; redis?: RedisClient | undefined; replicas
   return async (_req, res) => {
     const redis = deps.redis;
     const [database, redisCheck] = await Promise.all([
-      within(() => deps.db.raw('select 1'), READY_CHECK_TIMEOUT_MS),
+      within(() => ping(deps.db), READY_CHECK_TIMEOUT_MS),
       // The service's client (no offline queue) fails at once while disconnected instead of waiting.
       redis ? within(() => redis.ping(), READY_CHECK_TIMEOUT_MS) : Promise.resolve<'absent'>('absent'),
     ]);

@@ -15,8 +15,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { RedisClient } from './redis';
 import type { Db } from '../db';
-import type { ReadReplicas } from './db/replicas';
-import { REPLICA_POLL_MS } from './db/replicas';
+import { type ReadReplicas, REPLICA_POLL_MS } from '../db/replicas';
 import { isDatabaseUnavailable } from './error-handler';
 import { memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore } from './idempotency';
 import type { Logger } from './logger';

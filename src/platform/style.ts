@@ -4,7 +4,7 @@
  * the `X-API-Style` header, then style-only query parameters, then the key's default style.
  */
 import { errors } from '../core/errors';
-import { RESPONSE_FILTER_PARAMS } from '../core/responses/responses.service';
+import { RESPONSE_FILTER_PARAMS } from '../core/responses/responses.store';
 
 export type Style = 'A' | 'B';
 

@@ -12,7 +12,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { addAllUsage, UNMATCHED_OPERATION, type OperationUsageCount } from '../core/api-keys/usage';
 import { styleBAttention } from '../core/migration/attention';
 import { withTransaction } from '../db';
-import type { Db } from './db/connection';
+import type { Db } from '../db/connection';
 import type { Logger } from './logger';
 import type { OperationIndex, PathMatch } from './operations';
 

@@ -1,4 +1,4 @@
-import type { ApiKeyMeta } from '../core/api-keys/api-keys.service';
+import type { ApiKeyMeta } from '../core/api-keys/api-keys.store';
 import type { AppError } from '../core/errors';
 import type { Logger } from 'pino';
 import type { Style } from '../platform/style';

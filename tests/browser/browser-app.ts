@@ -15,7 +15,7 @@ import { nanoid } from 'nanoid';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import supertest from 'supertest';
 import { buildApp } from '../../src/app';
-import type { Db } from '../../src/platform/db/connection';
+import type { Db } from '../../src/db/connection';
 import { createLogger } from '../../src/platform/logger';
 import { createRateLimiter } from '../../src/platform/rate-limit';
 import { testConfig } from '../support/app';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { nanoid } from 'nanoid';
 import { buildApp, stopAppBackground } from '../../src/app';
-import type { Db } from '../../src/platform/db/connection';
+import type { Db } from '../../src/db/connection';
 import { createLogger } from '../../src/platform/logger';
 import { createRateLimiter } from '../../src/platform/rate-limit';
 import { ApiError, createClient, eachItem, sdk, type RetryInfo, type RowA } from '../../clients/typescript/src';

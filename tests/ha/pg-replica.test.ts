@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { nanoid } from 'nanoid';
 import { importFixture } from '../../src/core/import/importer';
-import { createDb, migrateLatest, type Db } from '../../src/platform/db/connection';
+import { createDb, migrateLatest, type Db } from '../../src/db/connection';
 import { freePort, pgBinDir, startPgCluster, type PgCluster } from '../../bench/pg-cluster';
 import { sleep } from '../component/webhooks/harness';
 
@@ -45,7 +45,7 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
 
 async function serve(primary: string, replica: string): Promise<string> {
   const port = await freePort();
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', String(port)], {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port)], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type Redis from 'ioredis';
-import type { Db } from '../../src/platform/db/connection';
+import type { Db } from '../../src/db/connection';
 import { ownDatabase } from '../component/webhooks/harness';
 import { apiKey, freePort, getWorkspace, load, Processes, redisServerAvailable, sleep, until } from './processes';
 

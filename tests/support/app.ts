@@ -8,7 +8,7 @@ import { nanoid } from 'nanoid';
 import supertest from 'supertest';
 import { buildApp, stopAppBackground } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
-import type { Db } from '../../src/platform/db/connection';
+import type { Db } from '../../src/db/connection';
 import { createLogger } from '../../src/platform/logger';
 import { createRateLimiter } from '../../src/platform/rate-limit';
 import { openTestDb } from './db';

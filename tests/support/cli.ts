@@ -1,5 +1,5 @@
 /**
- * Runs the `feedback-service` executable as a child process (`npx tsx src/cli.ts …`) against the run's
+ * Runs the `feedback-service` executable as a child process (`npx tsx src/cli/main.ts …`) against the run's
  * test database, with `input` on its stdin.
  */
 import { spawn } from 'node:child_process';
@@ -16,7 +16,7 @@ export interface Run {
 
 export function cli(args: string[], input?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'src/cli.ts', ...args], {
+    const child = spawn('npx', ['tsx', 'src/cli/main.ts', ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: testDbUrl(), LOG_LEVEL: 'silent' },
       stdio: ['pipe', 'pipe', 'pipe'],

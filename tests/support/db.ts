@@ -4,7 +4,7 @@
  * - `pglite`: an in-memory embedded database (PGlite, the same createDb code path `serve` uses without
  *   DATABASE_URL) opened and migrated per test file, so both databases must answer alike (docs/api-rules.md, "Both databases answer alike").
  */
-import { createDb, migrateLatest, type Db } from '../../src/platform/db/connection';
+import { createDb, migrateLatest, type Db } from '../../src/db/connection';
 
 /** Set by tests/support/pglite-environment.js (one per jest worker): a dump of the migrated database. */
 interface PgliteShared {

@@ -6,7 +6,7 @@ import { nanoid } from 'nanoid';
 import type { FixtureDocument, FixtureForm, FixtureResponse } from '../../src/core/import/fixture-schema';
 import { importFixture } from '../../src/core/import/importer';
 import type { Scope } from '../../src/core/scopes';
-import type { Db } from '../../src/platform/db/connection';
+import type { Db } from '../../src/db/connection';
 
 export const uid = (prefix: string) => `${prefix}_${nanoid(10).replace(/[-_]/g, 'x')}`;
 

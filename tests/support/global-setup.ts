@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
-import { createDb, migrateLatest } from '../../src/platform/db/connection';
+import { createDb, migrateLatest } from '../../src/db/connection';
 import { databaseUrl, findServices } from './services';
 
 export default async function globalSetup(): Promise<void> {

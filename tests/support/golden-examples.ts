@@ -10,7 +10,7 @@ import knex from 'knex';
 import type supertest from 'supertest';
 import type { FixtureDocument } from '../../src/core/import/fixture-schema';
 import { importFixture } from '../../src/core/import/importer';
-import { createDb, migrateLatest, type Db } from '../../src/platform/db/connection';
+import { createDb, migrateLatest, type Db } from '../../src/db/connection';
 import { loadOpenApiDocument, type OpenApiDocument } from '../../src/platform/openapi';
 import { documentOperations, fillPath, type DocOperation } from './openapi-ops';
 import { databaseUrl } from './services';

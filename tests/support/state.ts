@@ -3,7 +3,7 @@
  * table with a `workspace_id` column (found in the catalog, so tables other branches add are covered)
  * plus the workspace's API keys (without `last_used_at`, which reading touches).
  */
-import type { Db } from '../../src/platform/db/connection';
+import type { Db } from '../../src/db/connection';
 
 let query: string | undefined;
 

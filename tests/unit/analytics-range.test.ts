@@ -1,5 +1,5 @@
-/** splitRange (src/core/analytics/analytics.service.ts): whole UTC days from the rollups, partial days from responses. */
-import { periodStart, roundTo, splitRange } from '../../src/core/analytics/analytics.service';
+/** splitRange (src/core/analytics/analytics.store.ts): whole UTC days from the rollups, partial days from responses. */
+import { periodStart, roundTo, splitRange } from '../../src/core/analytics/analytics.store';
 import { beforeBound, endDateBound, fromBound } from '../../src/core/query/dates';
 
 describe('splitRange', () => {

@@ -3,7 +3,7 @@
  * module (src/core/query/dates.ts; docs/decisions.md, "Dates at the edge of the calendar").
  */
 import { AppError } from '../../src/core/errors';
-import { splitRange } from '../../src/core/analytics/analytics.service';
+import { splitRange } from '../../src/core/analytics/analytics.store';
 import { endDateBound, fromBound, inDateRange, isDateTimeWithOffset, parseDateValue, parseInstant, utcDay } from '../../src/core/query/dates';
 import { bodyProblem, MAX_BODY_DEPTH } from '../../src/platform/body-shape';
 

@@ -18,30 +18,43 @@ interface Plant {
   rule: string;
   /** The planted file, relative to the tree's root. */
   from: string;
-  /** The module it imports: a file of the tree (created empty) or a Node built-in. */
+  /** The module it imports: a file of the tree (created empty), a Node built-in or a package's main file under node_modules/. */
   to: string;
 }
+
+/** The package a `node_modules/<name>/index.js` plant stands for (the tree gets a stub of it). */
+const packageOf = (to: string) => /^node_modules\/([^/]+)\/index\.js$/.exec(to)?.[1];
 
 const PLANTS: Plant[] = [
   { rule: 'core-imports-no-outer-layer', from: 'src/core/planted-pages.ts', to: 'src/pages/pages.router.ts' },
   { rule: 'core-imports-no-outer-layer', from: 'src/core/planted-delivery.ts', to: 'src/delivery/payload.ts' },
   { rule: 'core-imports-no-outer-layer', from: 'src/core/planted-platform.ts', to: 'src/platform/logger.ts' },
+  { rule: 'core-imports-no-outer-layer', from: 'src/core/planted-db-services.ts', to: 'src/db/connection.ts' },
   { rule: 'core-imports-no-framework', from: 'src/core/planted-framework.ts', to: 'node:readline' },
   { rule: 'db-is-the-bottom', from: 'src/db/planted.ts', to: 'src/core/errors.ts' },
   { rule: 'styles-are-independent', from: 'src/adapters/style-a/planted.ts', to: 'src/adapters/style-b/present.ts' },
   { rule: 'styles-are-independent', from: 'src/adapters/style-b/planted.ts', to: 'src/adapters/presenters.ts' },
   { rule: 'adapters-use-no-platform-internals', from: 'src/adapters/planted-internals.ts', to: 'src/platform/redis.ts' },
+  { rule: 'adapters-use-no-platform-internals', from: 'src/adapters/planted-db-services.ts', to: 'src/db/replicas.ts' },
   { rule: 'shared-adapters-name-no-style', from: 'src/adapters/planted-style.ts', to: 'src/adapters/style-a/present.ts' },
   { rule: 'presenters-below-routers', from: 'src/adapters/style-a/present.ts', to: 'src/adapters/style-a/router.ts' },
   { rule: 'delivery-imports-no-router', from: 'src/delivery/planted.ts', to: 'src/adapters/style-b/responses.routes.ts' },
   { rule: 'platform-imports-no-adapters', from: 'src/platform/planted.ts', to: 'src/adapters/envelope.ts' },
   { rule: 'pages-import-no-adapters', from: 'src/pages/planted.ts', to: 'src/adapters/presenters.ts' },
   { rule: 'migrations-import-no-src', from: 'migrations/20990101_999_planted.ts', to: 'src/core/webhooks/queue.ts' },
+  { rule: 'pg-only-in-db', from: 'src/platform/planted-pg.ts', to: 'node_modules/pg/index.js' },
+  { rule: 'pg-only-in-db', from: 'src/delivery/planted-pg-boss.ts', to: 'node_modules/pg-boss/index.js' },
+  { rule: 'pg-only-in-db', from: 'src/core/planted-copy.ts', to: 'node_modules/pg-copy-streams/index.js' },
+  { rule: 'core-imports-no-migrations', from: 'src/core/planted-migrations.ts', to: 'migrations/sql-script.ts' },
+  { rule: 'knex-only-in-core-and-db', from: 'src/adapters/planted-knex.ts', to: 'node_modules/knex/index.js' },
+  { rule: 'knex-only-in-core-and-db', from: 'src/cli/planted-knex.ts', to: 'node_modules/knex/index.js' },
 ];
 
 /** The import specifier of `to` as written in `from`. */
 function specifier(from: string, to: string): string {
   if (to.startsWith('node:')) return to;
+  const pkg = packageOf(to);
+  if (pkg) return pkg;
   const rel = relative(dirname(from), to).replace(/\.ts$/, '');
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
@@ -56,7 +69,13 @@ describe('layer lint (.dependency-cruiser.js)', () => {
       mkdirSync(dirname(join(tree, file)), { recursive: true });
       writeFileSync(join(tree, file), text);
     };
-    for (const p of PLANTS) if (!p.to.startsWith('node:')) write(p.to, 'export {};\n');
+    for (const p of PLANTS) {
+      const pkg = packageOf(p.to);
+      if (pkg) {
+        write(`node_modules/${pkg}/package.json`, JSON.stringify({ name: pkg, main: 'index.js' }));
+        write(p.to, 'module.exports = {};\n');
+      } else if (!p.to.startsWith('node:')) write(p.to, 'export {};\n');
+    }
     const byFile = new Map<string, string[]>();
     for (const p of PLANTS) byFile.set(p.from, [...(byFile.get(p.from) ?? []), `import '${specifier(p.from, p.to)}';`]);
     for (const [file, lines] of byFile) write(file, `${lines.join('\n')}\nexport {};\n`);
@@ -75,6 +94,29 @@ describe('layer lint (.dependency-cruiser.js)', () => {
   it('cruises src and migrations in npm run lint:layers', () => {
     const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts['lint:layers']).toMatch(/^depcruise src migrations --config \.dependency-cruiser\.js /);
+    expect(scripts['lint:layers']).toContain('node tools/lint-raw-sql.js');
+  });
+
+  it('fails on `.raw(` outside src/core and src/db (tools/lint-raw-sql.js), naming the file and line', async () => {
+    const sqlTree = mkdtempSync(join(tmpdir(), 'layer-lint-sql-'));
+    try {
+      const write = (file: string, text: string) => {
+        mkdirSync(dirname(join(sqlTree, file)), { recursive: true });
+        writeFileSync(join(sqlTree, file), text);
+      };
+      write('src/platform/planted.ts', "// db.raw('in a comment') is not SQL\nexport const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n");
+      write('src/core/allowed.ts', "export const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n");
+      write('src/db/allowed.ts', "export const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n");
+      write('src/adapters/quoted.ts', "export const text = 'call .raw( here';\n");
+      const run = await promisify(execFile)(process.execPath, [join(root, 'tools', 'lint-raw-sql.js'), sqlTree]).then(
+        (out) => ({ code: 0, stderr: out.stderr }),
+        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n')).toEqual(['src/platform/planted.ts:2: `.raw(` (SQL) outside src/core and src/db']);
+    } finally {
+      rmSync(sqlTree, { recursive: true, force: true });
+    }
   });
 
   it('fails on each planted violation, naming its rule', async () => {

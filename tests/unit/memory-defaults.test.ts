@@ -67,7 +67,7 @@ describe('the CLI process', () => {
   /** The `started …` lines of `import` of a missing file against a closed port (fails at once, exit 1). */
   const starts = (env: Record<string, string>) =>
     new Promise<string[]>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--require', probe, '--import', 'tsx', 'src/cli.ts', 'import', '/nonexistent.json'], {
+      const child = spawn(process.execPath, ['--require', probe, '--import', 'tsx', 'src/cli/main.ts', 'import', '/nonexistent.json'], {
         cwd: root,
         env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', ...env },
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,5 +1,5 @@
 import { AppError } from '../../src/core/errors';
-import { workspaceIdOf } from '../../src/core/access';
+import { workspaceIdOf } from '../../src/core/workspace-path';
 import { loadOpenApiDocument } from '../../src/platform/openapi';
 import { operationIndex } from '../../src/platform/operations';
 import { scopeCheck } from '../../src/platform/access';

@@ -3,7 +3,7 @@
  * positions the replica poller compares.
  */
 import { ConfigError, loadConfig } from '../../src/config';
-import { parseLsn, replicaName } from '../../src/platform/db/replicas';
+import { parseLsn, replicaName } from '../../src/db/replicas';
 
 const primary = 'postgres://app@db-primary:5432/feedback';
 

@@ -6,7 +6,7 @@
 import express, { Router } from 'express';
 import request from 'supertest';
 import type { Db } from '../../src/db';
-import type { ReadReplicas } from '../../src/platform/db/replicas';
+import type { ReadReplicas } from '../../src/db/replicas';
 import { memoryIdempotencyStore, type IdempotencyStore } from '../../src/platform/idempotency';
 import { createLogger } from '../../src/platform/logger';
 import { readRouting, type ReadTarget } from '../../src/platform/read-routing';

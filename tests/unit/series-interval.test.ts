@@ -2,7 +2,7 @@
  * The interval of a time series (docs/analytics.md, "Time series"): the periods a span needs per interval, and the
  * first interval at or coarser than the one asked whose series has at most MAX_SERIES_POINTS points.
  */
-import { MAX_SERIES_POINTS, periodCount, seriesInterval } from '../../src/core/analytics/analytics.service';
+import { MAX_SERIES_POINTS, periodCount, seriesInterval } from '../../src/core/analytics/analytics.store';
 
 describe('periodCount', () => {
   it('counts the periods from the one holding the first day to the one holding the last', () => {

@@ -6,7 +6,7 @@ import { AppError } from '../../src/core/errors';
 import { compileFilter } from '../../src/core/query/filter';
 import { compileTypedFilter, typedClauses } from '../../src/core/query/typed-filter';
 import { parseFilter } from '../../src/core/query/filter-parser';
-import { RESPONSE_FILTER_FIELDS, RESPONSE_FILTER_PARAMS } from '../../src/core/responses/responses.repository';
+import { RESPONSE_FILTER_FIELDS, RESPONSE_FILTER_PARAMS } from '../../src/core/responses/responses.store';
 import { A_ONLY_PARAMS, selectStyle } from '../../src/platform/style';
 
 const param = (name: string) => RESPONSE_FILTER_PARAMS.find((p) => p.name === name)!;

@@ -5,7 +5,7 @@
  * The two analytics paths are Style A paths that take the date parameters of either style.
  */
 import { Router, type Request } from 'express';
-import { INTERVALS, questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.service';
+import { INTERVALS, questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.store';
 import { assertUsageVisible, listKeyUsage, OPERATION_USAGE_WINDOW_DAYS } from '../../core/api-keys/usage';
 import { migrationReport } from '../../core/migration/report';
 import { errors } from '../../core/errors';

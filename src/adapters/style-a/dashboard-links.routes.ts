@@ -1,10 +1,10 @@
 /**
  * Dashboard links in Style A (docs/analytics.md, "Dashboard links"): body fields `expires_at`, `include_addresses`,
- * snake_case answers; the handlers are shared (adapters/dashboard-links.routes.ts), the selector is
+ * snake_case answers; the handlers are shared (adapters/dashboard-links.handlers.ts), the selector is
  * adapters/shared-responses.ts.
  */
 import type { DashboardLink } from '../../core/dashboards/dashboard-links';
-import { dashboardLinkHandlers } from '../dashboard-links.routes';
+import { dashboardLinkHandlers } from '../dashboard-links.handlers';
 import type { CoreDeps } from '../deps';
 import { wholeListA } from '../envelope';
 

@@ -2,12 +2,12 @@
  * Style A presenters: domain records → snake_case JSON (API document "Response, Style A" and the
  * shapes in docs/decisions.md, "Resource shapes"). Renaming and shaping only.
  */
-import type { ApiKeyMeta } from '../../core/api-keys/api-keys.service';
-import type { Datatable, Row } from '../../core/datatables/datatables.service';
-import type { EmailEvent } from '../../core/email-events/email-events.service';
-import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.service';
+import type { ApiKeyMeta } from '../../core/api-keys/api-keys.store';
+import type { Datatable, Row } from '../../core/datatables/datatables.store';
+import type { EmailEvent } from '../../core/email-events/email-events.store';
+import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.store';
 import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
-import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/webhooks.service';
+import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/webhooks.store';
 import { presentTableData } from '../table-data';
 
 // Re-exported for existing imports; the presenter lives in src/adapters/table-data.ts.

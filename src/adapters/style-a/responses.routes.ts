@@ -6,12 +6,12 @@
  */
 import type { Request, Response } from 'express';
 import { errors } from '../../core/errors';
-import { assertFormExists } from '../../core/forms/forms.service';
-import { getResponse, listResponsesKeyset, RESPONSE_FILTER_PARAMS, type ResponseFilterQuery } from '../../core/responses/responses.service';
+import { assertFormExists } from '../../core/forms/forms.store';
+import { getResponse, listResponsesKeyset, RESPONSE_FILTER_PARAMS, type ResponseFilterQuery } from '../../core/responses/responses.store';
 import type { CoreDeps } from '../deps';
 import { keysetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';
-import { answersSpelled, createdAtValue, responseCreate } from '../responses.write';
+import { answersSpelled, createdAtValue, responseCreate } from '../response-create.handlers';
 import { bool, createdRangeA, lists, num, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
 import { presentResponseA } from './present';

@@ -5,16 +5,7 @@
  */
 import { Router, type Request } from 'express';
 import type { CoreDeps } from '../deps';
-import { getDelivery, listDeliveries } from '../../core/webhooks/webhooks.service';
-import {
-  checkWebhookPatch,
-  createWebhookEndpoint,
-  deleteWebhookEndpoint,
-  patchWebhookEndpoint,
-  retryDelivery,
-  rotateWebhookSecret,
-  sendTestEvent,
-} from '../../core/webhooks/webhooks.write';
+import { checkWebhookPatch, createWebhookEndpoint, deleteWebhookEndpoint, getDelivery, listDeliveries, patchWebhookEndpoint, retryDelivery, rotateWebhookSecret, sendTestEvent } from '../../core/webhooks/webhooks.store';
 import { withTransaction } from '../../db';
 import { keysetPage, single } from '../envelope';
 import { param, str, workspaceOf } from '../query-values';

@@ -5,8 +5,8 @@
  */
 import { Router } from 'express';
 import type { CoreDeps } from '../deps';
-import { createApiKeyFor, revokeApiKey } from '../../core/api-keys/api-keys.write';
-import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/rows.write';
+import { createApiKeyFor, revokeApiKey } from '../../core/api-keys/api-keys.store';
+import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/datatables.store';
 import { errors } from '../../core/errors';
 import type { Scope } from '../../core/scopes';
 import { withTransaction, withTransactionIf } from '../../db';

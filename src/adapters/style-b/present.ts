@@ -3,8 +3,8 @@
  * row", "Email event"; docs/decisions.md, "Resource shapes"). Renaming and shaping only: camelCase
  * timestamps (`createdAt`), `form: {id, name}`, rows as `{row_id, data}`, `""` for absent event links.
  */
-import type { Datatable, Row } from '../../core/datatables/datatables.service';
-import type { EmailEvent } from '../../core/email-events/email-events.service';
+import type { Datatable, Row } from '../../core/datatables/datatables.store';
+import type { EmailEvent } from '../../core/email-events/email-events.store';
 import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
 import { presentTableData } from '../table-data';
 

@@ -6,11 +6,11 @@
  */
 import type { Request, Response } from 'express';
 import { AppError, errors } from '../../core/errors';
-import { getResponse, listResponsesOffset, type ResponseFilterQuery } from '../../core/responses/responses.service';
+import { getResponse, listResponsesOffset, type ResponseFilterQuery } from '../../core/responses/responses.store';
 import type { CoreDeps } from '../deps';
 import { offsetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';
-import { answersSpelled, createdAtValue, responseCreate } from '../responses.write';
+import { answersSpelled, createdAtValue, responseCreate } from '../response-create.handlers';
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';
 import { pageParams } from './params';
 import { presentResponseB } from './present';

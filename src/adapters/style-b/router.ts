@@ -4,8 +4,8 @@
  * and presents the result. The shared responses paths are mounted by adapters/shared-responses.ts.
  */
 import { Router, type Request, type Response } from 'express';
-import { getDatatable, getRow, listAllDatatables, listRowsOffset } from '../../core/datatables/datatables.service';
-import { listEmailEventsOffset } from '../../core/email-events/email-events.service';
+import { getDatatable, getRow, listAllDatatables, listRowsOffset } from '../../core/datatables/datatables.store';
+import { listEmailEventsOffset } from '../../core/email-events/email-events.store';
 import type { CoreDeps } from '../deps';
 import { offsetPage, single, wholeListB } from '../envelope';
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';

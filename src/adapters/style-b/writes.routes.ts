@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import type { CoreDeps } from '../deps';
-import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/rows.write';
+import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/datatables.store';
 import { withTransactionIf } from '../../db';
 import { single } from '../envelope';
 import { param, workspaceOf } from '../query-values';

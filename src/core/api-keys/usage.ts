@@ -7,6 +7,7 @@
 import { affectedRows, type DbHandle } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
+import { DAY_MS } from '../query/dates';
 
 export interface UsageCount {
   keyId: string;
@@ -145,7 +146,7 @@ export const OPERATION_USAGE_WINDOW_DAYS = 400;
 
 /** The UTC date `days` days before `today` (both `YYYY-MM-DD`). */
 export function daysBefore(today: string, days: number): string {
-  return new Date(Date.parse(`${today}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+  return new Date(Date.parse(`${today}T00:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** Deletes the rows of `table` (primary key `key`, a `day` column) before `before`, in batches. */

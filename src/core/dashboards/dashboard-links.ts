@@ -11,19 +11,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { customAlphabet } from 'nanoid';
-import type { DbHandle } from '../../db';
-import { affectedRows } from '../../db';
+import { affectedRows, type DbHandle } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
 import { expiryWithinCreator, type Creator } from '../api-keys/lineage';
-import { futureDateTime } from '../query/dates';
+import { DAY_MS, futureDateTime } from '../query/dates';
 import type { ResponseRecord } from '../responses/responses.types';
 import { linkSecret } from '../links/link-secret';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS } from '../links/links';
 import { openToken, sealToken } from '../links/token-codec';
 
 const TOKEN_VERSION = 1;
-const DAY_MS = 86_400_000;
 /** A page's download links work this long after the page was rendered. */
 export const DOWNLOAD_TOKEN_TTL_MS = 60 * 60_000;
 const randomId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 16);

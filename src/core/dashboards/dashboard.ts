@@ -1,18 +1,18 @@
 /**
  * What a dashboard page shows (docs/analytics.md, "Dashboard links"), read from the rollups only: the summary
  * counters (`response_counts`), per-question analytics and the time series (`answer_rollups`, `response_daily`,
- * analytics.service.ts), plus one query per text question for its latest 20 answers, which walks the index
+ * analytics.store.ts), plus one query per text question for its latest 20 answers, which walks the index
  * `responses_form_keyset_created_idx` newest first and stops at 20. No scan of responses.
  */
 import type { Knex } from 'knex';
-import { questionAnalytics, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.service';
+import { questionAnalytics, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.store';
 import { AppError } from '../errors';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
-import { responseTotals } from '../forms/forms.service';
+import { responseTotals } from '../forms/forms.store';
+import { DAY_MS } from '../query/dates';
 
 /** Text answers shown per text question. */
 export const LATEST_TEXT_ANSWERS = 20;
-const DAY_MS = 86_400_000;
 
 export interface TextAnswer {
   value: string;

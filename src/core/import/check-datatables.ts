@@ -3,12 +3,12 @@
  * unreserved names; rows whose columns are fields of the table and fit their types, with a `data.id`
  * unique per table and row ids unique in the document and new to their workspace.
  */
-import { columnTypeProblem } from '../datatables/rows.write';
+import { columnTypeProblem } from '../datatables/datatables.store';
 import { newId } from '../ids';
 import type { DatatableFieldType, FixtureDatatable, FixtureRow } from './fixture-schema';
 import type { ImportContext, Item, Rec, TableInfo } from './context';
 import { checkItemSchema } from './item-schema';
-import { prop } from './paths';
+import { prop } from './json-paths';
 
 const RESERVED_FIELDS = new Set(['row_id', 'created_at', 'updated_at']);
 

@@ -2,7 +2,7 @@
  * Email events of a fixture document (docs/import.md, "What is checked"; docs/collecting.md, "Provider events"), a batch at a time: a known
  * workspace, an id new to it.
  */
-import { emailEventRecord } from '../email-events/email-events.write';
+import { emailEventRecord } from '../email-events/email-events.store';
 import type { FixtureEmailEvent } from './fixture-schema';
 import type { ImportContext, Rec } from './context';
 import { checkItemSchema } from './item-schema';

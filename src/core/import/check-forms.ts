@@ -8,7 +8,7 @@ import type { FormQuestion, QuestionValidation } from '../forms/form-model';
 import { defaultValidation } from '../responses/answers';
 import type { FixtureForm } from './fixture-schema';
 import type { ImportContext, Item, Rec } from './context';
-import { prop } from './paths';
+import { prop } from './json-paths';
 
 /** Questions with defaults applied; reports duplicate ids and options that do not fit the type. */
 function checkQuestions(ctx: ImportContext, formPath: string, items: NonNullable<FixtureForm['questions']>): FormQuestion[] {

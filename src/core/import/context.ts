@@ -10,7 +10,7 @@ import { formDefinitionsFromDb, type FormDefinition } from '../forms/form-model'
 import type { DatatableFieldType } from './fixture-schema';
 import type { Collection } from './fixture-source';
 import { IdTable } from './id-table';
-import { idx } from './paths';
+import { idx } from './json-paths';
 import { ProblemList } from './problems';
 
 /** A record as written: snake_case columns, jsonb as nested JSON, timestamps as ISO strings. */

@@ -5,6 +5,7 @@
  * JSON text, parsed one item at a time (jsonSource in json-scanner.ts), so memory stays flat in the
  * document's size.
  */
+import { isPlainObject } from '../plain-object';
 
 /** The top-level arrays whose items are entries of their own; other keys arrive whole. */
 export const COLLECTIONS = [
@@ -51,10 +52,6 @@ export interface FixtureSource {
    * @throws ImportError at `$` when the text is not well-formed JSON.
    */
   entries(parts: ReadonlySet<Part>): AsyncIterable<FixtureEntry>;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A document already in memory (`importFixture(db, doc)`), read like a JSON text. */

@@ -1,14 +1,20 @@
 /**
  * The import's one transaction (docs/import.md, "Running an import") with the writer that fits the database.
- * The one core module that opens a transaction itself: COPY must run on the very connection the
- * transaction holds (docs/decisions.md, "Who opens transactions").
+ * The one core module that opens a transaction itself: on PostgreSQL COPY must run on the very
+ * connection the transaction holds, which src/db/copy-writer.ts takes (docs/decisions.md, "Who opens
+ * transactions").
  */
 import type { Knex } from 'knex';
-import type { ClientBase } from 'pg';
 import { isEmbedded, type Db } from '../../db';
-import { copyWriter } from './copy-writer';
+import { withCopyTransaction } from '../../db/copy-writer';
 import { insertWriter } from './insert-writer';
-import type { ImportWriter } from './writer';
+import { IMPORT_TABLES, type ImportTable, type ImportWriter } from './writer';
+
+/** Tables written through a staging table, with the order of their main keyset index (src/db/copy-writer.ts). */
+const STAGED: Partial<Record<ImportTable, string>> = {
+  responses: 'workspace_id, created_at DESC, id DESC',
+  email_events: 'workspace_id, created_at DESC, id DESC',
+};
 
 /**
  * Runs `fn` in one transaction with the writer that fits the database: COPY on PostgreSQL, INSERT on
@@ -16,11 +22,5 @@ import type { ImportWriter } from './writer';
  */
 export async function withImportWriter<T>(db: Db, fn: (trx: Knex.Transaction, writer: ImportWriter) => Promise<T>): Promise<T> {
   if (isEmbedded(db)) return db.transaction((trx) => fn(trx, insertWriter(trx)));
-  // The transaction runs on a connection taken here, so COPY can use the same pg client knex uses.
-  const connection = (await db.client.acquireConnection()) as ClientBase;
-  try {
-    return await db.transaction((trx) => fn(trx, copyWriter(connection)), { connection });
-  } finally {
-    await db.client.releaseConnection(connection);
-  }
+  return withCopyTransaction(db, { columns: IMPORT_TABLES, staged: STAGED }, fn);
 }

@@ -27,7 +27,7 @@ import type { FixtureApiKey, FixtureDatatable, FixtureForm, FixtureWebhookEndpoi
 import { documentSource, isCollection, type Collection, type FixtureSource, type Part } from './fixture-source';
 import { withImportWriter } from './import-transaction';
 import { checkItemSchema, checkTopLevel } from './item-schema';
-import { idx, prop } from './paths';
+import { idx, prop } from './json-paths';
 import { ImportError, type ImportProblem } from './problems';
 import type { ImportTable, ImportWriter } from './writer';
 

@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { isDateTimeWithOffset } from '../query/dates';
 import { FIXTURE_SCHEMA } from './fixture-schema';
 import { isCollection, type Part } from './fixture-source';
-import { pointerToPath, prop } from './paths';
+import { pointerToPath, prop } from './json-paths';
 import type { ProblemList } from './problems';
 
 let validators: Map<Part, ValidateFunction> | undefined;

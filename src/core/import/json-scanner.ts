@@ -10,7 +10,7 @@
  * bytes, so the scanner works on bytes and only JSON.parse decodes text.
  */
 import { ImportError } from './problems';
-import { idx } from './paths';
+import { idx } from './json-paths';
 import { isCollection, type FixtureEntry, type FixtureSource, type Part } from './fixture-source';
 
 const QUOTE = 0x22;

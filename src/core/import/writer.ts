@@ -1,18 +1,15 @@
 /**
  * Where an import writes (docs/import.md, "Streaming, reading and writing": one transaction): the tables and their columns, and one
  * writer interface with two implementations. On PostgreSQL each batch is one `COPY … FROM STDIN`
- * (copy-writer.ts); on the embedded PGlite, which has no COPY from a client stream, multi-row INSERTs
+ * (src/db/copy-writer.ts); on the embedded PGlite, which has no COPY from a client stream, multi-row INSERTs
  * (insert-writer.ts). Either way the statement-level triggers run once per statement and keep the
  * counters and rollups right. withImportWriter (import-transaction.ts) picks one.
  */
+import type { CopyColumn as Column, CopyColumnType as ColumnType } from '../../db/copy-writer';
 import type { Rec } from './context';
 
-export type ColumnType = 'text' | 'timestamptz' | 'jsonb' | 'integer' | 'double precision' | 'boolean' | 'text[]';
-
-export interface Column {
-  name: string;
-  type: ColumnType;
-}
+/** A column's type and a column, as both writers write them. */
+export type { CopyColumnType as ColumnType, CopyColumn as Column } from '../../db/copy-writer';
 
 const col = (name: string, type: ColumnType = 'text'): Column => ({ name, type });
 

@@ -9,6 +9,7 @@ import { affectedRows, type DbHandle } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
 import type { LinkClaims } from './links';
+import { DAY_MS } from '../query/dates';
 
 /** The name of a link's row: the SHA-256 of its token (hex); the token itself is a credential and is not stored. */
 const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
@@ -47,7 +48,6 @@ export async function isLinkUsedUp(db: Knex, claims: LinkClaims, token: string):
   return row !== undefined && Number(row.uses) >= claims.maxResponses;
 }
 
-const DAY_MS = 86_400_000;
 
 /**
  * Deletes the uses of links that expired more than a day before `now` (such a link is refused with 410 before its

@@ -13,6 +13,7 @@ import { errors, type ErrorLocation } from '../errors';
 import { isEmailAddress } from '../responses/answers';
 import { linkSecret } from './link-secret';
 import { openToken, sealToken } from './token-codec';
+import { DAY_MS } from '../query/dates';
 
 const TOKEN_VERSION = 1;
 export const DEFAULT_EXPIRES_IN_DAYS = 30;
@@ -20,7 +21,6 @@ export const MAX_EXPIRES_IN_DAYS = 90;
 /** A link takes one response unless minted to take more (`max_responses`, 1–1000). */
 export const DEFAULT_MAX_RESPONSES = 1;
 export const MAX_MAX_RESPONSES = 1000;
-const DAY_MS = 86_400_000;
 const randomId = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
 
 /** What a link token says (all of it signed). */

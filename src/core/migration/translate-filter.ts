@@ -5,12 +5,12 @@
  * Parsed with the service's own parser (src/core/query/filter-parser.ts) and checked as Style B checks it
  * (src/core/query/filter.ts), so a filter Style B refuses is reported, never translated.
  */
-import { EMAIL_EVENT_TYPES } from '../email-events/email-events.service';
+import { EMAIL_EVENT_TYPES } from '../email-events/email-events.store';
 import { snakeCase } from '../query/fields';
 import { FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } from '../query/filter-parser';
 import { REFUSED_BY_B, Untranslatable, type QueryPairs } from './translate-types';
 
-/** The Style B response filter fields and whether they compare as numbers (src/core/responses/responses.repository.ts). */
+/** The Style B response filter fields and whether they compare as numbers (src/core/responses/responses.store.ts). */
 const RESPONSE_FIELDS: ReadonlyMap<string, 'text' | 'number'> = new Map([
   ['id', 'text'],
   ['form_id', 'text'],
@@ -125,7 +125,7 @@ export function responseFilterParams(expression: string, formIdGiven: boolean): 
   return out;
 }
 
-/** Style B email event filter fields (src/core/email-events/email-events.service.ts) and their Style A parameter. */
+/** Style B email event filter fields (src/core/email-events/email-events.store.ts) and their Style A parameter. */
 const EVENT_FIELDS: ReadonlyMap<string, string | null> = new Map([
   ['event_type', 'type'],
   ['email_id', 'email_id'],

@@ -19,6 +19,9 @@ export interface DateBound {
   value: string;
 }
 
+/** One day in milliseconds (a UTC day: the API's dates have no daylight saving). */
+export const DAY_MS = 86_400_000;
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/i;
 

@@ -9,6 +9,7 @@
  */
 import { scoreQuestion, type FormDefinition, type FormOption, type FormQuestion, type QuestionType, type QuestionValidation } from '../forms/form-model';
 import { isCalendarDate } from '../query/dates';
+import { isPlainObject } from '../plain-object';
 
 /** An answer as a client or a fixture gives it (docs/collecting.md, "Answers"; docs/import.md, "The fixture document"). */
 export interface RawAnswer {
@@ -86,10 +87,6 @@ export function defaultValidation(type: QuestionType): QuestionValidation {
   if (bounds) return { ...bounds };
   if (type === 'email') return { format: 'email' };
   return {};
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function describe(v: unknown): string {

@@ -18,12 +18,12 @@ import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
 import { affectedRows } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
+import { DAY_MS } from '../query/dates';
 
 /** How long a rendered page can be submitted, in days. */
 export const SUBMISSION_TOKEN_TTL_DAYS = 7;
 /** Claimed tokens are kept this long past their expiry, in days. */
 export const SUBMISSION_TOKEN_GRACE_DAYS = 1;
-const DAY_MS = 86_400_000;
 /** Clocks of several instances may differ a little: a token minted up to 5 min "ahead" is still ours. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 

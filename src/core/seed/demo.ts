@@ -7,7 +7,7 @@
  * `now` and `seed` always give the same document, ids included.
  */
 import type { Db, DbHandle } from '../../db';
-import { findApiKeyByHash, isKeyInactive } from '../api-keys/api-keys.service';
+import { findApiKeyByHash, isKeyInactive } from '../api-keys/api-keys.store';
 import { createApiKey } from '../api-keys/create-api-key';
 import { hashApiKeySecret } from '../api-keys/secrets';
 import { importFixture, type ImportSummary } from '../import/importer';
@@ -21,13 +21,13 @@ import type {
   FixtureRow,
 } from '../import/fixture-schema';
 import DATA from './demo-data.json';
+import { DAY_MS } from '../query/dates';
 
 /** Links (slugs) of the two demo workspaces. */
 export const DEMO_WORKSPACE_LINKS = ['acme', 'globex'] as const;
 
 export const DEMO_RESPONSE_COUNT = 10_000;
 
-const DAY_MS = 86_400_000;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** mulberry32: small, fast, good enough for demo and benchmark data; deterministic per seed, floats in [0, 1). */
@@ -476,4 +476,28 @@ export async function createDemoKey(
   }
   const key = await createApiKey(db, { name: 'demo', workspaceIds, rateLimitPerMinute: DEMO_KEY_RATE_LIMIT_PER_MINUTE });
   return { id: key.id, secret: key.secret, workspaceIds, reused: false };
+}
+
+/** What `demo` offers to answer in the browser: a form (with its languages) and a customer row's email. */
+export interface DemoPageTargets {
+  form: { id: string; translations: Record<string, unknown> | null };
+  /** The first demo customer row (for an email link), if the workspace has rows. */
+  row: { rowId: string; email: string | undefined } | undefined;
+}
+
+/**
+ * A demo form to answer in the browser (the translated "Customer NPS (Europe)" when it is there, else the
+ * workspace's first form) and the workspace's first customer row; undefined when it has no form.
+ */
+export async function demoPageTargets(db: DbHandle, workspaceId: string): Promise<DemoPageTargets | undefined> {
+  type FormRow = DemoPageTargets['form'];
+  const form: FormRow | undefined =
+    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId, name: 'Customer NPS (Europe)' })) ??
+    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']));
+  if (!form) return undefined;
+  const row: { row_id: string; data: { email?: unknown } } | undefined = await db('datatable_rows')
+    .first('row_id', 'data')
+    .where({ workspace_id: workspaceId })
+    .orderBy(['created_at', 'row_id']);
+  return { form, row: row && { rowId: row.row_id, email: typeof row.data.email === 'string' ? row.data.email : undefined } };
 }

@@ -1,15 +1,15 @@
 /**
  * The transactional outbox of webhook events (docs/webhooks.md, "Events and payloads"). Every write that makes an event
  * calls `recordEvents` in the transaction the write runs in (its caller's), so the event, one delivery per subscribed enabled
- * endpoint and the delivery jobs (pg-boss, core/webhooks/queue.ts) commit or roll back with the
+ * endpoint and the delivery jobs (pg-boss, core/webhooks/queue.ts and src/db/pg-boss.ts) commit or roll back with the
  * write: a committed write is never lost, a rolled-back one sends nothing. The delivery worker
  * (src/delivery) renders `resource` in each endpoint's style when it sends.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
-import type { Row } from '../datatables/datatables.service';
-import type { EmailEvent } from '../email-events/email-events.service';
+import type { Row } from '../datatables/datatables.store';
+import type { EmailEvent } from '../email-events/email-events.store';
 import { newId } from '../ids';
 import type { ResponseRecord } from '../responses/responses.types';
 import { enqueueAttempts } from './queue';

@@ -10,9 +10,9 @@
  * (a delivery retried to `pending`) is checked again and kept. Running it on several instances at once
  * is safe: a row deleted by one is simply not found by the other.
  */
-import type { DbHandle } from '../../db';
-import { affectedRows } from '../../db';
+import { affectedRows, type DbHandle } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
+import { DAY_MS } from '../query/dates';
 
 /** Default of `WEBHOOK_LOG_RETENTION_DAYS` (Stripe keeps 30 days of events). */
 export const DEFAULT_WEBHOOK_LOG_RETENTION_DAYS = 30;
@@ -56,7 +56,7 @@ export function pruneWebhookEvents(db: DbHandle, before: Date, opts: BatchOption
  * @returns the rows deleted from each table.
  */
 export async function pruneWebhookLog(db: DbHandle, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<{ deliveries: number; events: number }> {
-  const before = new Date(now.getTime() - retentionDays * 86_400_000);
+  const before = new Date(now.getTime() - retentionDays * DAY_MS);
   const deliveries = await pruneWebhookDeliveries(db, before, opts);
   const events = await pruneWebhookEvents(db, before, opts);
   return { deliveries, events };

@@ -5,10 +5,10 @@
  * in-process key cache (revocations reach it through change notices, within 1 s in every case).
  */
 import type { RequestHandler } from 'express';
-import { isKeyInactive, touchLastUsed } from '../../core/api-keys/api-keys.service';
+import { isKeyInactive, touchLastUsed } from '../../core/api-keys/api-keys.store';
 import { API_KEY_PREFIX } from '../../core/api-keys/secrets';
 import { errors } from '../../core/errors';
-import type { Db } from '../db/connection';
+import type { Db } from '../../db/connection';
 import { isApiKeyParam } from '../secret-params';
 import type { Logger } from '../logger';
 import { applyDecision, type RateLimiter } from '../rate-limit';

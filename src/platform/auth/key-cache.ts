@@ -13,10 +13,10 @@
  * Unknown secrets are never cached: they go to the database each time and count against the
  * per-address budget of failed authentications.
  */
-import { findApiKeyByHash, type ApiKeyMeta } from '../../core/api-keys/api-keys.service';
+import { findApiKeyByHash, type ApiKeyMeta } from '../../core/api-keys/api-keys.store';
 import { hashApiKeySecret } from '../../core/api-keys/secrets';
 import type { Db } from '../../db';
-import { listenToChannel } from '../db/notifications';
+import { listenToChannel } from '../../db/notifications';
 import type { Logger } from '../logger';
 
 /** How long a cached key may be used without asking the database again (milliseconds). */

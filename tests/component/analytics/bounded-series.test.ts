@@ -5,7 +5,7 @@
  * rule, or seeded directly): a span that needs more periods of the interval asked comes in the first coarser one,
  * named by `meta.interval`, and the dashboard's `?interval=` cannot force more.
  */
-import { MAX_SERIES_POINTS } from '../../../src/core/analytics/analytics.service';
+import { MAX_SERIES_POINTS } from '../../../src/core/analytics/analytics.store';
 import { ImportError, importFixture, type ImportProblem } from '../../../src/core/import/importer';
 import { useTestApp } from '../../support/app';
 import { formWorkspace, goodAnswers, surveyForm, uid, type FormWorkspace } from '../../support/given';

@@ -17,7 +17,7 @@ import type { Express } from 'express';
 import { buildApp, stopAppBackground } from '../../../src/app';
 import type { FixtureQuestion } from '../../../src/core/import/fixture-schema';
 import { importFixture } from '../../../src/core/import/importer';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { createHttpServer } from '../../../src/platform/http-server';
 import { createLogger } from '../../../src/platform/logger';
 import { createRateLimiter } from '../../../src/platform/rate-limit';

@@ -1,6 +1,6 @@
 /** Helpers of the usage tests: waiting for a flush, and a key's id from its secret. */
 import { createHash } from 'node:crypto';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 
 /** Reads until `ok` holds or `ms` have passed (every 50 ms); returns the last read. */
 export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {

@@ -14,7 +14,7 @@ import { createUsageCounter } from '../../../src/platform/usage-counter';
 import { testConfig } from '../../support/app';
 import { openTestDb } from '../../support/db';
 import { keyFor, scenario, workspaceWithKey } from '../../support/given';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { keyIdOf, until } from './helpers';
 
 let db: Db;

@@ -10,7 +10,7 @@ import { buildApp } from '../../../src/app';
 import { claimLinkUse, pruneLinkUses } from '../../../src/core/links/link-uses';
 import { mintLink } from '../../../src/core/links/links';
 import { withTransaction } from '../../../src/db';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { createRateLimiter } from '../../../src/platform/rate-limit';
 import { testConfig } from '../../support/app';

@@ -1,6 +1,6 @@
 /**
  * Start-up and shutdown through the built executable (README.md, "Configuration"; docs/operations.md, "Shutdown and drain";
- * `npm run build`, then `node dist/src/cli.js`):
+ * `npm run build`, then `node dist/src/cli/main.js`):
  * a bad setting exits 1 with one line naming it; `serve --help` lists the settings; SIGTERM finishes the
  * request in flight, refuses new connections and exits 0; a second signal exits at once; `demo` prints how to
  * mint a dashboard link, and each demo form's link opens its charts.
@@ -19,7 +19,7 @@ import { freePort, until } from './helpers';
 jest.setTimeout(120_000);
 
 const root = path.resolve(__dirname, '../../..');
-const cliJs = path.join(root, 'dist/src/cli.js');
+const cliJs = path.join(root, 'dist/src/cli/main.js');
 
 beforeAll(async () => {
   await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: root });

@@ -16,7 +16,7 @@ import { freePort, until } from './helpers';
 jest.setTimeout(180_000);
 
 const root = path.resolve(__dirname, '../../..');
-const cliJs = path.join(root, 'dist/src/cli.js');
+const cliJs = path.join(root, 'dist/src/cli/main.js');
 const secret = `fa_${nanoid(40)}`;
 let dir: string;
 let dataDir: string;

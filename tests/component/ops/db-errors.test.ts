@@ -4,7 +4,7 @@
  * timeout, a refused connection, a full pool; and the errors that must stay what they are.
  */
 import knex from 'knex';
-import { createDb, type Db } from '../../../src/platform/db/connection';
+import { createDb, type Db } from '../../../src/db/connection';
 import { isDatabaseUnavailable } from '../../../src/platform/error-handler';
 import { openTestDb, testDbUrl } from '../../support/db';
 import { freePort, TcpProxy, urlOnPort } from './helpers';

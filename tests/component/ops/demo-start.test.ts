@@ -14,7 +14,7 @@ import { freePort, until } from './helpers';
 jest.setTimeout(240_000);
 
 const root = path.resolve(__dirname, '../../..');
-const cliJs = path.join(root, 'dist/src/cli.js');
+const cliJs = path.join(root, 'dist/src/cli/main.js');
 const build = () => promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: root });
 let dir: string;
 const children: ChildProcess[] = [];

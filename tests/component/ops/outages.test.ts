@@ -9,7 +9,7 @@ import Redis from 'ioredis';
 import pino from 'pino';
 import supertest from 'supertest';
 import { buildApp } from '../../../src/app';
-import { createDb, type Db } from '../../../src/platform/db/connection';
+import { createDb, type Db } from '../../../src/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { createRedis } from '../../../src/platform/redis';
 import { testConfig } from '../../support/app';

@@ -14,7 +14,7 @@ import { freePort, until } from './helpers';
 jest.setTimeout(120_000);
 
 const root = path.resolve(__dirname, '../../..');
-const cliJs = path.join(root, 'dist/src/cli.js');
+const cliJs = path.join(root, 'dist/src/cli/main.js');
 let dir: string;
 let server: ChildProcess | undefined;
 

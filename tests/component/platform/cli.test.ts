@@ -1,13 +1,13 @@
 /**
  * Smoke tests of the `feedback-service` executable itself: the CLI runs as a child process
- * (`npx tsx src/cli.ts …`) against the run's test database.
+ * (`npx tsx src/cli/main.ts …`) against the run's test database.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { nanoid } from 'nanoid';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { openTestDb } from '../../support/db';
 import { cli } from '../../support/cli';
 

@@ -3,7 +3,7 @@ import { nanoid } from 'nanoid';
 import type { FixtureDocument } from '../../../src/core/import/fixture-schema';
 import { checkFixture, ImportError, importFixture, type ImportProblem } from '../../../src/core/import/importer';
 import { buildDemoFixture, DEMO_RESPONSE_COUNT } from '../../../src/core/seed/demo';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { openTestDb } from '../../support/db';
 
 let db: Db;

@@ -8,7 +8,7 @@ import pino from 'pino';
 import supertest from 'supertest';
 import { buildApp } from '../../../src/app';
 import type { Config } from '../../../src/config';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { createRateLimiter } from '../../../src/platform/rate-limit';
 import { createRedis, type RedisClient } from '../../../src/platform/redis';
@@ -173,7 +173,7 @@ describe('when Redis fails', () => {
  */
 async function startServe(env: Record<string, string>): Promise<{ url: string; log: Array<{ level: number; msg: string }>; stop(): Promise<void> }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--no-worker', '--port', String(port)], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--no-worker', '--port', String(port)], {
     cwd: path.resolve(__dirname, '../../..'),
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: testDbUrl(), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

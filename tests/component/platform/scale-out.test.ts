@@ -3,14 +3,14 @@
  * docs/operations.md): a key or a dashboard link (docs/analytics.md, "Dashboard links") revoked through one instance is
  * refused within 1 s by the other, the rate budget
  * of a key is shared, and webhook attempts are not doubled although both instances run the worker.
- * The CLI runs as child processes (`node --import tsx src/cli.ts serve`) on this file's own database.
+ * The CLI runs as child processes (`node --import tsx src/cli/main.ts serve`) on this file's own database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { nanoid } from 'nanoid';
 import { importFixture } from '../../../src/core/import/importer';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { KEY_CACHE_TTL_MS } from '../../../src/platform/auth/key-cache';
 import { surveyForm, uid } from '../../support/given';
 import { ownDatabase, receiver, sleep, type Receiver } from '../webhooks/harness';
@@ -37,7 +37,7 @@ function freePort(): Promise<number> {
 /** Starts `serve` on a free port with the shared database and Redis; resolves with its base URL once listening. */
 async function serve(): Promise<string> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', String(port)], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port)], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

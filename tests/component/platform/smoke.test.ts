@@ -10,7 +10,7 @@ import path from 'node:path';
 import { nanoid } from 'nanoid';
 
 const root = path.resolve(__dirname, '../../..');
-const cli = path.join(root, 'dist/src/cli.js');
+const cli = path.join(root, 'dist/src/cli/main.js');
 let dir: string;
 let server: ChildProcess | undefined;
 

@@ -7,7 +7,7 @@
 import { Webhook } from 'standardwebhooks';
 import { importFixture } from '../../../src/core/import/importer';
 import { recordEvents } from '../../../src/core/webhooks/outbox';
-import { knexExecutor, PgBoss } from '../../../src/core/webhooks/queue';
+import { knexExecutor, PgBoss } from '../../../src/db/pg-boss';
 import { requeueStuckDeliveries } from '../../../src/delivery/attempt';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker } from '../../../src/delivery/worker';
 import { createLogger } from '../../../src/platform/logger';

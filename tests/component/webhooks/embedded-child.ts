@@ -13,7 +13,7 @@ import { buildApp } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
 import { importFixture } from '../../../src/core/import/importer';
 import { createDeliveryWorker } from '../../../src/delivery/worker';
-import { createDb, isEmbedded, migrateLatest } from '../../../src/platform/db/connection';
+import { createDb, isEmbedded, migrateLatest } from '../../../src/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 
 async function main(): Promise<void> {

@@ -13,7 +13,7 @@ import supertest from 'supertest';
 import { buildApp } from '../../../src/app';
 import type { Config } from '../../../src/config';
 import type { Resolve } from '../../../src/core/webhooks/address-policy';
-import { createDb, migrateLatest, type Db } from '../../../src/platform/db/connection';
+import { createDb, migrateLatest, type Db } from '../../../src/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { createRateLimiter } from '../../../src/platform/rate-limit';
 import { openTestDb } from '../../support/db';

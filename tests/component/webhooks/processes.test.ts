@@ -1,6 +1,6 @@
 /**
  * Delivery across processes (docs/webhooks.md, "Running the worker"): the `feedback-service` CLI runs as child processes
- * (`node --import tsx src/cli.ts …`, one node process each, so SIGKILL hits the server itself) on
+ * (`node --import tsx src/cli/main.ts …`, one node process each, so SIGKILL hits the server itself) on
  * this file's own database. A write committed just before the API process is killed is delivered by
  * a worker started afterwards; two worker processes make each attempt once. (The embedded database:
  * embedded.test.ts.)
@@ -14,7 +14,7 @@ import { nanoid } from 'nanoid';
 import { Webhook } from 'standardwebhooks';
 import { importFixture } from '../../../src/core/import/importer';
 import { recordEvents } from '../../../src/core/webhooks/outbox';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { uid } from '../../support/given';
 import { ownDatabase, receiver, sleep, type Receiver } from './harness';
 
@@ -53,7 +53,7 @@ function cli(args: string[], env: Record<string, string | undefined>): Child {
     ...env,
   };
   for (const k of ['REDIS_URL', ...Object.keys(env).filter((k) => env[k] === undefined)]) delete e[k];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(proc);
   let out = '';
   const listeners: Array<() => void> = [];

@@ -8,9 +8,9 @@
 import { pruneKeyUsage, pruneOperationUsage } from '../../../src/core/api-keys/usage';
 import { isSubmissionTokenExpired, mintSubmissionToken, pruneSubmissionTokens, SUBMISSION_TOKEN_TTL_DAYS } from '../../../src/core/responses/submission-tokens.store';
 import { pruneWebhookLog } from '../../../src/core/webhooks/retention';
-import type { PruneResult } from '../../../src/delivery/retention';
+import type { PruneResult } from '../../../src/delivery/prune';
 import { createDeliveryWorker } from '../../../src/delivery/worker';
-import type { Db } from '../../../src/platform/db/connection';
+import type { Db } from '../../../src/db/connection';
 import { createLogger } from '../../../src/platform/logger';
 import { testConfig } from '../../support/app';
 import { onEmbeddedDb, openTestDb } from '../../support/db';

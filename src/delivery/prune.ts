@@ -6,12 +6,12 @@
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
  * deleted first is simply not found), so several at once only repeat a little work.
  */
-import type { Knex } from 'knex';
 import { pruneDownloadClaims } from '../core/dashboards/dashboard-links';
 import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage';
 import { pruneLinkUses } from '../core/links/link-uses';
 import { pruneSubmissionTokens } from '../core/responses/submission-tokens.store';
 import { pruneWebhookLog } from '../core/webhooks/retention';
+import type { Db } from '../db';
 import type { BatchOptions } from '../db/batches';
 import type { Logger } from '../platform/logger';
 
@@ -30,7 +30,7 @@ export interface PruneResult {
  * @param retentionDays `WEBHOOK_LOG_RETENTION_DAYS`.
  * @returns rows deleted per table.
  */
-export async function pruneAll(db: Knex, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<PruneResult> {
+export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<PruneResult> {
   const log = await pruneWebhookLog(db, retentionDays, now, opts);
   const submissionTokens = await pruneSubmissionTokens(db, now, opts);
   const today = now.toISOString().slice(0, 10);
@@ -42,7 +42,7 @@ export async function pruneAll(db: Knex, retentionDays: number, now: Date, opts:
 }
 
 export interface RetentionOptions {
-  db: Knex;
+  db: Db;
   logger: Logger;
   retentionDays: number;
   /** Time between passes in ms (default 1 h); the first pass runs after a minute, or this, if shorter. */

@@ -11,7 +11,7 @@
  * is idle): a replica that has replayed the primary's latest sampled position has lag 0; otherwise the lag
  * is the age of the oldest primary sample it has not replayed yet (exact to one poll interval).
  */
-import type { Logger } from '../logger';
+import type { DbLogger as Logger } from './index';
 import { createDb, type Db } from './connection';
 
 /** How often the poller samples the primary and every replica, in milliseconds. */

@@ -6,8 +6,7 @@
  * already stored; `data` in request order (an object for a single event).
  */
 import { Router } from 'express';
-import type { EmailEventInput, EmailEventType } from '../../core/email-events/email-events.write';
-import { recordEmailEvents } from '../../core/email-events/email-events.write';
+import { type EmailEventInput, type EmailEventType, recordEmailEvents } from '../../core/email-events/email-events.store';
 import { errors, type ErrorDetail } from '../../core/errors';
 import { parseDateValue } from '../../core/query/dates';
 import { withTransaction } from '../../db';

@@ -1,18 +1,208 @@
 /**
- * Row writes, style-neutral (API document "Datatable and row"; docs/writes-keys-limits.md, "Row writes"): one
- * upsert on `data.id` for Style A `POST …/rows` and Style B `POST …/entries` / `…/bulk-entries`, a
- * merging patch and a delete. The caller owns the transaction (docs/decisions.md, "Who opens transactions"):
- * patchRow and deleteRow run in the one it passes; an upsert says whether it needs one
- * (`needsTransaction`), so a single INSERT runs without BEGIN/COMMIT. Each write records its webhook
- * events (`row.created`, `row.updated`, `row.deleted`) in the same transaction as the write.
+ * The store of datatables, their fields and rows, style-neutral (`datatables`, `datatable_fields`,
+ * `datatable_rows`; API document "Datatable and row"; Style A `/datatables…`, Style B `/tables…`). Row
+ * columns live in JSONB `data`; `data.id` is the upsert key.
+ *
+ * Row writes (docs/writes-keys-limits.md, "Row writes"): one upsert on `data.id` for Style A `POST …/rows`
+ * and Style B `POST …/entries` / `…/bulk-entries`, a merging patch and a delete. The caller owns the
+ * transaction (docs/decisions.md, "Who opens transactions"): patchRow and deleteRow run in the one it
+ * passes; an upsert says whether it needs one (`needsTransaction`), so a single INSERT runs without
+ * BEGIN/COMMIT. Each write records its webhook events (`row.created`, `row.updated`, `row.deleted`) in
+ * the same transaction as the write.
  */
 import type { Knex } from 'knex';
 import { affectedRows, type DbHandle } from '../../db';
-import { errors, type ErrorDetail } from '../errors';
+import { type ErrorDetail, errors } from '../errors';
+import { type DateBound, parseDateValue } from '../query/dates';
+import { fieldMap, type ListField } from '../query/fields';
+import { compileFilter } from '../query/filter';
+import { countRows, fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery } from '../query/list';
+import { listByCreatedOrName, type SortedKeysetParams } from '../query/simple-list';
+import { parseSortNewestFirst } from '../query/sort';
+import { sql } from '../query/sql';
 import { newId } from '../ids';
-import { parseDateValue } from '../query/dates';
 import { anySubscribed, recordEvents, type SubscribedEndpoint } from '../webhooks/outbox';
-import { getDatatable, toRow, type DatatableField, type Row, type RowRecord as RowTableRecord } from './datatables.service';
+import { isPlainObject } from '../plain-object';
+
+export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'json';
+
+export interface DatatableField {
+  name: string;
+  type: FieldType;
+}
+
+export interface Datatable {
+  id: string;
+  name: string;
+  rowCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+  fields?: DatatableField[];
+}
+
+export interface Row {
+  rowId: string;
+  datatableId: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Column names a datatable may not use: they would collide with the Style A row shape. */
+export const RESERVED_FIELD_NAMES = new Set(['row_id', 'created_at', 'updated_at']);
+
+interface DatatableRow {
+  id: string;
+  name: string;
+  row_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toDatatable = (r: DatatableRow): Datatable => ({
+  id: r.id,
+  name: r.name,
+  rowCount: Number(r.row_count),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export async function listDatatables(
+  db: DbHandle,
+  workspaceId: string,
+  params: SortedKeysetParams,
+): Promise<KeysetPage<Datatable>> {
+  const query = db('datatables').select('id', 'name', 'row_count', 'created_at', 'updated_at').where('workspace_id', workspaceId);
+  const page = await listByCreatedOrName<DatatableRow & Record<string, unknown>>(db, query, `datatables:${workspaceId}`, params);
+  return { ...page, items: page.items.map(toDatatable) };
+}
+
+/** Every datatable of the workspace by name (Style B `/tables` has no pagination). */
+export async function listAllDatatables(db: DbHandle, workspaceId: string): Promise<Datatable[]> {
+  const rows = (await db('datatables')
+    .select('id', 'name', 'row_count', 'created_at', 'updated_at')
+    .where('workspace_id', workspaceId)
+    .orderBy([{ column: 'name' }, { column: 'id' }])) as DatatableRow[];
+  return rows.map(toDatatable);
+}
+
+/** @throws AppError resource_not_found */
+export async function getDatatable(db: DbHandle, workspaceId: string, id: string, opts: { fields?: boolean } = {}): Promise<Datatable> {
+  const row = (await db('datatables')
+    .select('id', 'name', 'row_count', 'created_at', 'updated_at')
+    .where({ workspace_id: workspaceId, id })
+    .first()) as DatatableRow | undefined;
+  if (!row) throw errors.notFound('Datatable', id);
+  const table = toDatatable(row);
+  if (opts.fields) table.fields = await listFields(db, workspaceId, id);
+  return table;
+}
+
+export async function listFields(db: DbHandle, workspaceId: string, datatableId: string): Promise<DatatableField[]> {
+  return (await db('datatable_fields')
+    .select('name', 'type')
+    .where({ workspace_id: workspaceId, datatable_id: datatableId })
+    .orderBy([{ column: 'position' }, { column: 'name' }])) as DatatableField[];
+}
+
+const builtin = (name: string, type: ListField['type']): ListField => ({ name, expr: sql('??', name), type, nullable: false });
+const ROW_ID = builtin('row_id', 'text');
+
+/** A column's expression, typed by its field: numbers sort and compare as numbers. */
+export function columnField(f: DatatableField): ListField {
+  const cast = f.type === 'number' ? '::numeric' : f.type === 'boolean' ? '::boolean' : '';
+  return { name: f.name, expr: sql(`(data ->> ?)${cast}`, f.name), type: f.type === 'number' ? 'number' : f.type === 'boolean' ? 'boolean' : 'text', nullable: true };
+}
+
+export interface RowListQuery {
+  filter?: string | undefined;
+  sort?: string | undefined;
+  multiSort?: boolean;
+  created?: readonly DateBound[];
+}
+
+/** A `datatable_rows` row as selected (snake_case). */
+export interface RowRecord {
+  row_id: string;
+  datatable_id: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const toRow = (r: RowRecord): Row => ({
+  rowId: r.row_id,
+  datatableId: r.datatable_id,
+  data: r.data,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/**
+ * The table (404 when missing), the sort keys and the narrowed query of a rows list: sort by
+ * `created_at`, `updated_at`, `row_id` or any column; `filter` on any column and `row_id`; date
+ * bounds on `created_at`.
+ * @throws AppError resource_not_found for the datatable; validation_error for sort/filter.
+ */
+async function rowsQuery(db: DbHandle, workspaceId: string, datatableId: string, q: RowListQuery) {
+  const table = await getDatatable(db, workspaceId, datatableId, { fields: true });
+  const columns = (table.fields ?? []).map(columnField);
+  const sortFields = fieldMap([builtin('created_at', 'timestamp'), builtin('updated_at', 'timestamp'), ROW_ID, ...columns]);
+  const keys = parseSortNewestFirst(q.sort, {
+    fields: sortFields,
+    tieBreaker: ROW_ID,
+    multi: q.multiSort ?? false,
+  });
+  const base = db('datatable_rows')
+    .select('row_id', 'datatable_id', 'data', 'created_at', 'updated_at')
+    .where({ workspace_id: workspaceId, datatable_id: datatableId });
+  const narrowed = q.filter !== undefined || (q.created?.length ?? 0) > 0;
+  if (q.filter !== undefined) {
+    const { where } = compileFilter(q.filter, { fields: fieldMap([ROW_ID, ...columns]) });
+    base.whereRaw(where.sql, where.bindings);
+  }
+  for (const b of q.created ?? []) base.where('created_at', b.op, b.value);
+  return { table, keys, base, narrowed };
+}
+
+/**
+ * Lists a datatable's rows (sort, filter and dates as in rowsQuery) as a keyset page (Style A).
+ * @throws AppError resource_not_found for the datatable; validation_error for sort/filter/cursor.
+ */
+export async function listRowsKeyset(db: DbHandle, workspaceId: string, datatableId: string, q: KeysetQuery<RowListQuery>): Promise<KeysetPage<Row>> {
+  const { keys, base } = await rowsQuery(db, workspaceId, datatableId, q);
+  const { limit, cursor } = q.pagination;
+  const page = await fetchKeysetPage<RowRecord & Record<string, unknown>>(db, base, keys, limit, cursor, `rows:${workspaceId}:${datatableId}`);
+  return { kind: 'keyset', items: page.rows.map(toRow), limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
+}
+
+/**
+ * Lists a datatable's rows (sort, filter and dates as in rowsQuery) as an offset page (Style B) with
+ * `total` and `filteredTotal`.
+ * @throws AppError resource_not_found for the datatable; validation_error for sort/filter or a `page` too large.
+ */
+export async function listRowsOffset(db: DbHandle, workspaceId: string, datatableId: string, q: OffsetQuery<RowListQuery>): Promise<OffsetPage<Row>> {
+  const { table, keys, base, narrowed } = await rowsQuery(db, workspaceId, datatableId, q);
+  const { page, limit } = q.pagination;
+  const [rows, filteredTotal] = await Promise.all([
+    fetchOffsetPage<RowRecord>(base, keys, page, limit, ['workspace_id', 'row_id']),
+    narrowed ? countRows(base) : Promise.resolve(table.rowCount),
+  ]);
+  return { kind: 'page', items: rows.map(toRow), page, limit, total: table.rowCount, filteredTotal };
+}
+
+/** @throws AppError resource_not_found for the datatable or the row */
+export async function getRow(db: DbHandle, workspaceId: string, datatableId: string, rowId: string): Promise<Row> {
+  await getDatatable(db, workspaceId, datatableId);
+  const row = (await db('datatable_rows')
+    .select('row_id', 'datatable_id', 'data', 'created_at', 'updated_at')
+    .where({ workspace_id: workspaceId, datatable_id: datatableId, row_id: rowId })
+    .first()) as RowRecord | undefined;
+  if (!row) throw errors.notFound('Row', rowId);
+  return toRow(row);
+}
+
+// Row writes.
 
 export interface UpsertOptions {
   /** How the adapter names item `i` in error details: `data` for a single object, `data[i]` for arrays. */
@@ -28,7 +218,7 @@ export interface UpsertedRow extends Row {
   created: boolean;
 }
 
-type RowRecord = RowTableRecord & { external_id: string | null; inserted?: boolean };
+type UpsertedRowRecord = RowRecord & { external_id: string | null; inserted?: boolean };
 
 const RETURNING = 'row_id, datatable_id, data, created_at, updated_at, external_id';
 
@@ -128,7 +318,6 @@ async function writeContext(db: DbHandle, workspaceId: string, datatableId: stri
   return { fields: new Map(found.fields.map((f) => [f.name, f.type])), endpoints: found.endpoints };
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A checked upsert, ready to write (see prepareRowUpsert). */
 export interface RowUpsert {
@@ -252,7 +441,7 @@ async function upsertStatement(q: DbHandle, workspaceId: string, datatableId: st
      DO UPDATE SET data = ${STRIP_NULLS('r.data || EXCLUDED.data')}, updated_at = now()
      RETURNING ${RETURNING}, (xmax = 0) AS inserted`,
     [workspaceId, datatableId, JSON.stringify(ordered.map((p) => ({ row_id: p.row_id, data: p.data })))],
-  )) as { rows: RowRecord[] };
+  )) as { rows: UpsertedRowRecord[] };
 
   // Created rows keep a null sent for a column out of their data.
   const createdWithNulls = rows.filter((r) => r.inserted && Object.values(r.data).some((v) => v === null)).map((r) => r.row_id);
@@ -262,7 +451,7 @@ async function upsertStatement(q: DbHandle, workspaceId: string, datatableId: st
         WHERE workspace_id = ? AND datatable_id = ? AND row_id = ANY(?)
         RETURNING ${RETURNING}`,
       [workspaceId, datatableId, createdWithNulls],
-    )) as { rows: RowRecord[] };
+    )) as { rows: UpsertedRowRecord[] };
     const byId = new Map(fixed.map((r) => [r.row_id, r]));
     for (const r of rows) {
       const f = byId.get(r.row_id);
@@ -306,7 +495,7 @@ export async function patchRow(
       WHERE workspace_id = ? AND datatable_id = ? AND row_id = ?
       RETURNING ${RETURNING}`,
     [remove, JSON.stringify(set), workspaceId, datatableId, rowId],
-  )) as { rows: RowRecord[] };
+  )) as { rows: UpsertedRowRecord[] };
   if (!rows[0]) throw errors.notFound('Row', rowId);
   const row = toRow(rows[0]);
   await recordEvents(trx, workspaceId, [{ type: 'row.updated', resource: { kind: 'row', row } }], endpoints);

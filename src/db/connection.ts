@@ -4,17 +4,16 @@
  */
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { migrations } from '../../../migrations';
-import type { Logger } from '../logger';
+import { migrations } from '../../migrations';
 import { lockDataDir } from './data-dir-lock';
 
 // int8 (counts, sums) as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
-import type { Db } from '../../db';
+import type { Db, DbLogger as Logger } from './index';
 
-// Db, withTransaction and isEmbedded live in src/db (below the core); re-exported for existing imports.
-export { type Db, withTransaction, isEmbedded } from '../../db';
+// Db, withTransaction and isEmbedded live in src/db/index.ts; re-exported for existing imports.
+export { type Db, withTransaction, isEmbedded } from './index';
 
 export interface DbOptions {
   databaseUrl: string | undefined;

@@ -13,8 +13,7 @@
  * subscriber that caches must then drop what it holds. Used by the API key cache (issue 11).
  */
 import pg from 'pg';
-import type { Db } from '../../db';
-import type { Logger } from '../logger';
+import type { Db, DbLogger as Logger } from './index';
 import { isEmbedded } from './connection';
 
 export interface Subscription {

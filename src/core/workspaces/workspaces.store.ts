@@ -1,4 +1,4 @@
-/** Workspaces (API document "Workspace"): `{id, name, link}`; a key sees exactly its own workspaces. */
+/** The store of workspaces (`workspaces`; API document "Workspace"): `{id, name, link}`; a key sees exactly its own workspaces. */
 import type { DbHandle } from '../../db';
 import { errors } from '../errors';
 
@@ -22,4 +22,15 @@ export async function getWorkspace(db: DbHandle, id: string): Promise<Workspace>
   const ws = (await db('workspaces').select('id', 'name', 'link').where('id', id).first()) as Workspace | undefined;
   if (!ws) throw errors.notFound('Workspace', id);
   return ws;
+}
+
+/** Of `ids`, those no workspace has (the CLI checks `--workspace` with it), in the order given. */
+export async function unknownWorkspaces(db: DbHandle, ids: readonly string[]): Promise<string[]> {
+  const found = (await db('workspaces').select('id').whereIn('id', ids)) as Array<{ id: string }>;
+  return ids.filter((w) => !found.some((f) => f.id === w));
+}
+
+/** True when the database holds at least one workspace (the demo data was loaded, or another). */
+export async function hasWorkspaces(db: DbHandle): Promise<boolean> {
+  return (await db('workspaces').first('id')) !== undefined;
 }

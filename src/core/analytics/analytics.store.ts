@@ -10,10 +10,9 @@
  */
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
-import { utcDay, type DateBound } from '../query/dates';
-import { listQuestions, type Question } from '../forms/forms.service';
+import { type DateBound, DAY_MS, utcDay } from '../query/dates';
+import { listQuestions, type Question } from '../forms/forms.store';
 
-const DAY_MS = 86_400_000;
 
 export interface OptionCount {
   id: string;

@@ -7,25 +7,26 @@
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, SETTINGS, type Config } from './config';
-import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from './platform/db/connection';
-import { lockDataDir } from './platform/db/data-dir-lock';
-import { startServer } from './server';
-import { createDeliveryWorker } from './delivery/worker';
-import { createLogger } from './platform/logger';
-import { createApiKey, type ApiKeyStyle } from './core/api-keys/create-api-key';
-import { OPERATION_USAGE_WINDOW_DAYS } from './core/api-keys/usage';
-import { AppError } from './core/errors';
-import { migrationReport, styleBSchedule } from './core/migration/report';
-import { presentMigrationReportA } from './adapters/style-a/analytics.present';
-import { ImportError } from './core/import/importer';
-import { importFixtureFile } from './cli/import-file';
-import { createDemoKey, DEMO_KEY_RATE_LIMIT_PER_MINUTE, DEMO_RESPONSE_COUNT, seedDemo } from './core/seed/demo';
-import { DEMO_KEY_FILE, readDemoKey, writeDemoKey } from './cli/demo-key-file';
-import { ALL_SCOPES, isScope, type Scope } from './core/scopes';
-import { parseInstant } from './core/query/dates';
-import { mintLink } from './core/links/links';
-import { memoryReexec } from './cli/memory-defaults';
+import { loadConfig, SETTINGS, type Config } from '../config';
+import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from '../db/connection';
+import { lockDataDir } from '../db/data-dir-lock';
+import { startServer } from '../server';
+import { createDeliveryWorker } from '../delivery/worker';
+import { createLogger } from '../platform/logger';
+import { createApiKey, type ApiKeyStyle } from '../core/api-keys/create-api-key';
+import { OPERATION_USAGE_WINDOW_DAYS } from '../core/api-keys/usage';
+import { AppError } from '../core/errors';
+import { migrationReport, styleBSchedule } from '../core/migration/report';
+import { presentMigrationReportA } from '../adapters/style-a/analytics.present';
+import { ImportError } from '../core/import/importer';
+import { importFixtureFile } from './import-file';
+import { createDemoKey, DEMO_KEY_RATE_LIMIT_PER_MINUTE, DEMO_RESPONSE_COUNT, demoPageTargets, seedDemo } from '../core/seed/demo';
+import { hasWorkspaces, unknownWorkspaces } from '../core/workspaces/workspaces.store';
+import { DEMO_KEY_FILE, readDemoKey, writeDemoKey } from './demo-key-file';
+import { ALL_SCOPES, isScope, type Scope } from '../core/scopes';
+import { parseInstant } from '../core/query/dates';
+import { mintLink } from '../core/links/links';
+import { memoryReexec } from './memory-defaults';
 
 /** An expected failure: printed as one line on stderr, exit 1. */
 class CliError extends Error {
@@ -194,8 +195,7 @@ async function runKeysCreate(opts: KeysCreateOptions): Promise<void> {
   if (opts.workspace.length === 0) throw new CliError('keys create needs at least one --workspace ID');
   const config = readConfig();
   const key = await withDb(config, true, async (db) => {
-    const found: { id: string }[] = await db('workspaces').select('id').whereIn('id', opts.workspace);
-    const missing = opts.workspace.filter((w) => !found.some((f) => f.id === w));
+    const missing = await unknownWorkspaces(db, opts.workspace);
     if (missing.length > 0) throw new CliError(`unknown workspace "${missing[0]}"`);
     return withTransaction(db, (trx) =>
       createApiKey(trx, {
@@ -288,17 +288,11 @@ async function demoPages(
   workspaceId: string,
   publicUrl: string,
 ): Promise<{ formId: string; languages: string[]; formUrl: string; linkUrl: string; openUrl: string } | undefined> {
-  type FormRow = { id: string; translations: Record<string, unknown> | null };
-  const form: FormRow | undefined =
-    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId, name: 'Customer NPS (Europe)' })) ??
-    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']));
-  if (!form) return undefined;
-  const row: { row_id: string; data: { email?: unknown } } | undefined = await db('datatable_rows')
-    .first('row_id', 'data')
-    .where({ workspace_id: workspaceId })
-    .orderBy(['created_at', 'row_id']);
-  const email = typeof row?.data.email === 'string' ? row.data.email : 'demo@example.com';
-  const link = await mintLink(db, workspaceId, { formId: form.id, email, rowId: row?.row_id ?? null, flowId: 'demo' }, publicUrl);
+  const targets = await demoPageTargets(db, workspaceId);
+  if (!targets) return undefined;
+  const { form, row } = targets;
+  const email = row?.email ?? 'demo@example.com';
+  const link = await mintLink(db, workspaceId, { formId: form.id, email, rowId: row?.rowId ?? null, flowId: 'demo' }, publicUrl);
   return {
     formId: form.id,
     languages: Object.keys(form.translations ?? {}),
@@ -360,8 +354,7 @@ async function runDemo(): Promise<void> {
   // Our connection is closed before the server opens its own: the embedded database allows one.
   const { seeded, key, embedded, pages } = await withDb(config, true, async (db) => {
     const embeddedDb = isEmbedded(db);
-    const anyWorkspace = await db('workspaces').first('id');
-    if (!anyWorkspace) {
+    if (!(await hasWorkspaces(db))) {
       process.stderr.write(`Loading the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses, once)…\n`);
     }
     const seededNow = await seedWithProgress(db);

@@ -1,0 +1,359 @@
+/**
+ * The store of responses (`responses` and the counts kept with it; API document "Response, Style A/B";
+ * responses endpoints of both styles). Adapters hand over raw parameter strings; the list functions
+ * validate them against the whitelists, narrow, sort and page, and return ResponseRecords. The list is
+ * one index range scan on (workspace_id[, form_id], created_at DESC, id DESC) or the score equivalent;
+ * counts for Style B come from `response_counts` (kept by triggers with every write) whenever the
+ * narrowing allows, and a deep page in created_at order starts at the day `response_day_counts` places
+ * it on.
+ */
+import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
+import { fieldMap, type ListField, type SortDirection } from '../query/fields';
+import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery, type OffsetStart } from '../query/list';
+import { joinSql, sql, type Sql } from '../query/sql';
+import { compileTypedFilter, typedFilterParams } from '../query/typed-filter';
+import { type DateBound, DAY_MS } from '../query/dates';
+import type { ActionlistItem, ResponseIncludes, ResponseRecord, StoredAnswer } from './responses.types';
+import { errors } from '../errors';
+import { type CompiledFilter, compileFilter } from '../query/filter';
+import { orderByClause } from '../query/keyset';
+import { parseSort } from '../query/sort';
+
+const col = (name: string, type: ListField['type'], nullable = false): ListField => ({
+  name,
+  expr: sql('??', name),
+  type,
+  nullable,
+});
+
+export const RESPONSE_ID_FIELD = col('id', 'text');
+export const RESPONSE_SORT_FIELDS = fieldMap([col('created_at', 'timestamp'), col('score', 'number')]);
+/** Style B `filter` fields on responses (docs/api-rules.md, "Filter language"). */
+export const RESPONSE_FILTER_FIELDS = fieldMap([
+  col('id', 'text'),
+  col('form_id', 'text'),
+  col('score', 'number'),
+  col('email_id', 'text', true),
+  col('row_id', 'text', true),
+  col('respondent_email', 'text', true),
+]);
+/**
+ * Style A's typed filter parameters on responses (`id`, `id_ne`, `id_in`, `score_present`, …): one per
+ * filter field and operator; `form_id` itself is the list's own parameter (docs/migrating-between-styles.md,
+ * "Response filters").
+ */
+export const RESPONSE_FILTER_PARAMS = typedFilterParams(RESPONSE_FILTER_FIELDS, ['form_id']);
+/** Filter fields whose clauses `response_counts` can answer without touching responses. */
+export const COUNTABLE_FILTER_FIELDS = new Set(['form_id', 'score']);
+
+export interface ResponseNarrowing {
+  formId?: string | undefined;
+  created: readonly DateBound[];
+  scoreGte?: number | undefined;
+  scoreLte?: number | undefined;
+  /** Compiled `filter` expression. */
+  filter?: Sql | undefined;
+}
+
+const BASE_COLUMNS = [
+  'id',
+  'form_id',
+  'score',
+  'version',
+  'language',
+  'created_at',
+  'answers',
+  'respondent_email',
+  'email_id',
+  'row_id',
+];
+
+/** Applies every narrowing condition to a query over `responses` or `response_counts` (same column names). */
+export function applyNarrowing(q: Knex.QueryBuilder, workspaceId: string, n: ResponseNarrowing, dates = true): Knex.QueryBuilder {
+  q.where('workspace_id', workspaceId);
+  if (n.formId !== undefined) q.where('form_id', n.formId);
+  if (n.scoreGte !== undefined) q.where('score', '>=', n.scoreGte);
+  if (n.scoreLte !== undefined) q.where('score', '<=', n.scoreLte);
+  if (dates) for (const b of n.created) q.where('created_at', b.op, b.value);
+  if (n.filter) q.whereRaw(n.filter.sql, n.filter.bindings);
+  return q;
+}
+
+/** The base list query: selected columns per `include`, narrowing applied, no order or limit. */
+export function responsesQuery(db: DbHandle, workspaceId: string, n: ResponseNarrowing, include: ResponseIncludes): Knex.QueryBuilder {
+  const columns = [...BASE_COLUMNS];
+  if (include.tableData) columns.push('table_data', 'table_data_captured_at');
+  if (include.actionlists) columns.push('actionlists');
+  return applyNarrowing(db('responses').select(columns), workspaceId, n);
+}
+
+interface ResponseRow {
+  id: string;
+  form_id: string;
+  score: number;
+  version: number;
+  language: string;
+  created_at: Date;
+  answers: StoredAnswer[];
+  respondent_email: string | null;
+  email_id: string | null;
+  row_id: string | null;
+  table_data?: Record<string, unknown> | null;
+  table_data_captured_at?: Date | null;
+  actionlists?: ActionlistItem[];
+}
+
+export function toRecord(row: ResponseRow, include: ResponseIncludes): ResponseRecord {
+  const r: ResponseRecord = {
+    id: row.id,
+    formId: row.form_id,
+    score: row.score,
+    version: row.version,
+    language: row.language,
+    createdAt: row.created_at,
+    answers: row.answers,
+    respondentEmail: row.respondent_email,
+    emailId: row.email_id,
+    rowId: row.row_id,
+  };
+  if (include.tableData) {
+    r.tableData =
+      row.table_data === null || row.table_data === undefined
+        ? null
+        : { rowId: row.row_id, capturedAt: row.table_data_captured_at ?? null, columns: row.table_data };
+  }
+  if (include.actionlists) r.actionlists = row.actionlists ?? [];
+  return r;
+}
+
+/** Fills `formName` on records with one query for the distinct forms of the page. */
+export async function attachFormNames(db: DbHandle, workspaceId: string, records: ResponseRecord[]): Promise<void> {
+  const ids = [...new Set(records.map((r) => r.formId))];
+  if (ids.length === 0) return;
+  const forms = (await db('forms').select('id', 'name').where('workspace_id', workspaceId).whereIn('id', ids)) as Array<{
+    id: string;
+    name: string;
+  }>;
+  const names = new Map(forms.map((f) => [f.id, f.name]));
+  for (const r of records) r.formName = names.get(r.formId) ?? '';
+}
+
+export async function findResponse(db: DbHandle, workspaceId: string, id: string, include: ResponseIncludes): Promise<ResponseRecord | undefined> {
+  const row = (await responsesQuery(db, workspaceId, { created: [] }, include).where('id', id).first()) as ResponseRow | undefined;
+  return row && toRecord(row, include);
+}
+
+/** Number of responses of the workspace, from the counters. */
+export async function countAllResponses(db: DbHandle, workspaceId: string): Promise<number> {
+  const row = (await db('response_counts').where('workspace_id', workspaceId).sum({ n: 'responses' }).first()) as { n: unknown };
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Number of responses after narrowing. From the counters when only form and score narrow
+ * (a sum over a handful of rows); otherwise an index-assisted COUNT over responses.
+ */
+export async function countNarrowed(db: DbHandle, workspaceId: string, n: ResponseNarrowing, countersSuffice: boolean): Promise<number> {
+  if (countersSuffice && n.created.length === 0) {
+    const q = applyNarrowing(db('response_counts'), workspaceId, n, false).sum({ n: 'responses' }).first();
+    const row = (await q) as { n: unknown } | undefined;
+    return Number(row?.n ?? 0);
+  }
+  const row = (await applyNarrowing(db('responses'), workspaceId, n).count({ n: '*' }).first()) as { n: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+
+/**
+ * Where the row at `offset` of a created_at-ordered list lies, from `response_day_counts`: the list
+ * narrowed to that UTC day and the days after it in `dir` order, and how many rows the days before
+ * it hold. Reads the counter rows day by day in list order and stops at that day (a running sum),
+ * so the cost grows with the days skipped, not with the rows.
+ * Only for narrowings the counters answer (form and score, no dates; see countNarrowed).
+ * @returns null when the list holds no more than `offset` rows.
+ */
+export async function findDayStart(
+  db: DbHandle,
+  workspaceId: string,
+  n: ResponseNarrowing,
+  dir: SortDirection,
+  offset: number,
+): Promise<OffsetStart | null> {
+  const days = applyNarrowing(db('response_day_counts'), workspaceId, n, false)
+    .select(db.raw("to_char(day, 'YYYY-MM-DD') AS day_text"))
+    .sum({ n: 'responses' })
+    .select(db.raw(`sum(sum(responses)) OVER (ORDER BY day ${dir === 'desc' ? 'DESC' : 'ASC'}) AS through`))
+    .groupBy('day')
+    .orderBy('day', dir);
+  // The outer query keeps the subquery's order; an ORDER BY of its own there makes the planner
+  // aggregate every day before the limit instead of stopping at the first day past the offset.
+  const row = (await db
+    .select('day_text', db.raw('through - n AS skipped'))
+    .from(days.as('d'))
+    .where('through', '>', offset)
+    .first()) as { day_text: string; skipped: unknown } | undefined;
+  if (!row) return null;
+  const dayStart = Date.parse(`${row.day_text}T00:00:00.000Z`);
+  const where =
+    dir === 'desc' ? sql('?? < ?', 'created_at', new Date(dayStart + DAY_MS)) : sql('?? >= ?', 'created_at', new Date(dayStart));
+  return { where, skipped: Number(row.skipped) };
+}
+
+// The lists: parameters checked against the whitelists, then the queries above.
+
+/** The filters and sort of a responses list (its paging comes with each list function). */
+export interface ResponseFilterQuery {
+  formId?: string | undefined;
+  /** Date bounds on created_at (already parsed by the adapter's date rules). */
+  created?: readonly DateBound[];
+  scoreGte?: number | undefined;
+  scoreLte?: number | undefined;
+  /** Style B `filter` expression (raw). */
+  filter?: string | undefined;
+  /** Style A typed filter parameters (RESPONSE_FILTER_PARAMS) by name: their raw values, in request order. */
+  typed?: Readonly<Record<string, readonly string[]>>;
+  /** Raw `sort` value. */
+  sort?: string | undefined;
+  /** Style B accepts several sort fields. */
+  multiSort?: boolean;
+  include?: ResponseIncludes;
+}
+
+
+const DEFAULT_SORT = [{ field: RESPONSE_SORT_FIELDS.get('created_at')!, dir: 'desc' as const }];
+
+/** The `filter` expression and the typed parameters of a list, compiled and ANDed (undefined when neither is given). */
+function bothFilters(q: ResponseFilterQuery): CompiledFilter | undefined {
+  const typed = q.typed;
+  const parts = [
+    q.filter === undefined ? undefined : compileFilter(q.filter, { fields: RESPONSE_FILTER_FIELDS }),
+    typed === undefined ? undefined : compileTypedFilter(RESPONSE_FILTER_FIELDS, RESPONSE_FILTER_PARAMS, (name) => typed[name]),
+  ].filter((c): c is CompiledFilter => c !== undefined);
+  if (parts.length <= 1) return parts[0];
+  return { clauses: parts.flatMap((c) => c.clauses), where: joinSql(parts.map((c) => c.where), ' AND ') };
+}
+
+/**
+ * Validates and compiles a list's filters and sort (the one narrowing/sort code of the responses
+ * list and export).
+ * @throws AppError validation_error for an unknown sort or filter field, a bad filter or score range.
+ */
+function prepareList(q: ResponseFilterQuery) {
+  const keys = parseSort(q.sort, {
+    fields: RESPONSE_SORT_FIELDS,
+    tieBreaker: RESPONSE_ID_FIELD,
+    defaultSort: DEFAULT_SORT,
+    multi: q.multiSort ?? false,
+  });
+  const compiled = bothFilters(q);
+  if (q.scoreGte !== undefined && q.scoreLte !== undefined && q.scoreGte > q.scoreLte) {
+    throw errors.invalid('query', 'score_gte', '`score_gte` is greater than `score_lte`.');
+  }
+  const narrowing: ResponseNarrowing = {
+    formId: q.formId,
+    created: q.created ?? [],
+    scoreGte: q.scoreGte,
+    scoreLte: q.scoreLte,
+    filter: compiled?.where,
+  };
+  return { keys, compiled, narrowing, include: q.include ?? {} };
+}
+
+/** The records of a page's rows, with form names when asked for. */
+async function recordsOf(db: DbHandle, workspaceId: string, rows: Parameters<typeof toRecord>[0][], include: ResponseIncludes): Promise<ResponseRecord[]> {
+  const records = rows.map((r) => toRecord(r, include));
+  if (include.formName) await attachFormNames(db, workspaceId, records);
+  return records;
+}
+
+/**
+ * Lists a workspace's responses (all forms, or one with `formId`) as a keyset page (Style A).
+ * @throws AppError validation_error for an unknown sort or filter field, a bad filter or cursor.
+ */
+export async function listResponsesKeyset(
+  db: DbHandle,
+  workspaceId: string,
+  q: KeysetQuery<ResponseFilterQuery>,
+): Promise<KeysetPage<ResponseRecord>> {
+  const { keys, narrowing, include } = prepareList(q);
+  const base = responsesQuery(db, workspaceId, narrowing, include);
+  const { limit, cursor } = q.pagination;
+  const page = await fetchKeysetPage(db, base, keys, limit, cursor, `responses:${workspaceId}`);
+  const items = await recordsOf(db, workspaceId, page.rows as never[], include);
+  return { kind: 'keyset', items, limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
+}
+
+/**
+ * Lists a workspace's responses (all forms, or one with `formId`) as an offset page (Style B) with
+ * `total` and `filteredTotal`.
+ * @throws AppError validation_error for an unknown sort or filter field, a bad filter or a `page` too large.
+ */
+export async function listResponsesOffset(
+  db: DbHandle,
+  workspaceId: string,
+  q: OffsetQuery<ResponseFilterQuery>,
+): Promise<OffsetPage<ResponseRecord>> {
+  const { keys, compiled, narrowing, include } = prepareList(q);
+  const base = responsesQuery(db, workspaceId, narrowing, include);
+  const { page, limit } = q.pagination;
+  const countersSuffice = (compiled?.clauses ?? []).every(
+    (c) => COUNTABLE_FILTER_FIELDS.has(c.field) && c.op !== '~' && c.values.every((v) => v.quoted || v.text !== 'null'),
+  );
+  // Pages in created_at order narrowed only by form and score start at the day the counters name.
+  const byDay = countersSuffice && narrowing.created.length === 0 && keys.length === 2 && keys[0]!.field.name === 'created_at';
+  const seek = byDay ? (offset: number) => findDayStart(db, workspaceId, narrowing, keys[0]!.dir, offset) : undefined;
+  const [rows, total, filteredTotal] = await Promise.all([
+    fetchOffsetPage(base, keys, page, limit, ['workspace_id', 'id'], seek),
+    countAllResponses(db, workspaceId),
+    countNarrowed(db, workspaceId, narrowing, countersSuffice),
+  ]);
+  return { kind: 'page', items: await recordsOf(db, workspaceId, rows as never[], include), page, limit, total, filteredTotal };
+}
+
+/**
+ * One response of the workspace.
+ * @throws AppError resource_not_found when it does not exist in this workspace.
+ */
+export async function getResponse(db: DbHandle, workspaceId: string, id: string, include: ResponseIncludes = {}): Promise<ResponseRecord> {
+  const record = await findResponse(db, workspaceId, id, include);
+  if (!record) throw errors.notFound('Response', id);
+  if (include.formName) await attachFormNames(db, workspaceId, [record]);
+  return record;
+}
+
+/** A validated export, ready to stream (see openResponseExport). */
+export interface ResponseExport {
+  /**
+   * Batches of records in list order, read through a server-side cursor (`DECLARE … CURSOR`,
+   * `FETCH batchSize`) in `trx`: the caller's read-only transaction (withTransaction with
+   * `{ readOnly: true }`), which it ends after the iteration, also an early stop (`break`); ending it
+   * closes the cursor and frees the connection. One export per transaction.
+   */
+  batches(trx: Knex.Transaction, batchSize?: number): AsyncGenerator<ResponseRecord[], void, undefined>;
+}
+
+/**
+ * Opens an export of every response a list with the same filters and sort would show, in list order
+ * (docs/analytics.md, "Exports"). Validation happens here, before anything is streamed.
+ * @throws AppError validation_error as the lists do.
+ */
+export function openResponseExport(workspaceId: string, q: ResponseFilterQuery): ResponseExport {
+  const { keys, narrowing, include } = prepareList(q);
+  return {
+    async *batches(trx, batchSize = 500) {
+      const order = orderByClause(keys);
+      const query = responsesQuery(trx, workspaceId, narrowing, include).orderByRaw(order.sql, order.bindings);
+      const compiled = query.toSQL();
+      await trx.raw(`DECLARE response_export NO SCROLL CURSOR FOR ${compiled.sql}`, compiled.bindings as Knex.RawBinding[]);
+      for (;;) {
+        const result = (await trx.raw(`FETCH ${Math.floor(batchSize)} FROM response_export`)) as { rows: unknown[] };
+        const rows = result.rows as Parameters<typeof toRecord>[0][];
+        if (rows.length === 0) break;
+        const records = rows.map((r) => toRecord(r, include));
+        if (include.formName) await attachFormNames(trx, workspaceId, records);
+        yield records;
+      }
+    },
+  };
+}
