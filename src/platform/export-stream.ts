@@ -11,13 +11,12 @@
  */
 import { once } from 'node:events';
 import type { Request, Response } from 'express';
-import type { Knex } from 'knex';
 import { stringify } from 'csv-stringify/sync';
 import { AppError } from '../core/errors';
 import { listQuestions, type Question } from '../core/forms/forms.store';
 import { openResponseExport, type ResponseExport, type ResponseFilterQuery } from '../core/responses/responses.store';
 import type { ResponseRecord, StoredAnswer } from '../core/responses/responses.types';
-import { withTransaction, type Db } from '../db';
+import { withTransaction, type Db, type DbTransaction } from '../db';
 import type { ExportSlots } from './export-slots';
 
 /** How a style presents exported responses (its presenter and its spelling of the creation time). */
@@ -128,7 +127,7 @@ async function streamRows(db: Db, req: Request, res: Response, run: ExportRun): 
   res.once('close', () => {
     gone = !res.writableFinished;
   });
-  const stream = async (trx: Knex.Transaction) => {
+  const stream = async (trx: DbTransaction) => {
     for await (const read of run.exported.batches(trx)) {
       if (gone || res.destroyed) break;
       const batch = run.record ? read.map(run.record) : read;
