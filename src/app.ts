@@ -38,7 +38,8 @@ import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth, refuseKeyInQuery } from './platform/auth/api-key-auth';
 import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './platform/db/connection';
-import { deprecationHeaders, styleBDeprecation } from './platform/deprecation';
+import { installAnswerHooks } from './platform/answer-hooks';
+import { deprecationHeaders } from './platform/deprecation';
 import { docsPage } from './platform/docs-page';
 import { FAVICON_PATH, favicon } from './platform/favicon';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
@@ -53,10 +54,10 @@ import { operationIndex } from './platform/operations';
 import { consumePublicBudget, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import type { ReadReplicas } from './platform/db/replicas';
 import { readRouting } from './platform/read-routing';
-import { requestId } from './platform/request-id';
+import { requestContext } from './platform/request-context';
 import { securityHeaders } from './platform/security-headers';
 import { resolveHost } from './platform/resolve-host';
-import { keyStyle, provisionalStyle, styleSelection } from './platform/style-selection';
+import { reportStyleError, styleHeaders } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
 import type { CoreDeps } from './adapters/deps';
@@ -98,7 +99,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const limiter = deps.limiter ?? createRateLimiter({ redis: deps.redis, logger });
   const doc = loadOpenApiDocument();
   const operations = operationIndex(doc);
-  const metrics = deps.metrics ?? createMetrics({ operations, db, logger });
+  const metrics = deps.metrics ?? createMetrics({ db, logger });
   metrics.countRefusals(limiter);
   const app = express();
   app.set('etag', false);
@@ -108,12 +109,13 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
   const validator = openApiValidator(doc, config.validateResponses);
 
-  app.use(requestId());
+  // The one hook on answers: `X-API-Style` (and Style B's deprecation headers) when the head is written; steps that must
+  // act before an answer ends (idempotency, read routing) register there (platform/answer-hooks.ts).
+  installAnswerHooks(app, styleHeaders(deprecationHeaders(config)));
+  app.use(requestContext(app, operations));
   app.use(securityHeaders());
   app.use(httpLog(logger));
-  app.use(provisionalStyle());
-  app.use(styleBDeprecation(deprecationHeaders(config)));
-  const usage = deps.usage ?? createUsageCounter({ db, logger, operations, onCount: (style, operation) => metrics.requestByStyle(style, operation) });
+  const usage = deps.usage ?? createUsageCounter({ db, logger, onCount: (style, operation) => metrics.requestByStyle(style, operation) });
   app.use(usage.middleware());
   app.locals.metrics = metrics;
   app.use(metrics.httpMiddleware());
@@ -171,12 +173,12 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots }));
 
+  // Authentication decides the style as soon as the key is known (before its rate limit); its 400 waits for the access checks.
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
-  app.use(keyStyle());
   app.use(workspaceAccess());
   // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
-  app.use(scopeCheck(operations));
-  app.use(styleSelection());
+  app.use(scopeCheck());
+  app.use(reportStyleError());
   app.use(reportBodyError());
   app.get('/api/v1/openapi', (_req, res) => {
     res.json(doc);
