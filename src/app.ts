@@ -50,7 +50,7 @@ import { migrationGuidePage } from './platform/migration-guide-page';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
-import { operationIndex } from './platform/operations';
+import { operationIndex, type PathStyle } from './platform/operations';
 import { consumePublicBudget, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import type { ReadReplicas } from './platform/db/replicas';
 import { readRouting } from './platform/read-routing';
@@ -196,20 +196,38 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   return app;
 }
 
-/** Step 9, the API routers, all on `db`. */
+/**
+ * A router of step 9: where it is mounted and the style of every path it serves, which must be the path's `x-style` in
+ * openapi/ (tests/unit/x-style.test.ts checks them against each other; style-selection.ts reads only the document).
+ */
+export interface ApiRouter {
+  mount: string;
+  style: PathStyle;
+  router: Router;
+}
+
+/** Step 9's routers on one database, in the order they are mounted. */
+export function apiRouterTable(core: CoreDeps, publicUrl: string): ApiRouter[] {
+  const ws = '/api/v1/workspaces';
+  return [
+    { mount: ws, style: 'shared', router: sharedResponsesRouter(core, 1) },
+    { mount: '/api/v2/workspaces', style: 'shared', router: sharedResponsesRouter(core, 2) },
+    { mount: ws, style: 'A', router: styleARouter(core) },
+    { mount: ws, style: 'A', router: analyticsRouter(core) },
+    { mount: ws, style: 'B', router: styleBRouter(core) },
+    { mount: ws, style: 'A', router: styleAWritesRouter(core) },
+    { mount: ws, style: 'B', router: styleBWritesRouter(core) },
+    { mount: ws, style: 'A', router: emailEventsWriteRouter(core) },
+    { mount: ws, style: 'A', router: linksRouter(core, publicUrl) },
+    { mount: ws, style: 'A', router: webhooksRouter(core) },
+    { mount: '/api/v1', style: 'none', router: translateRouter() },
+  ];
+}
+
+/** Step 9, the API routers, all on `core.db`. */
 function apiRouters(core: CoreDeps, publicUrl: string): Router {
   const r = express.Router();
-  r.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
-  r.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
-  r.use('/api/v1/workspaces', styleARouter(core));
-  r.use('/api/v1/workspaces', analyticsRouter(core));
-  r.use('/api/v1/workspaces', styleBRouter(core));
-  r.use('/api/v1/workspaces', styleAWritesRouter(core));
-  r.use('/api/v1/workspaces', styleBWritesRouter(core));
-  r.use('/api/v1/workspaces', emailEventsWriteRouter(core));
-  r.use('/api/v1/workspaces', linksRouter(core, publicUrl));
-  r.use('/api/v1/workspaces', webhooksRouter(core));
-  r.use('/api/v1', translateRouter());
+  for (const { mount, router } of apiRouterTable(core, publicUrl)) r.use(mount, router);
   return r;
 }
 
