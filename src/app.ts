@@ -1,15 +1,19 @@
 /**
  * buildApp(config, deps): the Express app without listen (server and tests share it).
- * Pipeline, in the order it is wired below (docs/api-rules.md, "Order of checks"):
- * 1. requestId → httpLog → provisionalStyle (`X-API-Style` even on a 401) → Style B deprecation headers →
- *    usage counter → metrics middleware → refuseKeyInQuery (an API key in the query string of an `/api/` path: 400);
+ * Pipeline, in the order it is wired below (docs/api-rules.md, "Order of checks"). Steps talk through the typed request
+ * context (`req.context`, platform/request-context.ts), each filling its part once; what must happen as an answer is
+ * written goes through the one hook of platform/answer-hooks.ts (`X-API-Style` and Style B's deprecation headers on
+ * every answer, idempotency's stored answer and read routing's write position before a write's answer ends).
+ * 1. requestContext (request id, the openapi/ path matched) → httpLog → usage counter → metrics middleware →
+ *    refuseKeyInQuery (an API key in the query string of an `/api/` path: 400);
  * 2. no key, no budget: `GET /healthz`, `/readyz`, `/metrics`, `/favicon.ico`;
  * 3. express.json() → deferBodyErrors (a body that does not parse is held back, reported at step 8);
  * 4. public docs, limited per address: `GET /openapi.json`, `/docs/migrating`, `/docs`;
  * 5. public JSON submissions (`POST` PUBLIC_SUBMISSIONS_PATH, no key): submission budget → body checks (reportBodyError,
  *    as in step 8) → openapi validator → idempotency scoped to address + form → handler;
  * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter); dashboard pages (`/d/…`: dashboardRouter);
- * 7. apiKeyAuth (+ rate limit) → keyStyle (`X-API-Style` from the key's default) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → styleSelection;
+ * 7. apiKeyAuth (the key, then decideStyle: the style from the path's x-style, header, parameters and the key's default;
+ *    then the key's rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → reportStyleError (its 400);
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
  * 9. routers: the selector for the shared paths (responses v1 and v2, dashboard links), Style A, analytics, Style B,
