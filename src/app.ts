@@ -113,8 +113,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
   const validator = openApiValidator(doc, config.validateResponses);
 
-  // The one hook on answers: `X-API-Style` (and Style B's deprecation headers) when the head is written; steps that must
-  // act before an answer ends (idempotency, read routing) register there (platform/answer-hooks.ts).
+  // `X-API-Style` and Style B's deprecation headers as each head is written; idempotency and read routing use beforeEnd.
   installAnswerHooks(app, styleHeaders(deprecationHeaders(config)));
   app.use(requestContext(app, operations));
   app.use(securityHeaders());
@@ -177,7 +176,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots }));
 
-  // Authentication decides the style as soon as the key is known (before its rate limit); its 400 waits for the access checks.
+  // The style is decided as soon as the key is known (before its rate limit); its 400 waits for the access checks.
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(workspaceAccess());
   // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
