@@ -11,7 +11,7 @@ import { ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
 
 /** Work to do before the answer ends; `body` holds the bytes written when the work asked for them, else is empty. */
-export type BeforeEnd = (res: Response, body: Buffer) => Promise<void>;
+export type BeforeEnd = (body: Buffer) => Promise<void>;
 
 interface Pending {
   work: BeforeEnd[];
@@ -58,7 +58,7 @@ function end(this: Hooked, ...args: unknown[]): unknown {
   const last = pending.chunks ? toBuffer(args[0], args[1]) : undefined;
   const body = pending.chunks ? Buffer.concat(last ? [...pending.chunks, last] : pending.chunks) : Buffer.alloc(0);
   const run = async () => {
-    for (const work of pending.work) await work(this, body).catch(() => undefined);
+    for (const work of pending.work) await work(body).catch(() => undefined);
   };
   void run().finally(() => base.end.apply(this, args));
   return this;

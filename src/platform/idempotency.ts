@@ -220,7 +220,7 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
 
     let settled = false;
     // The answer is stored before it is sent (answer-hooks.ts), so a retry that arrives after it always finds the record.
-    beforeEnd(res, async (_res, body) => {
+    beforeEnd(res, async (body) => {
       settled = true;
       const status = res.statusCode;
       const headers: Record<string, string> = {};

@@ -92,7 +92,7 @@ export function readRouting(opts: ReadRoutingOptions): RequestHandler {
     const key = keyOf(req);
     if (!READS.has(req.method)) {
       // Recorded before the answer leaves (answer-hooks.ts): the client's next read already sees its write.
-      if (key) beforeEnd(res, (r) => (r.statusCode < 400 ? record(key, req.log ?? opts.logger) : Promise.resolve()));
+      if (key) beforeEnd(res, () => (res.statusCode < 400 ? record(key, req.log ?? opts.logger) : Promise.resolve()));
       onPrimary(req, res, next);
       return;
     }
