@@ -1,15 +1,19 @@
 /**
  * buildApp(config, deps): the Express app without listen (server and tests share it).
- * Pipeline, in the order it is wired below (docs/api-rules.md, "Order of checks"):
- * 1. requestId → httpLog → provisionalStyle (`X-API-Style` even on a 401) → Style B deprecation headers →
- *    usage counter → metrics middleware → refuseKeyInQuery (an API key in the query string of an `/api/` path: 400);
+ * Pipeline, in the order it is wired below (docs/api-rules.md, "Order of checks"). Steps talk through the typed request
+ * context (`req.context`, platform/request-context.ts), each filling its part once; what must happen as an answer is
+ * written goes through the one hook of platform/answer-hooks.ts (`X-API-Style` and Style B's deprecation headers on
+ * every answer, idempotency's stored answer and read routing's write position before a write's answer ends).
+ * 1. requestContext (request id, the openapi/ path matched) → httpLog → usage counter → metrics middleware →
+ *    refuseKeyInQuery (an API key in the query string of an `/api/` path: 400);
  * 2. no key, no budget: `GET /healthz`, `/readyz`, `/metrics`, `/favicon.ico`;
  * 3. express.json() → deferBodyErrors (a body that does not parse is held back, reported at step 8);
  * 4. public docs, limited per address: `GET /openapi.json`, `/docs/migrating`, `/docs`;
  * 5. public JSON submissions (`POST` PUBLIC_SUBMISSIONS_PATH, no key): submission budget → body checks (reportBodyError,
  *    as in step 8) → openapi validator → idempotency scoped to address + form → handler;
  * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter); dashboard pages (`/d/…`: dashboardRouter);
- * 7. apiKeyAuth (+ rate limit) → keyStyle (`X-API-Style` from the key's default) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → styleSelection;
+ * 7. apiKeyAuth (the key, then decideStyle: the style from the path's x-style, header, parameters and the key's default;
+ *    then the key's rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → reportStyleError (its 400);
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
  * 9. routers: the selector for the shared paths (responses v1 and v2, dashboard links), Style A, analytics, Style B,
@@ -38,7 +42,8 @@ import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth, refuseKeyInQuery } from './platform/auth/api-key-auth';
 import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './db/connection';
-import { deprecationHeaders, styleBDeprecation } from './platform/deprecation';
+import { installAnswerHooks } from './platform/answer-hooks';
+import { deprecationHeaders } from './platform/deprecation';
 import { docsPage } from './pages/docs-page';
 import { FAVICON_PATH, favicon } from './platform/favicon';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
@@ -49,14 +54,14 @@ import { migrationGuidePage } from './pages/migration-guide-page';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
-import { operationIndex } from './platform/operations';
+import { operationIndex, type PathStyle } from './platform/operations';
 import { consumePublicBudget, consumeSubmissionBudget, createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import type { ReadReplicas } from './db/replicas';
 import { readRouting } from './platform/read-routing';
-import { requestId } from './platform/request-id';
+import { requestContext } from './platform/request-context';
 import { securityHeaders } from './platform/security-headers';
 import { resolveHost } from './platform/resolve-host';
-import { keyStyle, provisionalStyle, styleSelection } from './platform/style-selection';
+import { reportStyleError, styleHeaders } from './platform/style-selection';
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
 import type { CoreDeps } from './adapters/deps';
@@ -99,7 +104,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const limiter = deps.limiter ?? createRateLimiter({ redis: deps.redis, logger });
   const doc = loadOpenApiDocument();
   const operations = operationIndex(doc);
-  const metrics = deps.metrics ?? createMetrics({ operations, db, logger });
+  const metrics = deps.metrics ?? createMetrics({ db, logger });
   metrics.countRefusals(limiter);
   const app = express();
   app.set('etag', false);
@@ -109,12 +114,12 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
   const validator = openApiValidator(doc, config.validateResponses);
 
-  app.use(requestId());
+  // `X-API-Style` and Style B's deprecation headers as each head is written; idempotency and read routing use beforeEnd.
+  installAnswerHooks(app, styleHeaders(deprecationHeaders(config)));
+  app.use(requestContext(app, operations));
   app.use(securityHeaders());
   app.use(httpLog(logger));
-  app.use(provisionalStyle());
-  app.use(styleBDeprecation(deprecationHeaders(config)));
-  const usage = deps.usage ?? createUsageCounter({ db, logger, operations, onCount: (style, operation) => metrics.requestByStyle(style, operation) });
+  const usage = deps.usage ?? createUsageCounter({ db, logger, onCount: (style, operation) => metrics.requestByStyle(style, operation) });
   app.use(usage.middleware());
   app.locals.metrics = metrics;
   app.use(metrics.httpMiddleware());
@@ -172,12 +177,12 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
   app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots, download: { present: presentersByStyle.A.response, createdColumn: 'created_at' } }));
 
+  // The style is decided as soon as the key is known (before its rate limit); its 400 waits for the access checks.
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
-  app.use(keyStyle());
   app.use(workspaceAccess());
   // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
-  app.use(scopeCheck(operations));
-  app.use(styleSelection());
+  app.use(scopeCheck());
+  app.use(reportStyleError());
   app.use(reportBodyError());
   app.get('/api/v1/openapi', (_req, res) => {
     res.json(doc);
@@ -195,20 +200,38 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   return app;
 }
 
-/** Step 9, the API routers, all on `db`. */
+/**
+ * A router of step 9: where it is mounted and the style of every path it serves, which must be the path's `x-style` in
+ * openapi/ (tests/unit/x-style.test.ts checks them against each other; style-selection.ts reads only the document).
+ */
+export interface ApiRouter {
+  mount: string;
+  style: PathStyle;
+  router: Router;
+}
+
+/** Step 9's routers on one database, in the order they are mounted. */
+export function apiRouterTable(core: CoreDeps, publicUrl: string): ApiRouter[] {
+  const ws = '/api/v1/workspaces';
+  return [
+    { mount: ws, style: 'shared', router: sharedResponsesRouter(core, 1) },
+    { mount: '/api/v2/workspaces', style: 'shared', router: sharedResponsesRouter(core, 2) },
+    { mount: ws, style: 'A', router: styleARouter(core) },
+    { mount: ws, style: 'A', router: analyticsRouter(core) },
+    { mount: ws, style: 'B', router: styleBRouter(core) },
+    { mount: ws, style: 'A', router: styleAWritesRouter(core) },
+    { mount: ws, style: 'B', router: styleBWritesRouter(core) },
+    { mount: ws, style: 'A', router: emailEventsWriteRouter(core) },
+    { mount: ws, style: 'A', router: linksRouter(core, publicUrl) },
+    { mount: ws, style: 'A', router: webhooksRouter(core) },
+    { mount: '/api/v1', style: 'none', router: translateRouter() },
+  ];
+}
+
+/** Step 9, the API routers, all on `core.db`. */
 function apiRouters(core: CoreDeps, publicUrl: string): Router {
   const r = express.Router();
-  r.use('/api/v1/workspaces', sharedResponsesRouter(core, 1));
-  r.use('/api/v2/workspaces', sharedResponsesRouter(core, 2));
-  r.use('/api/v1/workspaces', styleARouter(core));
-  r.use('/api/v1/workspaces', analyticsRouter(core));
-  r.use('/api/v1/workspaces', styleBRouter(core));
-  r.use('/api/v1/workspaces', styleAWritesRouter(core));
-  r.use('/api/v1/workspaces', styleBWritesRouter(core));
-  r.use('/api/v1/workspaces', emailEventsWriteRouter(core));
-  r.use('/api/v1/workspaces', linksRouter(core, publicUrl));
-  r.use('/api/v1/workspaces', webhooksRouter(core));
-  r.use('/api/v1', translateRouter());
+  for (const { mount, router } of apiRouterTable(core, publicUrl)) r.use(mount, router);
   return r;
 }
 

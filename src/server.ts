@@ -15,8 +15,6 @@ import { createReadReplicas, type ReadReplicas } from './db/replicas';
 import { createHttpServer } from './platform/http-server';
 import { createLogger, writeAfterLog, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
-import { loadOpenApiDocument } from './platform/openapi';
-import { operationIndex } from './platform/operations';
 import { createRedis, type RedisClient } from './platform/redis';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker, type WorkerObserver } from './delivery/worker';
 
@@ -76,7 +74,7 @@ interface ServerContext {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const c = await openStores(config, opts);
   const { db, logger } = c;
-  const metrics = createMetrics({ operations: operationIndex(loadOpenApiDocument()), db, logger });
+  const metrics = createMetrics({ db, logger });
   const addCloser = (name: string, close: () => Promise<void> | void) => {
     c.closers.push({ name, close });
   };

@@ -3,9 +3,9 @@
  * errors included, carries `Deprecation: @{Unix seconds}` (RFC 9745; `STYLE_B_DEPRECATED_AT`, default
  * 180 days before the sunset), `Sunset: {HTTP-date}` (RFC 8594, 00:00:00 GMT of the sunset day) and
  * `Link: <{PUBLIC_URL}/docs/migrating>; rel="deprecation"`. Style A answers carry none of them.
- * The style is read when the head is written, so a style decided late (shared paths) still counts.
+ * They are added when the head is written (platform/style-selection.ts, styleHeaders), from the style in the request context.
  */
-import type { RequestHandler } from 'express';
+import type { Response } from 'express';
 import { parseDateValue } from '../core/query/dates';
 
 export interface DeprecationHeaders {
@@ -39,23 +39,11 @@ export function deprecationHeaders(settings: { styleBSunset?: string | undefined
   };
 }
 
-export function styleBDeprecation(headers: DeprecationHeaders | undefined): RequestHandler {
-  return (_req, res, next) => {
-    if (!headers) {
-      next();
-      return;
-    }
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: typeof res, ...args: unknown[]) {
-      if (String(res.getHeader('X-API-Style') ?? '').toUpperCase() === 'B' && !res.headersSent) {
-        for (const [name, value] of Object.entries(headers)) {
-          // A Link the route set itself is kept beside ours.
-          if (name === 'Link' && res.hasHeader('Link')) res.setHeader('Link', `${String(res.getHeader('Link'))}, ${value}`);
-          else res.setHeader(name, value);
-        }
-      }
-      return (writeHead as (...a: unknown[]) => typeof res).apply(this, args);
-    } as typeof res.writeHead;
-    next();
-  };
+/** Adds the three headers to an answer whose head is about to be written (styleHeaders, for a Style B answer). */
+export function addDeprecationHeaders(res: Response, headers: DeprecationHeaders): void {
+  for (const [name, value] of Object.entries(headers)) {
+    // A Link the route set itself is kept beside ours.
+    if (name === 'Link' && res.hasHeader('Link')) res.setHeader('Link', `${String(res.getHeader('Link'))}, ${value}`);
+    else res.setHeader(name, value);
+  }
 }

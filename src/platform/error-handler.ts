@@ -186,7 +186,7 @@ export function errorHandler(logger: Logger, opts: { exposeInternals: boolean; d
       (req.log ?? logger).error({ err, request_id: req.requestId }, 'request failed');
     }
     // For the metrics (auth_failures_total{code}).
-    res.locals.errorCode = appError.code;
+    req.context.errorCode = appError.code;
     if (res.headersSent) {
       res.end();
       return;
@@ -207,13 +207,13 @@ export function notFound(): RequestHandler {
 
 /**
  * express.json() with the body limit; a malformed or oversized body is remembered and reported after
- * the auth checks (docs/api-rules.md, "Order of checks") by `reportBodyError`.
+ * the auth checks (docs/api-rules.md, "Order of checks") by `reportBodyError` (the request context's `bodyError`).
  */
 export function deferBodyErrors(): ErrorRequestHandler {
   return (err, req, _res, next) => {
     const e = err as { type?: string };
     if (e.type === 'entity.too.large' || e.type === 'entity.parse.failed' || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-      req.bodyError = translate(err, false);
+      req.context.bodyError = translate(err, false);
       req.body = undefined;
       next();
       return;
@@ -224,7 +224,7 @@ export function deferBodyErrors(): ErrorRequestHandler {
 
 export function reportBodyError(): RequestHandler {
   return (req, _res, next) => {
-    if (req.bodyError) throw req.bodyError;
+    if (req.context.bodyError) throw req.context.bodyError;
     // Bodies are checked for depth and lone surrogates here, at the edge, for every JSON write (docs/writes-keys-limits.md, "Limits, bad bytes and secrets").
     const bad = bodyProblem(req.body);
     if (bad?.kind === 'depth') throw tooDeep(bad.field);

@@ -12,7 +12,8 @@
  * Redis alone, and a replay still answers it byte for byte.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { beforeEnd } from './answer-hooks';
 import type { RedisClient } from './redis';
 import { canonicalJson } from '../core/canonical-json';
 import { errors } from '../core/errors';
@@ -132,38 +133,6 @@ export function openBody(key: Buffer, recordKey: string, sealed: string): Buffer
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]);
 }
 
-/**
- * Collects the bytes the handler writes and calls `done` with status, headers and body before the
- * answer is finished, so a retry that arrives after the answer always finds the stored record.
- */
-function capture(res: Response, done: (status: number, headers: Record<string, string>, body: Buffer) => Promise<void>): void {
-  const chunks: Buffer[] = [];
-  const toBuffer = (chunk: unknown, encoding?: unknown): Buffer | undefined => {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function') return undefined;
-    if (Buffer.isBuffer(chunk)) return chunk;
-    if (chunk instanceof Uint8Array) return Buffer.from(chunk);
-    return Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-  };
-  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  (res as unknown as { write: (...args: unknown[]) => boolean }).write = (...args: unknown[]) => {
-    const b = toBuffer(args[0], args[1]);
-    if (b) chunks.push(b);
-    return write(...args);
-  };
-  (res as unknown as { end: (...args: unknown[]) => Response }).end = (...args: unknown[]) => {
-    const b = toBuffer(args[0], args[1]);
-    if (b) chunks.push(b);
-    const headers: Record<string, string> = {};
-    for (const name of STORED_HEADERS) {
-      const v = res.getHeader(name);
-      if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : String(v);
-    }
-    done(res.statusCode, headers, Buffer.concat(chunks)).finally(() => end(...args));
-    return res;
-  };
-}
-
 export interface IdempotencyOptions {
   /** Shared Redis; undefined → an in-process store. */
   redis?: RedisClient | undefined;
@@ -201,7 +170,7 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       throw errors.invalid('header', 'Idempotency-Key', '`Idempotency-Key` must be 1 to 255 printable ASCII characters.');
     }
     const log = req.log ?? opts.logger;
-    const scope = opts.scope ? `s:${sha256(opts.scope(req))}` : (req.auth?.id ?? 'anonymous');
+    const scope = opts.scope ? `s:${sha256(opts.scope(req))}` : (req.context.auth?.id ?? 'anonymous');
     const recordKey = `${prefix}:${scope}:${sha256(header)}`;
     const path = req.originalUrl.split('?')[0] ?? req.originalUrl;
     const fingerprint = sha256(`${req.method}\n${path}\n${req.body === undefined ? '' : canonicalJson(req.body)}`);
@@ -250,8 +219,15 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
     }
 
     let settled = false;
-    capture(res, async (status, headers, body) => {
+    // The answer is stored before it is sent (answer-hooks.ts), so a retry that arrives after it always finds the record.
+    beforeEnd(res, async (body) => {
       settled = true;
+      const status = res.statusCode;
+      const headers: Record<string, string> = {};
+      for (const name of STORED_HEADERS) {
+        const v = res.getHeader(name);
+        if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : String(v);
+      }
       try {
         if (status >= 500) return await store.delete(recordKey);
         const sealed = sealBody(await opts.sealKey(), recordKey, body);
@@ -261,7 +237,7 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
         // Not stored: free the key so that a retry runs instead of waiting out the in-flight record.
         await store.delete(recordKey).catch(() => undefined);
       }
-    });
+    }, true);
     // A request that ends without an answer (client gone, crash in a stream) frees its key.
     res.on('close', () => {
       if (!settled) store.delete(recordKey).catch(() => undefined);

@@ -3,7 +3,7 @@
  * global one, so one process or test file can build several apps):
  * - `http_requests_total` and `http_request_duration_seconds` by `method`, `route` (the route template of
  *   openapi/, e.g. `/api/v1/workspaces/:workspace_id/responses`, or `unmatched`: never the raw path, so label
- *   values stay bounded), `status` and `style` (the `X-API-Style` answered, or `none`);
+ *   values stay bounded), `status` and `style` (the style answered, as `X-API-Style` says: `A`, `B`), all read from the request context;
  * - `api_requests_by_style_total{style,operation}`: the authenticated requests the usage counter counts, by answer
  *   style (`A`, `B`) and the openapi/ `operationId` matched (or `unmatched`), so both label sets stay bounded by the document;
  * - `rate_limit_refusals_total{kind}` (`key`, `address`, `submission`);
@@ -22,8 +22,8 @@ import { errors } from '../core/errors';
 import { poolStats, type Db } from '../db/connection';
 import type { ReplicaStatus } from '../db/replicas';
 import type { Logger } from './logger';
-import type { OperationIndex, PathMatch } from './operations';
 import type { RateLimiter } from './rate-limit';
+import { answerStyle } from './style-selection';
 
 export type RefusalKind = 'key' | 'address' | 'submission';
 export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';
@@ -65,11 +65,10 @@ export interface Metrics {
 }
 
 /**
- * Builds the metrics of one app. `operations` is the index of openapi/ the scope check also uses: a
- * request's `route` label is the template it matches, written as Express writes routes (`:workspace_id`).
- * The pool gauge reads `db` at each scrape; on the embedded database (a pool of one) it shows 1 used or idle.
+ * Builds the metrics of one app. A request's `route` label is the openapi/ template its context matched, written as
+ * Express writes routes (`:workspace_id`). The pool gauge reads `db` at each scrape; on the embedded database (a pool of one) it shows 1 used or idle.
  */
-export function createMetrics(opts: { operations: OperationIndex; db?: Db; logger?: Logger }): Metrics {
+export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Registered in this order, so /metrics lists the families in this order.
@@ -88,7 +87,7 @@ export function createMetrics(opts: { operations: OperationIndex; db?: Db; logge
 
   const metrics: Metrics = {
     registry,
-    httpMiddleware: () => httpMiddleware(http, opts.operations, (code) => metrics.authFailed(code)),
+    httpMiddleware: () => httpMiddleware(http, (code) => metrics.authFailed(code)),
     handler: (enabled) => async (req, res) => {
       if (!enabled) throw errors.routeNotFound(req.method, req.path);
       const body = await registry.metrics();
@@ -140,20 +139,19 @@ function httpFamilies(registry: Registry): HttpFamilies {
 }
 
 /** Counts each request when its answer is finished; an auth failure's error code goes to `authFailed`. */
-function httpMiddleware(http: HttpFamilies, operations: OperationIndex, authFailed: (code: string) => void): RequestHandler {
-  const routeOf = (path: string): string => operations.match(path)?.route ?? UNMATCHED_ROUTE;
+function httpMiddleware(http: HttpFamilies, authFailed: (code: string) => void): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
     res.once('finish', () => {
       const labels = {
         method: req.method,
-        route: (res.locals.pathMatch as PathMatch | undefined)?.route ?? routeOf(req.originalUrl.split('?')[0] ?? ''),
+        route: req.context.match?.route ?? UNMATCHED_ROUTE,
         status: String(res.statusCode),
-        style: String(res.getHeader('X-API-Style') ?? 'none'),
+        style: answerStyle(req),
       };
       http.requests.inc(labels);
       http.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
-      const code = (res.locals as { errorCode?: string }).errorCode;
+      const code = req.context.errorCode;
       if (code && AUTH_FAILURE_CODES.has(code)) authFailed(code);
     });
     next();

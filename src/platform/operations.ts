@@ -1,8 +1,8 @@
 /**
  * The operations of openapi/openapi.yaml as a lookup table, built once from the document (the one
  * source of every operation's scope, docs/writes-keys-limits.md, "API keys and scopes"): which path template a request path
- * matches, which methods it has, and each operation's `x-required-scope`. Used before validation
- * (the order of checks puts 403 before 400) by the scope check and the 405 answer.
+ * matches, which methods it has, each operation's `x-required-scope`, and the path's `x-style`. Used before validation
+ * (the order of checks puts 403 before 400) by the request context (the match), the style, the scope check and the 405 answer.
  */
 import { isScope, type Scope } from '../core/scopes';
 import type { OpenApiDocument } from './openapi';
@@ -41,6 +41,15 @@ export function scopesNeeded(scope: RequiredScope): readonly Scope[] {
   return typeof scope === 'string' ? [scope] : scope;
 }
 
+/**
+ * `x-style` of a path item (docs/migrating-between-styles.md, "How the style is chosen"): `A` or `B` for a style-only
+ * path, `shared` for a path both styles answer (header, then style-only parameters, then the key's default), `none` for
+ * a path of no style (the document, translation, public submissions, pages, probes: the header's style, else the key's
+ * default, else A). tests/unit/x-style.test.ts checks it against the routers.
+ */
+export type PathStyle = 'A' | 'B' | 'shared' | 'none';
+const PATH_STYLES: ReadonlySet<unknown> = new Set<PathStyle>(['A', 'B', 'shared', 'none']);
+
 export interface Operation {
   method: string;
   /** The document's path template, e.g. `/api/v1/workspaces/{workspace_id}/forms`. */
@@ -64,6 +73,8 @@ export interface PathMatch {
   /** Upper-case methods the path has (HEAD is implied by GET, as Express answers it). */
   methods: string[];
   operations: Map<string, Operation>;
+  /** The path item's `x-style`; undefined when missing or not a PathStyle (answered like `none`; the x-style test fails). */
+  style: PathStyle | undefined;
 }
 
 interface CompiledPath extends PathMatch {
@@ -81,6 +92,12 @@ export interface OperationIndex {
   find(method: string, path: string): Operation | undefined;
   /** The operation of a method on an already matched path (HEAD falls back to GET). */
   operationOf(match: PathMatch, method: string): Operation | undefined;
+}
+
+/** The operation of a method on a matched path (HEAD falls back to GET). */
+export function operationOf(match: PathMatch, method: string): Operation | undefined {
+  const upper = method.toUpperCase();
+  return match.operations.get(upper) ?? (upper === 'HEAD' ? match.operations.get('GET') : undefined);
 }
 
 function compile(template: string): RegExp {
@@ -129,16 +146,13 @@ function buildIndex(doc: OpenApiDocument): OperationIndex {
       route: template.replace(/\{([^}]+)\}/g, ':$1'),
       methods,
       operations: ops,
+      style: PATH_STYLES.has(item['x-style']) ? (item['x-style'] as PathStyle) : undefined,
       regex: compile(template),
       literals: template.split('/').filter((s) => s && !s.startsWith('{')).length,
     });
   }
   compiled.sort((a, b) => b.literals - a.literals);
   const match = (path: string) => compiled.find((c) => c.regex.test(path));
-  const operationOf = (m: PathMatch, method: string) => {
-    const upper = method.toUpperCase();
-    return m.operations.get(upper) ?? (upper === 'HEAD' ? m.operations.get('GET') : undefined);
-  };
   return {
     operations,
     match,

@@ -12,7 +12,8 @@
  * The recorded positions live in Redis (shared by the instances) and in this process; when Redis fails,
  * a key with no position in this process reads on the primary.
  */
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
+import { beforeEnd } from './answer-hooks';
 import type { RedisClient } from './redis';
 import type { Db } from '../db';
 import { type ReadReplicas, REPLICA_POLL_MS } from '../db/replicas';
@@ -58,7 +59,7 @@ export function readRouting(opts: ReadRoutingOptions): RequestHandler {
   const shared = opts.store ?? (opts.redis ? redisIdempotencyStore(opts.redis) : undefined);
   const local = memoryIdempotencyStore();
   const ttlMs = opts.maxLagMs + REPLICA_POLL_MS;
-  const keyOf = (req: Request) => (req.auth ? `fs:ryw:${req.auth.id}` : undefined);
+  const keyOf = (req: Request) => (req.context.auth ? `fs:ryw:${req.context.auth.id}` : undefined);
 
   /**
    * The key's recorded position, the later of this process's and Redis's (a write on another instance);
@@ -81,21 +82,27 @@ export function readRouting(opts: ReadRoutingOptions): RequestHandler {
     await shared?.set(key, lsn, ttlMs).catch((err: unknown) => log.debug({ err }, 'could not share the write position'));
   };
 
+  const read = (req: Request, target: ReadTarget) => {
+    req.context.readTarget = target;
+    opts.onRead?.(target);
+  };
+
   return async (req, res, next) => {
     const key = keyOf(req);
     if (!READS.has(req.method)) {
-      if (key) beforeAnswer(res, () => (res.statusCode < 400 ? record(key, req.log ?? opts.logger) : Promise.resolve()));
+      // Recorded before the answer leaves (answer-hooks.ts): the client's next read already sees its write.
+      if (key) beforeEnd(res, () => (res.statusCode < 400 ? record(key, req.log ?? opts.logger) : Promise.resolve()));
       onPrimary(req, res, next);
       return;
     }
     const position = key ? await recorded(key) : undefined;
     const index = position === ANY_POSITION ? undefined : opts.replicas.pick(position);
     if (index === undefined) {
-      opts.onRead?.('primary');
+      read(req, 'primary');
       onPrimary(req, res, next);
       return;
     }
-    opts.onRead?.('replica');
+    read(req, 'replica');
     onReplica[index]!(req, res, (err?: unknown) => {
       if (err === undefined || res.headersSent || !retryOnPrimary(err)) {
         next(err as Error);
@@ -103,19 +110,8 @@ export function readRouting(opts: ReadRoutingOptions): RequestHandler {
       }
       opts.replicas.markDown(index, err);
       (req.log ?? opts.logger).warn({ err: (err as Error).message }, 'read failed on a replica; answered from the primary');
-      opts.onRead?.('primary');
+      read(req, 'primary');
       onPrimary(req, res, next);
     });
-  };
-}
-
-/** Runs `work` when the handler ends its answer, and sends the answer once `work` has settled. */
-function beforeAnswer(res: Response, work: () => Promise<void>): void {
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  (res as unknown as { end: (...args: unknown[]) => Response }).end = (...args: unknown[]) => {
-    work()
-      .catch(() => undefined)
-      .finally(() => end(...args));
-    return res;
   };
 }

@@ -1,10 +1,12 @@
 /**
- * Style selection (docs/migrating-between-styles.md, "How the style is chosen"). Style-only paths always answer in their style; on the shared
- * paths (`{ws}/responses`, `{ws}/responses/{id}`, v2 `/responses`, `{ws}/forms/{form_id}/dashboard-links…`) the first rule that applies wins:
- * the `X-API-Style` header, then style-only query parameters, then the key's default style.
+ * Style selection (docs/migrating-between-styles.md, "How the style is chosen"). Which paths are style-only and which are
+ * shared is the `x-style` of each path in openapi/ (platform/operations.ts). Style-only paths always answer in their style;
+ * on the shared paths (`{ws}/responses`, `{ws}/responses/{id}`, v2 `/responses`, `{ws}/forms/{form_id}/dashboard-links…`)
+ * the first rule that applies wins: the `X-API-Style` header, then style-only query parameters, then the key's default style.
  */
 import { errors } from '../core/errors';
 import { RESPONSE_FILTER_PARAMS } from '../core/responses/responses.store';
+import type { PathStyle } from './operations';
 
 export type Style = 'A' | 'B';
 
@@ -20,17 +22,15 @@ export const A_ONLY_PARAMS: readonly string[] = [
   ...RESPONSE_FILTER_PARAMS.map((p) => p.name),
 ];
 
-/** The style a path always answers in, 'shared' for the responses and dashboard-link paths, undefined outside the API tree. */
-export function pathStyle(path: string): Style | 'shared' | undefined {
-  if (/^\/api\/v2\/workspaces\/[^/]+\/responses\/?$/.test(path)) return 'shared';
-  const m = /^\/api\/v1\/workspaces(?:\/([^/]+)(\/.*)?)?$/.exec(path);
-  if (!m) return undefined;
-  const rest = (m[2] ?? '').split('/').filter(Boolean);
-  if (rest[0] === 'responses' && rest.length <= 2) return 'shared';
-  if (rest[0] === 'forms' && rest[2] === 'dashboard-links' && rest.length <= 4) return 'shared';
-  if (rest[0] === 'tables') return 'B';
-  if (rest[0] === 'emails' && rest[1] === 'events' && rest.length === 2) return 'B';
-  return 'A';
+/**
+ * The style of an answer written before the key is known (a 401, a page, a probe; docs/migrating-between-styles.md,
+ * "How the style is chosen"): the path's own style, else the `X-API-Style` header's when it names one, else A.
+ * @param fixed the matched path's `x-style` (undefined for a path the document does not have).
+ */
+export function styleBeforeKey(fixed: PathStyle | undefined, header: string | undefined): Style {
+  if (fixed === 'A' || fixed === 'B') return fixed;
+  const h = header?.trim().toUpperCase();
+  return h === 'B' ? 'B' : 'A';
 }
 
 /** Parses the `X-API-Style` header. @throws AppError validation_error for another value. */
@@ -42,14 +42,14 @@ export function headerStyle(header: string | undefined): Style | undefined {
 }
 
 /**
- * Decides the style of a request.
+ * Decides the style of a request once its key is known.
+ * @param fixed the matched path's `x-style` (openapi/; undefined for a path the document does not have, answered like `none`).
  * @throws AppError validation_error for a bad header or for parameters of both styles in one request.
  */
-export function selectStyle(path: string, header: string | undefined, query: Record<string, unknown>, keyDefault: Style): Style {
-  const fixed = pathStyle(path);
+export function selectStyle(fixed: PathStyle | undefined, header: string | undefined, query: Record<string, unknown>, keyDefault: Style): Style {
   const fromHeader = headerStyle(header);
   if (fixed === 'A' || fixed === 'B') return fixed;
-  if (fixed === undefined) return fromHeader ?? keyDefault;
+  if (fixed !== 'shared') return fromHeader ?? keyDefault;
   const present = (names: readonly string[]) => names.filter((n) => query[n] !== undefined);
   const b = present(B_ONLY_PARAMS);
   const a = present(A_ONLY_PARAMS);

@@ -1,6 +1,6 @@
 /**
- * Counts every authenticated request per key, answer style (`X-API-Style`), UTC day and operation (the
- * openapi/ `operationId` the request matched, or `unmatched`), errors included (docs/analytics.md,
+ * Counts every authenticated request per key, answer style (as `X-API-Style` says), UTC day and operation (the
+ * openapi/ `operationId` the request matched, or `unmatched`), all read from the request context, errors included (docs/analytics.md,
  * "Migration insight", "Usage per operation"). The hot path only bumps an in-process map; every
  * `intervalMs` (default 2 s) the map is flushed to PostgreSQL in one transaction: the per-operation
  * counts (a Style B request that answered below 400 also records what stands in the way of its mechanical
@@ -14,7 +14,8 @@ import { styleBAttention } from '../core/migration/attention';
 import { withTransaction } from '../db';
 import type { Db } from '../db/connection';
 import type { Logger } from './logger';
-import type { OperationIndex, PathMatch } from './operations';
+import { operationOf } from './operations';
+import { answerStyle } from './style-selection';
 
 export interface UsageCounter {
   /** Registers the count of this request, taken when its answer is done (so its final style counts). */
@@ -28,8 +29,6 @@ export interface UsageCounter {
 export interface UsageCounterOptions {
   db: Db;
   logger: Logger;
-  /** The index of openapi/ the scope check uses: a request's operation when the scope check did not run (a 429, a 403 before it). */
-  operations?: OperationIndex;
   /** Flush period in ms (default 2000; tests pass less). */
   intervalMs?: number;
   /** Told of every counted request (the metrics' `api_requests_by_style_total`). */
@@ -37,18 +36,18 @@ export interface UsageCounterOptions {
 }
 
 /**
- * The operation a finished request matched: the scope check's match (`res.locals.pathMatch`), else a
- * fresh look-up of its path; `unmatched` for a path or method the document does not have.
+ * The operation a finished request matched: the scope check's, else (a 429, a 403 before the scope check) the method's
+ * on the path the context matched; `unmatched` for a path or method the document does not have.
  */
-export function requestOperation(req: Request, res: Response, operations: OperationIndex | undefined): string {
-  const path = req.originalUrl.split('?')[0] ?? '';
-  const match = (res.locals.pathMatch as PathMatch | undefined) ?? operations?.match(path);
-  const op = match && operations ? operations.operationOf(match, req.method) : match?.operations.get(req.method.toUpperCase());
+export function requestOperation(req: Request): string {
+  const ctx = req.context;
+  const op = ctx.operation ?? (ctx.match && operationOf(ctx.match, req.method));
   return op?.operationId ?? UNMATCHED_OPERATION;
 }
 
 /** The migration gap of a Style B request that was answered (core/migration/attention.ts). */
 function attentionOf(req: Request): string {
+  // The request's own header, as the client sent it (the translation keeps what was asked).
   const style = req.get('X-API-Style');
   return styleBAttention({
     method: req.method,
@@ -58,6 +57,8 @@ function attentionOf(req: Request): string {
     body: req.body,
   });
 }
+
+const COUNTED = Symbol('usageCounted');
 
 export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
   let pending = new Map<string, OperationUsageCount>();
@@ -105,19 +106,22 @@ export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
     timer.unref();
   };
 
+  // 'finish' when the answer is sent; 'close' alone when the client went away first. Counted once; one listener for
+  // every request (`this` is the response), no closure per request.
+  function count(this: Response & { [COUNTED]?: true }) {
+    const req = this.req;
+    const auth = req.context.auth;
+    if (this[COUNTED] || !auth) return;
+    this[COUNTED] = true;
+    const style = answerStyle(req);
+    const operation = requestOperation(req);
+    record(auth.id, style, operation, style === 'B' && this.statusCode < 400 ? attentionOf(req) : '');
+    opts.onCount?.(style, operation);
+  }
+
   return {
-    middleware: () => (req, res, next) => {
+    middleware: () => (_req, res, next) => {
       ensureTimer();
-      // 'finish' when the answer is sent; 'close' alone when the client went away first. Counted once.
-      let counted = false;
-      const count = () => {
-        if (counted || !req.auth) return;
-        counted = true;
-        const style = String(res.getHeader('X-API-Style') ?? req.style).toUpperCase() === 'B' ? 'B' : 'A';
-        const operation = requestOperation(req, res, opts.operations);
-        record(req.auth.id, style, operation, style === 'B' && res.statusCode < 400 ? attentionOf(req) : '');
-        opts.onCount?.(style, operation);
-      };
       res.once('finish', count);
       res.once('close', count);
       next();

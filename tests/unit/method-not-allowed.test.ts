@@ -7,10 +7,14 @@ import { MethodNotAllowed } from 'express-openapi-validator/dist/framework/types
 import supertest from 'supertest';
 import { errorHandler } from '../../src/platform/error-handler';
 import { createLogger } from '../../src/platform/logger';
+import { operationIndex } from '../../src/platform/operations';
+import { requestContext } from '../../src/platform/request-context';
 
 describe('the error handler on a 405 of the validator', () => {
   it('answers method_not_allowed with Allow listing the path methods upper-case, HEAD after GET', async () => {
     const app = express();
+    // The first step of every app: the request context the error handler writes the error code to.
+    app.use(requestContext(app, operationIndex({ paths: {} })));
     app.use(() => {
       throw new MethodNotAllowed({ path: '/x', message: 'PUT method not allowed', headers: { Allow: 'post, get' } });
     });

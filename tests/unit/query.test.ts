@@ -154,10 +154,13 @@ describe('scope check fails closed', () => {
       '/api/v1/workspaces/{workspace_id}/empty': { post: { 'x-required-scope': [] } },
     },
   };
-  const check = scopeCheck(operationIndex(doc as never));
+  const ops = operationIndex(doc as never);
+  const check = scopeCheck();
+  // The request context as the first step makes it: the path matched once, the key known.
+  const req = (method: string, path: string, scopes: string[]) => ({ method, path, context: { match: ops.match(path), auth: { scopes } } }) as never;
   const run = (method: string, path: string, scopes: string[]) => {
     try {
-      check({ method, path, auth: { scopes } } as never, { locals: {} } as never, () => undefined);
+      check(req(method, path, scopes), {} as never, () => undefined);
       return 'next';
     } catch (e) {
       return `${(e as AppError).status} ${(e as AppError).code}`;
@@ -175,7 +178,7 @@ describe('scope check fails closed', () => {
   it('needs every scope of a list, and names the first one the key lacks', () => {
     const message = (scopes: string[]) => {
       try {
-        check({ method: 'POST', path: '/api/v1/workspaces/w/both', auth: { scopes } } as never, { locals: {} } as never, () => undefined);
+        check(req('POST', '/api/v1/workspaces/w/both', scopes), {} as never, () => undefined);
         return 'next';
       } catch (e) {
         return `${(e as AppError).code}: ${(e as AppError).message}`;
@@ -203,15 +206,17 @@ function lastCollectionResource(template: string): string {
 }
 
 describe('style selection', () => {
-  const responses = '/api/v1/workspaces/ws_1/responses';
+  // A path's style is its `x-style` in openapi/.
+  const pathStyle = (path: string) => operationIndex(loadOpenApiDocument()).match(path)?.style;
+  const responses = pathStyle('/api/v1/workspaces/ws_1/responses');
   it('follows header, then style-only parameters, then the key default', () => {
     expect(selectStyle(responses, 'b', {}, 'A')).toBe('B');
     expect(selectStyle(responses, undefined, { page: '2' }, 'A')).toBe('B');
     expect(selectStyle(responses, undefined, { cursor: 'x' }, 'B')).toBe('A');
     expect(selectStyle(responses, undefined, { limit: '5' }, 'B')).toBe('B');
-    expect(selectStyle('/api/v1/workspaces/ws_1/tables', 'A', {}, 'A')).toBe('B');
-    expect(selectStyle('/api/v1/workspaces/ws_1/emails/events', undefined, {}, 'A')).toBe('B');
-    expect(selectStyle('/api/v1/workspaces/ws_1/emails/em_1/events', undefined, {}, 'B')).toBe('A');
+    expect(selectStyle(pathStyle('/api/v1/workspaces/ws_1/tables'), 'A', {}, 'A')).toBe('B');
+    expect(selectStyle(pathStyle('/api/v1/workspaces/ws_1/emails/events'), undefined, {}, 'A')).toBe('B');
+    expect(selectStyle(pathStyle('/api/v1/workspaces/ws_1/emails/em_1/events'), undefined, {}, 'B')).toBe('A');
   });
 
   it('rejects a bad header and parameters of both styles', () => {

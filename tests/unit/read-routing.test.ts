@@ -10,6 +10,9 @@ import type { ReadReplicas } from '../../src/db/replicas';
 import { memoryIdempotencyStore, type IdempotencyStore } from '../../src/platform/idempotency';
 import { createLogger } from '../../src/platform/logger';
 import { readRouting, type ReadTarget } from '../../src/platform/read-routing';
+import { installAnswerHooks } from '../../src/platform/answer-hooks';
+import { operationIndex } from '../../src/platform/operations';
+import { requestContext } from '../../src/platform/request-context';
 
 const primary = { name: 'primary' } as unknown as Db;
 const replica = { name: 'replica' } as unknown as Db;
@@ -42,9 +45,12 @@ function setup(opts: { store?: IdempotencyStore; replicaFails?: Error } = {}) {
     return r;
   };
   const app = express();
+  // As buildApp wires it: the answer hooks, the request context, the key filled by authentication.
+  installAnswerHooks(app);
+  app.use(requestContext(app, operationIndex({ paths: {} })));
   app.use((req, _res, next) => {
     const key = req.get('x-key');
-    if (key) req.auth = { id: key } as typeof req.auth;
+    if (key) req.context.auth = { id: key } as typeof req.context.auth;
     next();
   });
   const logger = createLogger('silent');

@@ -7,6 +7,8 @@ import { compileFilter } from '../../src/core/query/filter';
 import { compileTypedFilter, typedClauses } from '../../src/core/query/typed-filter';
 import { parseFilter } from '../../src/core/query/filter-parser';
 import { RESPONSE_FILTER_FIELDS, RESPONSE_FILTER_PARAMS } from '../../src/core/responses/responses.store';
+import { loadOpenApiDocument } from '../../src/platform/openapi';
+import { operationIndex } from '../../src/platform/operations';
 import { A_ONLY_PARAMS, selectStyle } from '../../src/platform/style';
 
 const param = (name: string) => RESPONSE_FILTER_PARAMS.find((p) => p.name === name)!;
@@ -57,7 +59,7 @@ describe('typed response filter parameters', () => {
   });
 
   it('select Style A on a shared path and clash with filter', () => {
-    const path = '/api/v1/workspaces/ws_1/responses';
+    const path = operationIndex(loadOpenApiDocument()).match('/api/v1/workspaces/ws_1/responses')?.style;
     expect(selectStyle(path, undefined, { row_id_ne: 'x' }, 'B')).toBe('A');
     expect(() => selectStyle(path, undefined, { row_id_ne: 'x', filter: 'score = 1' }, 'A')).toThrow(AppError);
   });

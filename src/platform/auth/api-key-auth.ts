@@ -1,8 +1,10 @@
 /**
  * X-API-Key authentication and the per-key rate limit, in the contract's order of checks
  * (docs/api-rules.md, "Order of checks"): missing/unknown key 401 invalid_api_key (past the per-address budget 429)
- * → revoked/expired 401 api_key_expired → per-key rate limit 429. Sets `req.auth`. Keys come from the
- * in-process key cache (revocations reach it through change notices, within 1 s in every case).
+ * → revoked/expired 401 api_key_expired → per-key rate limit 429. Fills `auth` of the request context and, as soon as
+ * the key is known, decides the style (decideStyle), so the 429 is answered in the key's style too
+ * (docs/migrating-between-styles.md, "How the style is chosen"). Keys come from the in-process key cache (revocations
+ * reach it through change notices, within 1 s in every case).
  */
 import type { RequestHandler } from 'express';
 import { isKeyInactive, touchLastUsed } from '../../core/api-keys/api-keys.store';
@@ -12,6 +14,7 @@ import type { Db } from '../../db/connection';
 import { isApiKeyParam } from '../secret-params';
 import type { Logger } from '../logger';
 import { applyDecision, type RateLimiter } from '../rate-limit';
+import { decideStyle } from '../style-selection';
 import type { ApiKeyCache } from './key-cache';
 
 export interface AuthOptions {
@@ -38,7 +41,8 @@ export function apiKeyAuth(opts: AuthOptions): RequestHandler {
       applyDecision(res, d);
       throw errors.invalidApiKey();
     }
-    req.auth = key;
+    req.context.auth = key;
+    decideStyle(req);
     const now = Date.now();
     if ((lastTouched.get(key.id) ?? 0) < now - 60_000) {
       lastTouched.set(key.id, now);

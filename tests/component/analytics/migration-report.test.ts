@@ -8,8 +8,6 @@ import type { Express } from 'express';
 import supertest from 'supertest';
 import { buildApp, stopAppBackground } from '../../../src/app';
 import { createLogger } from '../../../src/platform/logger';
-import { loadOpenApiDocument } from '../../../src/platform/openapi';
-import { operationIndex } from '../../../src/platform/operations';
 import { createUsageCounter } from '../../../src/platform/usage-counter';
 import { testConfig } from '../../support/app';
 import { openTestDb } from '../../support/db';
@@ -22,7 +20,7 @@ let app: Express;
 beforeAll(async () => {
   db = await openTestDb();
   const logger = createLogger('silent');
-  const usage = createUsageCounter({ db, logger, operations: operationIndex(loadOpenApiDocument()), intervalMs: 200 });
+  const usage = createUsageCounter({ db, logger, intervalMs: 200 });
   app = buildApp(testConfig({ styleBSunset: '2027-03-01' }), { db, logger, usage });
 });
 afterAll(async () => {

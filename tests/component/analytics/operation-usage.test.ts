@@ -10,8 +10,6 @@ import supertest from 'supertest';
 import { buildApp, stopAppBackground } from '../../../src/app';
 import { createMetrics } from '../../../src/platform/metrics';
 import { createLogger } from '../../../src/platform/logger';
-import { loadOpenApiDocument } from '../../../src/platform/openapi';
-import { operationIndex } from '../../../src/platform/operations';
 import { createUsageCounter } from '../../../src/platform/usage-counter';
 import { testConfig, useTestApp } from '../../support/app';
 import { scenario } from '../../support/given';
@@ -23,9 +21,8 @@ let app: Express;
 
 beforeAll(() => {
   const logger = createLogger('silent');
-  const operations = operationIndex(loadOpenApiDocument());
-  const metrics = createMetrics({ operations });
-  const usage = createUsageCounter({ db: ctx.db, logger, operations, intervalMs: FLUSH_MS, onCount: (s, o) => metrics.requestByStyle(s, o) });
+  const metrics = createMetrics();
+  const usage = createUsageCounter({ db: ctx.db, logger, intervalMs: FLUSH_MS, onCount: (s, o) => metrics.requestByStyle(s, o) });
   app = buildApp(testConfig(), { db: ctx.db, logger, usage, metrics });
 });
 afterAll(() => stopAppBackground(app));
@@ -106,7 +103,7 @@ describe('usage per operation', () => {
     // Its own counter and app: the shared test database takes other files' counts at the same time.
     const counted: string[] = [];
     const logger = createLogger('silent');
-    const usage = createUsageCounter({ db: ctx.db, logger, operations: operationIndex(loadOpenApiDocument()), intervalMs: FLUSH_MS, onCount: (st, o) => counted.push(`${st} ${o}`) });
+    const usage = createUsageCounter({ db: ctx.db, logger, intervalMs: FLUSH_MS, onCount: (st, o) => counted.push(`${st} ${o}`) });
     const own = buildApp(testConfig(), { db: ctx.db, logger, usage });
     try {
       const s = await scenario(ctx.db, { responseCount: 1 });

@@ -67,6 +67,20 @@ describe('per-key rate limit', () => {
     expect(declaredHeaderProblems('GET', '/api/v1/workspaces/{workspace_id}', 429, refused.headers)).toEqual([]);
   });
 
+  it('answers the 429 of a key in the style the request is answered in: a Style B key on a shared path gets X-API-Style: B', async () => {
+    // docs/migrating-between-styles.md, "How the style is chosen": once the key is known, the style the request is answered in.
+    const { ws, key } = await workspaceWithKey(db, { rateLimitPerMinute: 2, style: 'B' });
+    const get = (header?: string) => {
+      const req = supertest(shared).get(`/api/v1/workspaces/${ws}/responses`).set('X-API-Key', key);
+      return header === undefined ? req : req.set('X-API-Style', header);
+    };
+    expect([(await get()).status, (await get()).status]).toEqual([200, 200]);
+    const refused = await get();
+    expect([refused.status, refused.body.error.code, refused.headers['x-api-style']]).toEqual([429, 'rate_limit_exceeded', 'B']);
+    const asked = await get('A');
+    expect([asked.status, asked.headers['x-api-style']]).toEqual([429, 'A']);
+  });
+
   it('uses RATE_LIMIT_PER_MINUTE for a key without a limit of its own (first request of 60 shows 59)', async () => {
     const app = shared;
     const { ws, key } = await workspaceWithKey(db);

@@ -1,0 +1,81 @@
+/**
+ * The request context: what the pipeline's steps learn about a request, in one typed object made by the first step and
+ * attached once to `req.context`. Each step fills its fields once and the steps after it read them (docs/architecture.md,
+ * "One read"); nothing is handed on through `res.locals` or read back from a response header.
+ *
+ * | field | filled by | read by |
+ * |---|---|---|
+ * | `requestId`, `match` | requestContext (first step) | logs, envelopes; style, scope check, metrics, usage |
+ * | `bodyError` | deferBodyErrors | reportBodyError |
+ * | `auth` | apiKeyAuth | style, access, idempotency, read routing, usage, handlers |
+ * | `style`, `styleError` | decideStyle (as soon as the key is known) | reportStyleError, answer headers, metrics, usage, the shared-path selector |
+ * | `workspaceId` | workspaceAccess | handlers |
+ * | `operation` | scopeCheck | usage |
+ * | `readTarget` | readRouting | (metrics through its callback) |
+ * | `errorCode` | errorHandler | metrics |
+ *
+ * Handlers read `req.requestId`, `req.auth`, `req.workspaceId` and `req.style`: read-only accessors of the context,
+ * defined once on the app's request prototype (no per-request cost).
+ */
+import type { Express, RequestHandler } from 'express';
+import type { ApiKeyMeta } from '../core/api-keys/api-keys.store';
+import type { AppError } from '../core/errors';
+import type { Operation, OperationIndex, PathMatch } from './operations';
+import type { ReadTarget } from './read-routing';
+import { newRequestId } from './request-id';
+import type { Style } from './style';
+import { answerStyle } from './style-selection';
+
+export interface RequestContext {
+  /** `req_…`, sent as `X-Request-Id` and `request_id` (docs/api-rules.md, "Errors"). */
+  readonly requestId: string;
+  /** The path of openapi/ the request path matches (its templates, methods, operations, `x-style`); undefined: none. */
+  readonly match: PathMatch | undefined;
+  /** A body that failed to parse, reported after the auth checks (docs/api-rules.md, "Order of checks"). */
+  bodyError: AppError | undefined;
+  /** The authenticated key. */
+  auth: ApiKeyMeta | undefined;
+  /** The style decided once the key is known; undefined before (see style-selection.ts, answerStyle). */
+  style: Style | undefined;
+  /** Why the style rules refuse this request (a 400 reported after the access checks). */
+  styleError: Error | undefined;
+  /** The workspace in the path, once access to it is checked. */
+  workspaceId: string | undefined;
+  /** The operation of the method on `match`, once the scope check found it. */
+  operation: Operation | undefined;
+  /** The database that answered a read, with read replicas (platform/read-routing.ts). */
+  readTarget: ReadTarget | undefined;
+  /** The error code of an error answer (for `auth_failures_total`). */
+  errorCode: string | undefined;
+}
+
+/**
+ * The first step: makes the context (the request id, the matched path of `operations`) and sends `X-Request-Id`. Also
+ * defines the read-only accessors `req.requestId`, `req.auth`, `req.workspaceId` and `req.style` on the app's request
+ * prototype (once, here, so that the step and its accessors cannot be wired apart).
+ */
+export function requestContext(app: Express, operations: OperationIndex): RequestHandler {
+  Object.defineProperties(app.request, {
+    requestId: { get(this: Express['request']) { return this.context.requestId; }, configurable: true },
+    auth: { get(this: Express['request']) { return this.context.auth; }, configurable: true },
+    workspaceId: { get(this: Express['request']) { return this.context.workspaceId; }, configurable: true },
+    style: { get(this: Express['request']) { return answerStyle(this); }, configurable: true },
+  });
+  return (req, res, next) => {
+    const context: RequestContext = {
+      requestId: newRequestId(),
+      match: operations.match(req.path),
+      bodyError: undefined,
+      auth: undefined,
+      style: undefined,
+      styleError: undefined,
+      workspaceId: undefined,
+      operation: undefined,
+      readTarget: undefined,
+      errorCode: undefined,
+    };
+    req.context = context;
+    res.setHeader('X-Request-Id', context.requestId);
+    next();
+  };
+}
