@@ -12,12 +12,13 @@ import { parseSortNewestFirst } from '../query/sort';
 import { sql } from '../query/sql';
 
 export const EMAIL_EVENT_TYPES = ['send', 'delivery', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
+export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
 export interface EmailEvent {
   id: string;
   emailId: string;
   email: string;
-  type: string;
+  type: EmailEventType;
   rowId: string | null;
   formId: string | null;
   flowId: string | null;
@@ -58,7 +59,7 @@ export interface EventRow {
   id: string;
   email_id: string;
   email: string;
-  type: string;
+  type: EmailEventType;
   row_id: string | null;
   form_id: string | null;
   flow_id: string | null;

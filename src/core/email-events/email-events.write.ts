@@ -6,9 +6,9 @@ import type { Knex } from 'knex';
 import { errors, type ErrorDetail } from '../errors';
 import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
-import { EMAIL_EVENT_TYPES, toEvent, type EmailEvent, type EventRow } from './email-events.service';
+import { EMAIL_EVENT_TYPES, toEvent, type EmailEvent, type EmailEventType, type EventRow } from './email-events.service';
 
-export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
+export type { EmailEventType };
 
 /**
  * The `email_events` table row of one event: the one mapping for the API's writes and the importer.

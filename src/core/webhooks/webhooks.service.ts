@@ -5,13 +5,15 @@ import { fieldMap, type ListField } from '../query/fields';
 import { fetchKeysetPage, type KeysetPage } from '../query/list';
 import { parseSort } from '../query/sort';
 import { sql } from '../query/sql';
+import type { EventType } from './outbox';
+import type { WebhookEventType } from './webhooks.write';
 
 export type EndpointStyle = 'A' | 'B';
 
 export interface WebhookEndpoint {
   id: string;
   url: string;
-  events: string[];
+  events: WebhookEventType[];
   description: string | null;
   enabled: boolean;
   /** The style deliveries render `data` in. */
@@ -70,7 +72,7 @@ export interface WebhookDelivery {
   id: string;
   endpointId: string;
   eventId: string;
-  eventType: string;
+  eventType: EventType;
   status: DeliveryStatus;
   /** Attempts made so far. */
   attempts: number;
@@ -87,7 +89,7 @@ export interface DeliveryRow {
   id: string;
   endpoint_id: string;
   event_id: string;
-  event_type: string;
+  event_type: EventType;
   status: DeliveryStatus;
   attempts: number;
   last_status_code: number | null;
