@@ -19,12 +19,13 @@ import type { ResponseRecord, StoredAnswer } from '../core/responses/responses.t
 import { withTransaction, type Db } from '../db';
 import type { CoreDeps } from './deps';
 import { str, workspaceOf } from './query-values';
+import type { ResponseA, ResponseB } from '../wire/types.gen';
 
 /** What one style's export handler brings. */
 export interface ExportStyle {
   /** The filters and sort of the style's `{ws}/responses` list. */
   filters(req: Request): ResponseFilterQuery;
-  present(record: ResponseRecord): Record<string, unknown>;
+  present(record: ResponseRecord): ResponseA | ResponseB;
   /** The CSV column of the creation time, as the style's responses name it (`created_at`, `createdAt`). */
   createdColumn: string;
   /** The workspace exported, when not the path's (a dashboard link's download). */
@@ -63,7 +64,7 @@ function cellOf(answer: StoredAnswer | undefined): string {
 function csvLayout(createdColumn: string, questions: Question[] | undefined) {
   const header = ['id', 'form_id', createdColumn, 'score', 'language', 'respondent_email', 'email_id', 'row_id'];
   header.push(...(questions ? questions.map((q) => csvText(q.id)) : ['answers']));
-  const row = (r: ResponseRecord, presented: Record<string, unknown>): unknown[] => {
+  const row = (r: ResponseRecord, presented: ResponseA | ResponseB): unknown[] => {
     // Every text column, ids too (a row_id or email_id is the caller's own text); the time and the score are typed.
     const text = [r.id, r.formId, r.language, r.respondentEmail ?? '', r.emailId ?? '', r.rowId ?? ''].map(csvText);
     const base = [text[0], text[1], r.createdAt.toISOString(), r.score, ...text.slice(2)];
@@ -108,7 +109,7 @@ interface ExportRun {
   exported: ResponseExport;
   format: 'ndjson' | 'csv';
   layout: ReturnType<typeof csvLayout>;
-  present: (r: ResponseRecord) => Record<string, unknown>;
+  present: (r: ResponseRecord) => ResponseA | ResponseB;
   /** ExportStyle.record, applied to each row read. */
   record?: (r: ResponseRecord) => ResponseRecord;
   stallTimeoutMs: number;
