@@ -21,6 +21,7 @@ import {
   toDelivery,
   toEndpoint,
   type DeliveryRow,
+  type EndpointRow,
   type EndpointStyle,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -189,9 +190,10 @@ export async function rotateWebhookSecret(db: DbHandle, workspaceId: string, id:
   const rows = (await db('webhook_endpoints')
     .where({ workspace_id: workspaceId, id })
     .update({ ...previous, secret, updated_at: db.fn.now() })
-    .returning(ENDPOINT_COLUMNS)) as unknown[];
-  if (rows.length === 0) throw errors.notFound('Webhook endpoint', id);
-  return { ...toEndpoint(rows[0] as never), secret };
+    .returning(ENDPOINT_COLUMNS)) as EndpointRow[];
+  const row = rows[0];
+  if (row === undefined) throw errors.notFound('Webhook endpoint', id);
+  return { ...toEndpoint(row), secret };
 }
 
 async function enabledEndpoint(trx: DbHandle, workspaceId: string, id: string): Promise<WebhookEndpoint> {
