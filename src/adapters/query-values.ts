@@ -98,6 +98,14 @@ export function callerOf(req: Request): ApiKeyMeta {
   return req.auth;
 }
 
+/**
+ * The JSON body as the operation's request schema `T` (a type of src/wire/types.gen.ts): the OpenAPI validator has
+ * checked it against that schema before any handler runs; `{}` when there is none.
+ */
+export function bodyOf<T>(req: Request): T {
+  return req.body ?? {};
+}
+
 export function param(req: Request, name: string): string {
   return String((req.params as Record<string, string>)[name]);
 }

@@ -3,7 +3,7 @@
  * docs/webhooks.md, "Endpoints", "The delivery log"): create, PATCH, delete, rotate-secret, test, deliveries (list, one, retry).
  * Parse, call the core, present; the OpenAPI validator has already checked the shapes.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { CoreDeps } from '../deps';
 import { getDelivery, listDeliveries } from '../../core/webhooks/webhooks.service';
 import {
@@ -17,13 +17,11 @@ import {
 } from '../../core/webhooks/webhooks.write';
 import { withTransaction } from '../../db';
 import { keysetPage, single } from '../envelope';
-import { param, str, workspaceOf } from '../query-values';
+import { bodyOf, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
 import { presentDelivery, presentWebhookEndpoint } from './present';
 import type { WebhookEndpointCreateRequest, WebhookEndpointPatchRequest, WebhookSecretRotateRequest } from '../../wire/types.gen';
 
-/** The request body, which the OpenAPI validator has checked against the operation's schema (`T`). */
-const bodyOf = <T>(req: Request): T => req.body ?? {};
 
 /** Routes mounted at `/api/v1/workspaces`. */
 export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
