@@ -9,7 +9,7 @@ import { errors } from '../core/errors';
 import { beforeBound, endDateBound, fromBound, type DateBound } from '../core/query/dates';
 
 export function str(req: Request, name: string): string | undefined {
-  const v = (req.query as Record<string, unknown>)[name];
+  const v: unknown = req.query[name]; // the validator may have coerced it to a number or boolean
   if (v === undefined) return undefined;
   if (Array.isArray(v)) throw errors.invalid('query', name, `\`${name}\` may be given once.`);
   return String(v);
@@ -20,7 +20,7 @@ export function str(req: Request, name: string): string | undefined {
  * may have coerced them to numbers or booleans), or undefined when absent.
  */
 export function list(req: Request, name: string): string[] | undefined {
-  const v = (req.query as Record<string, unknown>)[name];
+  const v: unknown = req.query[name]; // the validator may have coerced it to a number or boolean
   if (v === undefined) return undefined;
   return (Array.isArray(v) ? v : [v]).map(String);
 }
@@ -107,5 +107,5 @@ export function bodyOf<T>(req: Request): T {
 }
 
 export function param(req: Request, name: string): string {
-  return String((req.params as Record<string, string>)[name]);
+  return String(req.params[name]);
 }
