@@ -13,6 +13,8 @@
  * - presenters-below-routers: a presenter imports no router, handler or other adapter code but presenters.
  * - delivery-imports-no-router: from src/adapters the delivery worker takes presenters only.
  * - platform-imports-no-adapters: src/platform never imports src/adapters (src/app.ts wires them).
+ * - pages-import-no-adapters: src/pages imports core and platform, never src/adapters (src/app.ts hands a page what it
+ *   needs from there, such as the presenter of a dashboard download).
  * - migrations-import-no-src: a migration keeps its meaning when src/ changes.
  * tests/unit/layer-lint.test.ts plants a violation of each rule and expects this lint to name it.
  */
@@ -89,6 +91,14 @@ module.exports = {
       comment: 'src/platform serves every adapter and imports none; src/app.ts, the composition root, wires them together.',
       severity: 'error',
       from: { path: '^src/platform/' },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'pages-import-no-adapters',
+      comment:
+        'The pages call the core (and use platform services), never an adapter: no API handler factory, no style presenter; src/app.ts, the composition root, passes in what a page needs from src/adapters.',
+      severity: 'error',
+      from: { path: '^src/pages/' },
       to: { path: '^src/adapters/' },
     },
     {

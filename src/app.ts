@@ -39,13 +39,13 @@ import { apiKeyAuth, refuseKeyInQuery } from './platform/auth/api-key-auth';
 import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './platform/db/connection';
 import { deprecationHeaders, styleBDeprecation } from './platform/deprecation';
-import { docsPage } from './platform/docs-page';
+import { docsPage } from './pages/docs-page';
 import { FAVICON_PATH, favicon } from './platform/favicon';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
 import { httpLog } from './platform/http-log';
 import { idempotency } from './platform/idempotency';
 import type { Logger } from './platform/logger';
-import { migrationGuidePage } from './platform/migration-guide-page';
+import { migrationGuidePage } from './pages/migration-guide-page';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
@@ -60,7 +60,8 @@ import { keyStyle, provisionalStyle, styleSelection } from './platform/style-sel
 import { createUsageCounter, type UsageCounter } from './platform/usage-counter';
 import { pagesRouter } from './pages/pages.router';
 import type { CoreDeps } from './adapters/deps';
-import { createExportSlots } from './adapters/export-slots';
+import { createExportSlots } from './platform/export-slots';
+import { presentersByStyle } from './adapters/presenters';
 import { dashboardRouter } from './pages/dashboard.router';
 
 export interface AppDeps {
@@ -169,7 +170,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
   // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
-  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots }));
+  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots, download: { present: presentersByStyle.A.response, createdColumn: 'created_at' } }));
 
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
   app.use(keyStyle());

@@ -2,7 +2,7 @@
 import type { StyleBSchedule } from '../core/migration/report';
 import type { UrlGuard } from '../core/webhooks/webhooks.write';
 import type { Db } from '../db';
-import type { ExportSlots } from './export-slots';
+import type { ExportSlots } from '../platform/export-slots';
 
 export interface CoreDeps {
   db: Db;

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { pruneDownloadClaims } from '../core/dashboards/dashboard-links';
 import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage';
 import { pruneLinkUses } from '../core/links/link-uses';
-import { pruneSubmissionTokens } from '../core/responses/submission-tokens';
+import { pruneSubmissionTokens } from '../core/responses/submission-tokens.store';
 import { pruneWebhookLog } from '../core/webhooks/retention';
 import type { BatchOptions } from '../db/batches';
 import type { Logger } from '../platform/logger';

@@ -12,21 +12,19 @@
  * expired link, or a token that is not one: the 404 page, alike).
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { AppError } from '../core/errors';
 import { INTERVALS, type Interval } from '../core/analytics/analytics.service';
 import { dashboardData } from '../core/dashboards/dashboard';
 import { activeDashboardLink, claimDownloadToken, mintDownloadToken, withoutAddresses, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
 import { chooseLanguage } from '../core/forms/public-form';
-import { presentersByStyle } from '../adapters/presenters';
-import type { ExportSlots } from '../adapters/export-slots';
-import { responsesExport } from '../adapters/responses-export';
 import type { Db } from '../platform/db/connection';
-import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../platform/error-handler';
+import type { ExportSlots } from '../platform/export-slots';
+import { streamResponsesExport, type ExportPresentation } from '../platform/export-stream';
 import type { Logger } from '../platform/logger';
 import { consumePublicBudget, type RateLimiter } from '../platform/rate-limit';
 import { buildDashboardView } from './dashboard-view';
 import { dashboardStrings } from './dashboard-i18n';
-import { frameLanguage, pageStrings } from './i18n';
+import { first, pageErrors } from './errors';
+import { frameLanguage } from './i18n';
 import { createPageRenderer } from './render';
 
 export interface DashboardDeps {
@@ -37,34 +35,17 @@ export interface DashboardDeps {
   publicPerMinute: number;
   /** The app's export caps: a download counts as an export of its link (docs/analytics.md, "Exports, slow clients and caps"). */
   exportSlots: ExportSlots;
+  /** How a download presents its responses: Style A's presenter and spelling, chosen by the composition root (src/app.ts). */
+  download: ExportPresentation;
 }
-
-const first = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The router of `/d/…`, mounted before authentication beside the form pages. */
 export function dashboardRouter(deps: DashboardDeps): Router {
   const pages = createPageRenderer();
   const r = Router();
-  const message = (res: Response, status: number, lang: string, heading: string, text: string) => pages.send(res, status, 'message', { lang, heading, text });
-  const notFound = (req: Request, res: Response) => {
-    const lang = frameLanguage(req.get('Accept-Language'));
-    const s = dashboardStrings(lang);
-    message(res, 404, lang, s.notFoundTitle, s.notFoundText);
-  };
-  const failure = (req: Request, res: Response, err: unknown) => {
-    const lang = frameLanguage(req.get('Accept-Language'));
-    const s = pageStrings(lang);
-    if (err instanceof AppError && err.code === 'rate_limit_exceeded') {
-      for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
-      return message(res, 429, lang, s.tooManyTitle, s.tooManyText);
-    }
-    if (isDatabaseUnavailable(err)) {
-      res.setHeader('Retry-After', String(DB_RETRY_AFTER_SECONDS));
-      return message(res, 503, lang, s.errorTitle, s.errorText);
-    }
-    (req.log ?? deps.logger).error({ err, request_id: req.requestId }, 'dashboard page failed');
-    return message(res, 500, lang, s.errorTitle, s.errorText);
-  };
+  const errors = pageErrors(pages, deps.logger, dashboardStrings, 'dashboard page failed');
+  const notFound = errors.notFound;
+  const failure = (req: Request, res: Response, err: unknown) => errors.failure(req, res, frameLanguage(req.get('Accept-Language')), err);
   // Budget first, for every path under /d/ (one that does not decode too), then the link: a guesser spends budget on every try.
   r.use('/d/', async (req, res, next) => {
     try {
@@ -93,11 +74,11 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   r.get(
     '/d/:token',
     withLink(async (req, res, link) => {
-      const asked = first(req.query.interval);
+      const asked = first(req.query.interval, 'ignore');
       const interval = asked !== undefined && (INTERVALS as readonly string[]).includes(asked) ? (asked as Interval) : undefined;
       const data = await dashboardData(deps.db, link.workspaceId, link.formId, interval);
       if (!data) return notFound(req, res);
-      const lang = chooseLanguage(data.form, { query: first(req.query.lang), acceptLanguage: req.get('Accept-Language') });
+      const lang = chooseLanguage(data.form, { query: first(req.query.lang, 'ignore'), acceptLanguage: req.get('Accept-Language') });
       const base = `/d/${encodeURIComponent(req.params.token)}`;
       const view = buildDashboardView(data, lang, base, await mintDownloadToken(deps.db, link), link.expiresAt);
       pages.send(res, 200, 'dashboard', view);
@@ -107,25 +88,20 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   r.get(
     '/d/:token/export',
     withLink(async (req, res, link) => {
-      const format = first(req.query.format);
-      const t = first(req.query.t);
+      const format = first(req.query.format, 'ignore');
+      const t = first(req.query.t, 'ignore');
       if ((format !== 'csv' && format !== 'ndjson') || t === undefined) return notFound(req, res);
       // The slot before the claim: a download refused with 429 keeps its one-time token for the retry.
       const release = deps.exportSlots.acquire(`link:${link.id}`);
       try {
         if (!(await claimDownloadToken(deps.db, link, t, format))) return notFound(req, res);
-        const exportOf = responsesExport(
-          { db: deps.db, exportSlots: deps.exportSlots },
-          {
-            filters: () => ({ formId: link.formId }),
-            present: presentersByStyle.A.response,
-            createdColumn: 'created_at',
-            workspaceId: link.workspaceId,
-            slotHeld: true,
-            ...(link.includeAddresses ? {} : { record: withoutAddresses }),
-          },
-        );
-        await exportOf(req, res);
+        await streamResponsesExport(deps, req, res, {
+          workspaceId: link.workspaceId,
+          format,
+          filters: { formId: link.formId },
+          ...deps.download,
+          ...(link.includeAddresses ? {} : { record: withoutAddresses }),
+        });
       } finally {
         release();
       }

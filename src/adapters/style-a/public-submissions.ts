@@ -3,17 +3,17 @@
  * for widgets and scripts. The app mounts it before API-key authentication behind its own pipeline
  * (src/app.ts): the submission budget per client address and form (429, shared with page POSTs) → body
  * and OpenAPI checks (400) → Idempotency-Key scoped to address + form. This handler then answers: unknown
- * form 404 → email-link token `t` (400 naming `t`, 410 link_expired) → the one core submission path, with the
- * link's use claimed in the same transaction (409 link_already_used when it has taken all it may) → 201 with a
+ * form 404 → the public submission use case the hosted page also runs (src/core/responses/public-submission.ts):
+ * email-link token `t` (400 naming `t`, 410 link_expired; the token's workspace decides the form), language and
+ * answers (400), then the store with the link's use claimed in the same transaction (409 link_already_used when it
+ * has taken all it may) → 201 with a
  * receipt, `{id, created_at}` (Style A spelling, hence its place in style-a/): never the answers, the link's
  * address or its row, which whoever holds the link must not read back.
  */
 import type { Request, RequestHandler } from 'express';
 import { errors } from '../../core/errors';
 import { loadPublicForm } from '../../core/forms/public-form';
-import { claimLinkUse } from '../../core/links/link-uses';
-import { verifyLinkToken } from '../../core/links/links';
-import { checkSubmission, storeSubmission } from '../../core/responses/submit';
+import { checkPublicSubmission, invalidSubmissionError, storePublicSubmission, type SentAnswer } from '../../core/responses/public-submission';
 import { withTransaction } from '../../db';
 import type { CoreDeps } from '../deps';
 import { single } from '../envelope';
@@ -44,7 +44,7 @@ export function submissionFormId(req: Request): string | undefined {
   }
 }
 
-/** The handler of `POST /api/v1/forms/{form_id}/submissions`. */
+/** The handler of `POST /api/v1/forms/{form_id}/submissions`: parses the JSON body, runs the public submission use case, answers a receipt. */
 export function publicSubmissionCreate({ db }: CoreDeps): RequestHandler {
   return async (req, res) => {
     const formId = submissionFormId(req) ?? '';
@@ -52,22 +52,14 @@ export function publicSubmissionCreate({ db }: CoreDeps): RequestHandler {
     const found = await loadPublicForm(db, formId);
     if (!found) throw errors.notFound('Form', formId);
     // An email link: the response carries the link's email, email_id and row (docs/collecting.md, "Email links").
-    const token = typeof body.t === 'string' ? body.t : undefined;
-    const link = token !== undefined ? await verifyLinkToken(db, token, formId, new Date(), 'body') : undefined;
-    const submission = checkSubmission({ ...found.form, name: found.name }, {
+    const check = await checkPublicSubmission(db, found, {
       formId,
-      answers: body.answers as Array<{ question_id: string; value: unknown }>,
-      language: body.language as string | undefined,
-      respondentEmail: link?.email ?? null,
-      emailId: link?.emailId ?? null,
-      rowId: link?.rowId ?? null,
+      hints: { explicit: body.language as string | undefined },
+      linkToken: typeof body.t === 'string' ? body.t : undefined,
+      answers: () => body.answers as SentAnswer[],
     });
-    // One transaction: the response, its event and the link's use commit together or not at all.
-    const record = await withTransaction(db, async (trx) => {
-      const stored = await storeSubmission(trx, found.workspaceId, submission);
-      if (link && token !== undefined) await claimLinkUse(trx, link, token);
-      return stored;
-    });
+    if (check.kind === 'invalid') throw invalidSubmissionError(check);
+    const record = await withTransaction(db, (trx) => storePublicSubmission(trx, check));
     res.status(201).json(single(req, presentReceiptA(record)));
   };
 }

@@ -4,7 +4,7 @@
  * with STYLE_B_SUNSET; /docs/migrating.
  */
 import { deprecationHeaders } from '../../../src/platform/deprecation';
-import { renderMigrationGuide, translateCurl } from '../../../src/platform/migration-guide-page';
+import { renderMigrationGuide, translateCurl } from '../../../src/pages/migration-guide-page';
 import { useTestApp } from '../../support/app';
 import { keyFor, scenario, workspaceWithKey } from '../../support/given';
 import { until } from './helpers';

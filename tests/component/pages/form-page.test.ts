@@ -3,7 +3,7 @@
  * with values kept, one-time tokens, the honeypot, CSP, the 404 page and the submission budget.
  * The browser tests (tests/browser) drive the same page in Chromium.
  */
-import { mintSubmissionToken, SUBMISSION_TOKEN_TTL_DAYS } from '../../../src/core/responses/submission-tokens';
+import { mintSubmissionToken, SUBMISSION_TOKEN_TTL_DAYS } from '../../../src/core/responses/submission-tokens.store';
 import { useTestApp } from '../../support/app';
 import { formWorkspace, surveyForm, type FormWorkspace } from '../../support/given';
 

@@ -6,7 +6,7 @@
  * (PostgreSQL: created here; PGlite: one per file anyway), so a prune meets no other file's rows.
  */
 import { pruneKeyUsage, pruneOperationUsage } from '../../../src/core/api-keys/usage';
-import { isSubmissionTokenExpired, mintSubmissionToken, pruneSubmissionTokens, SUBMISSION_TOKEN_TTL_DAYS } from '../../../src/core/responses/submission-tokens';
+import { isSubmissionTokenExpired, mintSubmissionToken, pruneSubmissionTokens, SUBMISSION_TOKEN_TTL_DAYS } from '../../../src/core/responses/submission-tokens.store';
 import { pruneWebhookLog } from '../../../src/core/webhooks/retention';
 import type { PruneResult } from '../../../src/delivery/retention';
 import { createDeliveryWorker } from '../../../src/delivery/worker';

@@ -1,6 +1,11 @@
 /**
- * Lifetime of the hosted page's one-time submission tokens (docs/collecting.md, "Double submits and the honeypot",
- * docs/operations.md "What grows, and what bounds it").
+ * The store of `submission_tokens` (migration 003, primary key on the workspace and the token): the hosted page's
+ * one-time submission tokens, every reader and writer of the table (docs/collecting.md, "Double submits and the
+ * honeypot"; docs/operations.md, "What grows, and what bounds it").
+ *
+ * Each page carries a random token; the submission claims it in the transaction that stores the response, opened
+ * by the caller of the public submission use case (public-submission.ts). A second submit with the same token, also
+ * one racing the first, finds it claimed: its transaction rolls back and it answers as the first did.
  *
  * A token is `{issued}.{random}`: the Unix second it was minted in base 36, a dot, 18 random bytes in
  * base64url. A page is good for `SUBMISSION_TOKEN_TTL_DAYS` after it was rendered; a later submission
@@ -9,6 +14,7 @@
  * a token that expired at least a day ago: nothing can be submitted with it again, and it is deleted.
  */
 import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
 import { affectedRows } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
@@ -57,4 +63,37 @@ export function pruneSubmissionTokens(db: DbHandle, now: Date, opts: BatchOption
       ),
     opts,
   );
+}
+
+/** Thrown inside the submission's transaction when the token was already claimed (rolls it back). */
+export class DuplicateSubmission extends Error {
+  constructor() {
+    super('submission token already used');
+    this.name = 'DuplicateSubmission';
+  }
+}
+
+/** True when a response was already stored with this token (the quick check before validating). */
+export async function isSubmissionTokenClaimed(db: DbHandle, workspaceId: string, token: string): Promise<boolean> {
+  return (await db('submission_tokens').first('token').where({ workspace_id: workspaceId, token })) !== undefined;
+}
+
+/**
+ * Claims `token` for a response inside the submission's transaction. A concurrent claim of the same
+ * token waits on the unique index until this one commits, then inserts nothing.
+ * @throws DuplicateSubmission when the token is already claimed.
+ */
+export async function claimSubmissionToken(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  formId: string,
+  token: string,
+  responseId: string,
+): Promise<void> {
+  const claimed = await trx('submission_tokens')
+    .insert({ token, workspace_id: workspaceId, form_id: formId, response_id: responseId })
+    .onConflict(['workspace_id', 'token'])
+    .ignore()
+    .returning('token');
+  if (claimed.length === 0) throw new DuplicateSubmission();
 }

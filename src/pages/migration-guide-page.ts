@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RequestHandler } from 'express';
 import MarkdownIt from 'markdown-it';
-import { projectRoot } from './paths';
+import { projectRoot } from '../platform/paths';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 

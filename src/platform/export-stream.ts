@@ -1,0 +1,189 @@
+/**
+ * The streaming of a responses export to an HTTP answer (docs/analytics.md, "Exports"), style-neutral: the API's
+ * `GET {ws}/responses/export` (src/adapters/responses-export.ts, called by each style's handler with its list
+ * filters, sort and presenter) and the dashboard page's download (src/pages/dashboard.router.ts, with the
+ * presenter the composition root hands it) both call `streamResponsesExport`. Rows
+ * stream from a server-side cursor in list order; every write waits for 'drain' when the socket's buffer is
+ * full, so memory stays flat; a client that goes away stops the cursor (the iteration ends, the read-only
+ * transaction the handler opened ends, the connection returns to the pool), and so does one that reads nothing
+ * for EXPORT_STALL_TIMEOUT_MS (the transaction rolls back). Exports at once are capped per key and per instance
+ * (export-slots.ts; docs/analytics.md, "Exports, slow clients and caps").
+ */
+import { once } from 'node:events';
+import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
+import { stringify } from 'csv-stringify/sync';
+import { AppError } from '../core/errors';
+import { listQuestions, type Question } from '../core/forms/forms.service';
+import { openResponseExport, type ResponseExport, type ResponseFilterQuery } from '../core/responses/responses.service';
+import type { ResponseRecord, StoredAnswer } from '../core/responses/responses.types';
+import { withTransaction, type Db } from '../db';
+import type { ExportSlots } from './export-slots';
+
+/** How a style presents exported responses (its presenter and its spelling of the creation time). */
+export interface ExportPresentation {
+  present(record: ResponseRecord): Record<string, unknown>;
+  /** The CSV column of the creation time, as the style's responses name it (`created_at`, `createdAt`). */
+  createdColumn: string;
+}
+
+/** One export: what is read, in which format, and how it is presented. */
+export interface ResponsesExportRequest extends ExportPresentation {
+  workspaceId: string;
+  format: 'ndjson' | 'csv';
+  /** The filters and sort (a style's `{ws}/responses` list filters, or a dashboard link's form). */
+  filters: ResponseFilterQuery;
+  /** Changes each record before it is written (a dashboard link's download drops addresses). */
+  record?: (r: ResponseRecord) => ResponseRecord;
+  /** The owner whose export slot to take (`key:<id>`); absent: the caller holds one already (a dashboard download
+   *  takes its link's before claiming its token). */
+  slotOwner?: string;
+}
+
+const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
+
+/** What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`, tab, carriage return. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text cell of a CSV export, safe to open in a spreadsheet (docs/analytics.md, "Exports"): text starting with
+ * `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'` (OWASP's advice), so it shows as text and never runs
+ * as a formula. Only text goes through here: a number (a score, a JSON number answer such as -5) is written as is.
+ */
+export function csvText(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/** A per-question CSV cell: choices as their values joined by "; "; numbers and booleans as written, text neutralised. */
+function cellOf(answer: StoredAnswer | undefined): string {
+  if (answer === undefined || answer.value === null || answer.value === undefined) return '';
+  const v: unknown = answer.value; // stored JSON: wider than StoredAnswerValue (a boolean, say)
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return csvText(v.map((o) => String((o as { value?: unknown }).value ?? '')).join('; '));
+  if (typeof v === 'object') return csvText(String((v as { value?: unknown }).value ?? ''));
+  return csvText(String(v));
+}
+
+/** CSV header and row builder, with one column per question when the form is known. */
+function csvLayout(createdColumn: string, questions: Question[] | undefined) {
+  const header = ['id', 'form_id', createdColumn, 'score', 'language', 'respondent_email', 'email_id', 'row_id'];
+  header.push(...(questions ? questions.map((q) => csvText(q.id)) : ['answers']));
+  const row = (r: ResponseRecord, presented: Record<string, unknown>): unknown[] => {
+    // Every text column, ids too (a row_id or email_id is the caller's own text); the time and the score are typed.
+    const text = [r.id, r.formId, r.language, r.respondentEmail ?? '', r.emailId ?? '', r.rowId ?? ''].map(csvText);
+    const base = [text[0], text[1], r.createdAt.toISOString(), r.score, ...text.slice(2)];
+    // The JSON of the answers starts with `[`: never a formula.
+    if (!questions) return [...base, JSON.stringify(presented.answers)];
+    const byId = new Map(r.answers.map((a) => [a.question_id, a]));
+    return [...base, ...questions.map((q) => cellOf(byId.get(q.id)))];
+  };
+  return { header, row };
+}
+
+/** The client read nothing for the stall timeout: the export is aborted and its transaction rolled back. */
+class ExportStalled extends Error {
+  constructor(readonly stallTimeoutMs: number) {
+    super(`the client read nothing for ${stallTimeoutMs} ms`);
+  }
+}
+
+/**
+ * Resolves when the socket can take more, or when the client has gone.
+ * @throws ExportStalled when neither happens within `stallTimeoutMs` (a client that stopped reading).
+ */
+async function drained(res: Response, stallTimeoutMs: number): Promise<void> {
+  if (res.destroyed || res.writableEnded) return;
+  const ac = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<'stalled'>((resolve) => {
+    timer = setTimeout(() => resolve('stalled'), stallTimeoutMs);
+  });
+  const moved = Promise.race([once(res, 'drain', { signal: ac.signal }), once(res, 'close', { signal: ac.signal })]).then(
+    () => 'moved' as const,
+    () => 'moved' as const,
+  );
+  const outcome = await Promise.race([moved, stalled]);
+  clearTimeout(timer);
+  ac.abort();
+  if (outcome === 'stalled') throw new ExportStalled(stallTimeoutMs);
+}
+
+/** What one export streams: its rows, their format and layout, and how long its client may stall. */
+interface ExportRun {
+  exported: ResponseExport;
+  format: 'ndjson' | 'csv';
+  layout: ReturnType<typeof csvLayout>;
+  present: (r: ResponseRecord) => Record<string, unknown>;
+  /** ExportStyle.record, applied to each row read. */
+  record?: (r: ResponseRecord) => ResponseRecord;
+  stallTimeoutMs: number;
+}
+
+/**
+ * Streams the rows in one read-only transaction. Ends when the rows do or the client goes; a client that reads
+ * nothing for the stall timeout throws ExportStalled out of the transaction, which rolls it back.
+ */
+async function streamRows(db: Db, req: Request, res: Response, run: ExportRun): Promise<void> {
+  let gone = false;
+  res.once('close', () => {
+    gone = !res.writableFinished;
+  });
+  const stream = async (trx: Knex.Transaction) => {
+    for await (const read of run.exported.batches(trx)) {
+      if (gone || res.destroyed) break;
+      const batch = run.record ? read.map(run.record) : read;
+      const chunk =
+        run.format === 'csv'
+          ? stringify(batch.map((r) => run.layout.row(r, run.present(r))), CSV_OPTIONS)
+          : batch.map((r) => `${JSON.stringify(run.present(r))}\n`).join('');
+      if (!res.write(chunk)) await drained(res, run.stallTimeoutMs);
+      if (gone || res.destroyed) break;
+    }
+  };
+  try {
+    await withTransaction(db, stream, { readOnly: true });
+  } catch (err) {
+    // Headers are out: the envelope cannot follow. Cut the connection so the client sees a broken download.
+    if (err instanceof ExportStalled) req.log?.info?.({ stallTimeoutMs: err.stallTimeoutMs }, 'export aborted: the client stopped reading');
+    else req.log?.error?.({ err }, 'export failed after streaming began');
+    res.destroy();
+    return;
+  }
+  if (!gone && !res.destroyed) res.end();
+}
+
+/**
+ * Streams the export `request` describes as the answer to `req`: a 200 with its content type, then the rows.
+ * Takes an export slot of `request.slotOwner` (released when the stream ends) unless the caller holds one.
+ * @throws AppError validation_error for a bad filter or sort (before the first byte); rate_limit_exceeded (429) over
+ *   an export cap. A failure once the rows stream cuts the connection instead.
+ */
+export async function streamResponsesExport(
+  { db, exportSlots }: { db: Db; exportSlots: ExportSlots },
+  req: Request,
+  res: Response,
+  request: ResponsesExportRequest,
+): Promise<void> {
+  const { workspaceId: ws, format, filters } = request;
+  // Validates filters and sort now, before the first byte is sent.
+  const exported = openResponseExport(ws, filters);
+  const release = request.slotOwner === undefined ? undefined : exportSlots.acquire(request.slotOwner);
+  try {
+    let questions: Question[] | undefined;
+    if (format === 'csv' && filters.formId !== undefined) {
+      questions = await listQuestions(db, ws, filters.formId).catch((err: unknown) => {
+        if (err instanceof AppError && err.status === 404) return [];
+        throw err;
+      });
+    }
+    const layout = csvLayout(request.createdColumn, questions);
+    res.status(200);
+    res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="responses.${format === 'csv' ? 'csv' : 'ndjson'}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    if (format === 'csv') res.write(stringify([layout.header], CSV_OPTIONS));
+    await streamRows(db, req, res, { exported, format, layout, present: (r) => request.present(r), record: request.record, stallTimeoutMs: exportSlots.stallTimeoutMs });
+  } finally {
+    release?.();
+  }
+}
