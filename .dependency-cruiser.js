@@ -1,7 +1,8 @@
 /**
  * Layer direction (README.md, "Development"; `npm run lint:layers` cruises src and migrations): migrations ← src/db ←
  * src/core ← src/adapters ← src/platform, src/pages, src/delivery, src/app.ts, src/server.ts, src/cli. The rules:
- * - core-imports-no-outer-layer: src/core imports no adapters, platform, pages, delivery, CLI or app code.
+ * - core-imports-no-outer-layer: src/core imports no adapters, platform, pages, delivery, CLI or app code, nor the
+ *   generated wire types (src/wire: the style's JSON, which adapters make of the core's records).
  * - core-imports-no-framework: src/core imports no HTTP framework, logger, Redis, terminal UI or process module
  *   (the `process` global, which dependency-cruiser cannot see, is checked by tools/lint-core-globals.js).
  * - db-is-the-bottom: src/db imports no project layer.
@@ -36,10 +37,10 @@ module.exports = {
     {
       name: 'core-imports-no-outer-layer',
       comment:
-        'src/core imports no adapters, platform, pages, delivery, CLI or app code, nor the process\'s database services in src/db (opening, LISTEN, replicas): it takes a handle (the database types are in src/db).',
+        'src/core imports no adapters, platform, pages, delivery, CLI, app code or wire types, nor the process\'s database services in src/db (opening, LISTEN, replicas): it takes a handle (the database types are in src/db).',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: '^src/(adapters|platform|pages|delivery|cli)(/|\\.ts$)|^src/(app|server|config)\\.ts$|' + DB_SERVICES },
+      to: { path: '^src/(adapters|platform|pages|delivery|cli|wire)(/|\\.ts$)|^src/(app|server|config)\\.ts$|' + DB_SERVICES },
     },
     {
       name: 'core-imports-no-framework',

@@ -10,10 +10,13 @@
  *    ~/.cache/feedback-service/node-<NODE24_VERSION> (installed there from the npm registry when missing, as
  *    .ci/run does);
  * 3. compares it file by file with clients/typescript/src/generated, and checks that the package's version is
- *    the document's `info.version` and that the client type-checks with its own tsconfig (DOM lib).
+ *    the document's `info.version` and that the client type-checks with its own tsconfig (DOM lib);
+ * 4. runs the generator with the service's wire-types config (clients/typescript/openapi-ts.wire.config.mjs) into
+ *    another temporary folder and compares it with src/wire (the types the presenters return).
  *
- * Exit 0 when all hold; exit 1 with one line per problem (`client: differs: sdk.gen.ts`) and a last line
- * saying how to fix it (`npm run generate --prefix clients/typescript` on Node >= 22.18, then commit).
+ * Exit 0 when all hold; exit 1 with one line per problem (`client: differs: sdk.gen.ts`,
+ * `wire: differs: types.gen.ts`) and a last line saying how to fix it (`npm run generate --prefix
+ * clients/typescript` or `npm run wire:generate` on Node >= 22.18, then commit).
  */
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -25,6 +28,8 @@ const { lockProblems } = require('./check-lockfile');
 const ROOT = path.resolve(__dirname, '..');
 const CLIENT = path.join(ROOT, 'clients', 'typescript');
 const GENERATED = path.join(CLIENT, 'src', 'generated');
+/** The service's wire types, made by openapi-ts.wire.config.mjs. */
+const WIRE = path.join(ROOT, 'src', 'wire');
 const GENERATOR = path.join(CLIENT, 'node_modules', '@hey-api', 'openapi-ts');
 /** The Node 24 release .ci/run installs (NODE24_VERSION there). */
 const NODE24_VERSION = '24.21.0';
@@ -71,13 +76,13 @@ function listFiles(dir, prefix = '') {
     .sort();
 }
 
-/** One line per file that is only in one folder or differs between them. */
-function compare(committed, fresh) {
+/** One line per file that is only in one folder or differs between them (`where` names the committed folder). */
+function compare(committed, fresh, where = 'src/generated') {
   const a = fs.existsSync(committed) ? listFiles(committed) : [];
   const b = listFiles(fresh);
   const problems = [];
   for (const f of a.filter((f) => !b.includes(f))) problems.push(`not generated any more: ${f}`);
-  for (const f of b.filter((f) => !a.includes(f))) problems.push(`missing from src/generated: ${f}`);
+  for (const f of b.filter((f) => !a.includes(f))) problems.push(`missing from ${where}: ${f}`);
   for (const f of a.filter((f) => b.includes(f))) {
     if (!fs.readFileSync(path.join(committed, f)).equals(fs.readFileSync(path.join(fresh, f)))) problems.push(`differs: ${f}`);
   }
@@ -96,23 +101,31 @@ function versionProblems() {
   return version === docVersion ? [] : [`package.json version ${version} is not the document's info.version ${docVersion}`];
 }
 
+/**
+ * Runs the generator with `config` (in clients/typescript) into a temporary folder and compares that with `committed`.
+ * @returns one line per problem, each prefixed with `label` (`wire: differs: types.gen.ts`).
+ */
+function checkGenerated(config, committed, where, label, regenerate) {
+  const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'client-check-'));
+  try {
+    execFileSync(generatorNode(), [path.join(GENERATOR, 'bin', 'run.js'), '-f', config, '--silent', '--no-log-file'], {
+      cwd: CLIENT,
+      env: { ...process.env, OPENAPI_TS_OUTPUT: fresh },
+      stdio: 'inherit',
+    });
+    return compare(committed, fresh, where).map((p) => `${label}${p}`);
+  } catch (err) {
+    return [`${label}the generator did not run (${err.message.split('\n')[0]}); its own output: ${regenerate}`];
+  } finally {
+    fs.rmSync(fresh, { recursive: true, force: true });
+  }
+}
+
 function main() {
   const problems = installClient();
   if (problems.length === 0) {
-    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'client-check-'));
-    try {
-      const node = generatorNode();
-      execFileSync(node, [path.join(GENERATOR, 'bin', 'run.js'), '-f', 'openapi-ts.config.mjs', '--silent', '--no-log-file'], {
-        cwd: CLIENT,
-        env: { ...process.env, OPENAPI_TS_OUTPUT: fresh },
-        stdio: 'inherit',
-      });
-      problems.push(...compare(GENERATED, fresh));
-    } catch (err) {
-      problems.push(`the generator did not run (${err.message.split('\n')[0]}); its own output: npm run generate --prefix clients/typescript`);
-    } finally {
-      fs.rmSync(fresh, { recursive: true, force: true });
-    }
+    problems.push(...checkGenerated('openapi-ts.config.mjs', GENERATED, 'src/generated', '', 'npm run generate --prefix clients/typescript'));
+    problems.push(...checkGenerated('openapi-ts.wire.config.mjs', WIRE, 'src/wire', 'wire: ', 'npm run wire:generate'));
     problems.push(...versionProblems());
     try {
       execFileSync(process.execPath, [path.join(CLIENT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(CLIENT, 'tsconfig.json'), '--noEmit'], { stdio: 'inherit' });
@@ -122,10 +135,10 @@ function main() {
   }
   for (const p of problems) console.error(`client: ${p}`);
   if (problems.length > 0) {
-    console.error(`client: ${problems.length} problem(s); regenerate with \`npm run generate --prefix clients/typescript\` on Node >= 22.18 and commit`);
+    console.error(`client: ${problems.length} problem(s); regenerate with \`npm run generate --prefix clients/typescript\` (the client) or \`npm run wire:generate\` (src/wire) on Node >= 22.18 and commit`);
     process.exit(1);
   }
-  console.log(`client: clients/typescript/src/generated matches openapi/openapi.yaml (${listFiles(GENERATED).length} files)`);
+  console.log(`client: clients/typescript/src/generated (${listFiles(GENERATED).length} files) and src/wire (${listFiles(WIRE).length} file) match openapi/openapi.yaml`);
 }
 
 if (require.main === module) main();

@@ -10,20 +10,21 @@ import { errors } from '../core/errors';
 import type { CoreDeps } from './deps';
 import { single, type Envelope } from './envelope';
 import { param, workspaceOf } from './query-values';
+import type { DashboardLinkA, DashboardLinkB, DashboardLinkCreateRequest } from '../wire/types.gen';
 
 /** A body field's name in this style and in the other (sent to this style, the other's name is a 400). */
-export interface FieldNames {
-  own: string;
-  other: string;
+export interface FieldNames<K extends keyof DashboardLinkCreateRequest> {
+  own: K;
+  other: K;
 }
 
 /** What differs between the styles. */
 export interface DashboardLinkStyle {
   style: 'A' | 'B';
-  expiresField: FieldNames;
-  addressesField: FieldNames;
+  expiresField: FieldNames<'expires_at' | 'expiresAt'>;
+  addressesField: FieldNames<'include_addresses' | 'includeAddresses'>;
   /** A link without its URL (the list); `url` is added by the mint's answer only. */
-  present(l: DashboardLink): Record<string, unknown>;
+  present(l: DashboardLink): DashboardLinkA | DashboardLinkB;
   wholeList<T>(req: Request, items: T[]): Envelope<T[]>;
 }
 
@@ -35,12 +36,13 @@ export function dashboardLinkHandlers(
   return {
     create: async (req, res) => {
       if (!req.auth) throw errors.invalidApiKey();
-      const b = (req.body ?? {}) as Record<string, unknown>;
+      // The OpenAPI validator has checked the body against DashboardLinkCreateRequest (both styles' names allowed).
+      const b: DashboardLinkCreateRequest = req.body ?? {};
       for (const f of [s.expiresField, s.addressesField]) {
         if (b[f.other] !== undefined) throw errors.invalid('body', f.other, `\`${f.other}\` is the other style's name; Style ${s.style} takes \`${f.own}\`.`);
       }
       const minter = req.auth;
-      const expiresAt = linkExpiry(b[s.expiresField.own] as string | undefined, s.expiresField.own, minter);
+      const expiresAt = linkExpiry(b[s.expiresField.own], s.expiresField.own, minter);
       const includeAddresses = b[s.addressesField.own] === true;
       const link = await mintDashboardLink(db, { workspaceId: workspaceOf(req), formId: param(req, 'form_id'), expiresAt, includeAddresses, minter }, publicUrl);
       res.status(201).json(single(req, { ...s.present(link), url: link.url }));

@@ -4,11 +4,13 @@
  */
 import type { Request } from 'express';
 import type { KeysetPage } from '../core/query/list';
+import type { EmptyObject, ListLinks, ListMetaA, ListMetaB } from '../wire/types.gen';
 
-export interface Envelope<T> {
+/** The envelope with its `meta` and `links` as the document gives them (`{}` for one resource, a style's list meta for a page). */
+export interface Envelope<T, M = EmptyObject | ListMetaA | ListMetaB, L = EmptyObject | ListLinks> {
   data: T;
-  meta: Record<string, unknown>;
-  links: Record<string, string | null>;
+  meta: M;
+  links: L;
   request_id: string;
 }
 
@@ -22,12 +24,12 @@ export function urlWith(req: Request, changes: Record<string, string | number | 
   return url.toString();
 }
 
-export function single<T>(req: Request, data: T): Envelope<T> {
+export function single<T>(req: Request, data: T): Envelope<T, EmptyObject, EmptyObject> {
   return { data, meta: {}, links: {}, request_id: req.requestId };
 }
 
 /** Style A list page: `meta {limit, has_more}`, cursor links. */
-export function cursorPage<T>(req: Request, items: T[], limit: number, nextCursor: string | null, prevCursor: string | null): Envelope<T[]> {
+export function cursorPage<T>(req: Request, items: T[], limit: number, nextCursor: string | null, prevCursor: string | null): Envelope<T[], ListMetaA, ListLinks> {
   return {
     data: items,
     meta: { limit, has_more: nextCursor !== null },
@@ -41,12 +43,12 @@ export function cursorPage<T>(req: Request, items: T[], limit: number, nextCurso
 }
 
 /** A core keyset page as a Style A list page, each item shaped by `present` (a Style A presenter). */
-export function keysetPage<T, U>(req: Request, page: KeysetPage<T>, present: (item: T) => U): Envelope<U[]> {
+export function keysetPage<T, U>(req: Request, page: KeysetPage<T>, present: (item: T) => U): Envelope<U[], ListMetaA, ListLinks> {
   return cursorPage(req, page.items.map((item) => present(item)), page.limit, page.nextCursor, page.prevCursor);
 }
 
 /** Style A list without pagination (the document gives it none): one page holding everything. */
-export function wholeListA<T>(req: Request, items: T[]): Envelope<T[]> {
+export function wholeListA<T>(req: Request, items: T[]): Envelope<T[], ListMetaA, ListLinks> {
   return cursorPage(req, items, items.length, null, null);
 }
 
@@ -55,7 +57,7 @@ export function offsetPage<T>(
   req: Request,
   items: T[],
   p: { page: number; limit: number; total: number; filteredTotal: number },
-): Envelope<T[]> {
+): Envelope<T[], ListMetaB, ListLinks> {
   const lastPage = Math.max(1, Math.ceil(p.filteredTotal / p.limit));
   return {
     data: items,
@@ -70,6 +72,6 @@ export function offsetPage<T>(
 }
 
 /** Style B list without pagination: one page holding everything. */
-export function wholeListB<T>(req: Request, items: T[]): Envelope<T[]> {
+export function wholeListB<T>(req: Request, items: T[]): Envelope<T[], ListMetaB, ListLinks> {
   return offsetPage(req, items, { page: 1, limit: Math.max(1, items.length), total: items.length, filteredTotal: items.length });
 }

@@ -8,14 +8,15 @@ import type { Row } from '../core/datatables/datatables.store';
 import type { EmailEvent } from '../core/email-events/email-events.store';
 import type { ResponseRecord } from '../core/responses/responses.types';
 import type { EndpointStyle } from '../core/webhooks/webhooks.store';
+import type { EmailEventA, EmailEventB, ResponseA, ResponseB, RowA, RowB } from '../wire/types.gen';
 import { presentEmailEventA, presentResponseA, presentRowA } from './style-a/present';
 import { presentEmailEventB, presentResponseB, presentRowB } from './style-b/present';
 
-/** One style's presenters of the resources an event carries. */
+/** One style's presenters of the resources an event carries, each returning that style's wire type. */
 export interface ResourcePresenters {
-  response(r: ResponseRecord): Record<string, unknown>;
-  row(r: Row): Record<string, unknown>;
-  emailEvent(e: EmailEvent): Record<string, unknown>;
+  response(r: ResponseRecord): ResponseA | ResponseB;
+  row(r: Row): RowA | RowB;
+  emailEvent(e: EmailEvent): EmailEventA | EmailEventB;
 }
 
 export const presentersByStyle: Readonly<Record<EndpointStyle, ResourcePresenters>> = {

@@ -9,7 +9,7 @@ import { errors } from '../core/errors';
 import { beforeBound, endDateBound, fromBound, type DateBound } from '../core/query/dates';
 
 export function str(req: Request, name: string): string | undefined {
-  const v = (req.query as Record<string, unknown>)[name];
+  const v: unknown = req.query[name]; // the validator may have coerced it to a number or boolean
   if (v === undefined) return undefined;
   if (Array.isArray(v)) throw errors.invalid('query', name, `\`${name}\` may be given once.`);
   return String(v);
@@ -20,7 +20,7 @@ export function str(req: Request, name: string): string | undefined {
  * may have coerced them to numbers or booleans), or undefined when absent.
  */
 export function list(req: Request, name: string): string[] | undefined {
-  const v = (req.query as Record<string, unknown>)[name];
+  const v: unknown = req.query[name]; // the validator may have coerced it to a number or boolean
   if (v === undefined) return undefined;
   return (Array.isArray(v) ? v : [v]).map(String);
 }
@@ -98,6 +98,14 @@ export function callerOf(req: Request): ApiKeyMeta {
   return req.auth;
 }
 
+/**
+ * The JSON body as the operation's request schema `T` (a type of src/wire/types.gen.ts): the OpenAPI validator has
+ * checked it against that schema before any handler runs; `{}` when there is none.
+ */
+export function bodyOf<T>(req: Request): T {
+  return req.body ?? {};
+}
+
 export function param(req: Request, name: string): string {
-  return String((req.params as Record<string, string>)[name]);
+  return String(req.params[name]);
 }

@@ -16,6 +16,7 @@ import type { Style } from '../platform/style';
 import type { CoreDeps } from './deps';
 import { single } from './envelope';
 import { workspaceOf } from './query-values';
+import type { ResponseA, ResponseB, ResponseCreateRequest } from '../wire/types.gen';
 
 type Body = Record<string, unknown>;
 
@@ -72,29 +73,30 @@ export interface SubmissionStyle {
   /** Reads the body's answers (answersSpelled with the style's spelling). */
   answers(answers: unknown): SubmissionInput['answers'];
   /** Reads the body's submission time. */
-  createdAt(body: Body): Date | undefined;
+  createdAt(body: ResponseCreateRequest): Date | undefined;
   /** Rewrites an error of the core into the style's spelling (the error itself when nothing differs). */
   spellError(err: unknown): unknown;
-  present(record: ResponseRecord): Record<string, unknown>;
+  present(record: ResponseRecord): ResponseA | ResponseB;
 }
 
 /** `POST {ws}/responses` handler of the style that `style` describes. */
 export function responseCreate({ db, publicUrl }: CoreDeps, style: SubmissionStyle) {
   return async (req: Request, res: Response) => {
     const ws = workspaceOf(req);
-    const body = (req.body ?? {}) as Body;
+    // The OpenAPI validator has checked the body against ResponseCreateRequest.
+    const body: ResponseCreateRequest = req.body ?? {};
     const answers = style.answers(body.answers);
     let record;
     try {
       const input: SubmissionInput = {
-        formId: body.form_id as string,
+        formId: body.form_id,
         answers,
-        language: body.language as string | undefined,
+        language: body.language,
         createdAt: style.createdAt(body),
-        respondentEmail: body.respondent_email as string | null | undefined,
-        emailId: body.email_id as string | null | undefined,
-        rowId: body.row_id as string | null | undefined,
-        version: body.version as number | undefined,
+        respondentEmail: body.respondent_email,
+        emailId: body.email_id,
+        rowId: body.row_id,
+        version: body.version,
       };
       record = await withTransaction(db, (trx) => submitResponse(trx, ws, input));
     } catch (err) {

@@ -3,14 +3,12 @@
  * the path, the route parameter that names the table and the presenter. PATCH answers the envelope with
  * the presented row, DELETE answers 204.
  */
-import type { Request, Router } from 'express';
+import type { Router } from 'express';
 import { deleteRow, patchRow, type Row } from '../core/datatables/datatables.store';
 import { withTransaction, type Db } from '../db';
 import { single } from './envelope';
-import { param, workspaceOf } from './query-values';
-
-export type Body = Record<string, unknown>;
-export const bodyOf = (req: Request): Body => (req.body ?? {}) as Body;
+import { bodyOf, param, workspaceOf } from './query-values';
+import type { EntryPatchRequestB, RowPatchRequestA } from '../wire/types.gen';
 
 /**
  * Mounts PATCH and DELETE of `path` on `r`; `path` names the row `:row_id` and the table `:<tableParam>`.
@@ -18,7 +16,7 @@ export const bodyOf = (req: Request): Body => (req.body ?? {}) as Body;
  */
 export function rowItemRoutes(r: Router, db: Db, opts: { path: string; tableParam: string; present: (row: Row) => unknown }): void {
   r.patch(opts.path, async (req, res) => {
-    const patch = bodyOf(req).data as Body;
+    const patch = bodyOf<RowPatchRequestA | EntryPatchRequestB>(req).data;
     const row = await withTransaction(db, (trx) => patchRow(trx, workspaceOf(req), param(req, opts.tableParam), param(req, 'row_id'), patch));
     res.json(single(req, opts.present(row)));
   });

@@ -8,12 +8,14 @@ import { Router, type Request, type Response } from 'express';
 import { errors } from '../core/errors';
 import { checkTranslateInput, translateStyleB, type StyleBRequest } from '../core/migration/translate';
 import { single } from './envelope';
+import { bodyOf } from './query-values';
+import type { TranslateRequest } from '../wire/types.gen';
 
 /** Mounted at `/api/v1`. */
 export function translateRouter(): Router {
   const r = Router();
   r.post('/translate', (req: Request, res: Response) => {
-    const input = req.body as StyleBRequest;
+    const input: StyleBRequest = bodyOf<TranslateRequest>(req);
     checkTranslateInput(input);
     const result = translateStyleB(input);
     if (!result.ok) throw errors.unprocessable(result.part, result.reason);

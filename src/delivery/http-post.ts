@@ -45,10 +45,10 @@ export function postTo(
       headers: { ...headers, host: url.host, 'content-length': String(Buffer.byteLength(body)) },
       ...(net.isIP(hostname) ? {} : { servername: hostname }),
       // Connect to the checked address only (no second resolution: no DNS rebinding).
-      lookup: ((_name: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
+      lookup: ((_name, opts, cb) => {
         if (opts?.all) cb(null, [{ address: address.address, family: address.family }]);
         else cb(null, address.address, address.family);
-      }) as never,
+      }) satisfies net.LookupFunction,
     });
     const timer = setTimeout(() => {
       finish(new Error(`no answer in time (timeout)`));

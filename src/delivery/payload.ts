@@ -5,10 +5,16 @@
  */
 import type { EventResource, EventType } from '../core/webhooks/outbox';
 import type { EndpointStyle } from '../core/webhooks/webhooks.store';
-import { presentersByStyle } from '../adapters/presenters';
+import { presentersByStyle, type ResourcePresenters } from '../adapters/presenters';
+
+/** An event's `data`: a resource as a style presents it, or the small objects of `row.deleted` and `webhook.test`. */
+export type EventData =
+  | ReturnType<ResourcePresenters[keyof ResourcePresenters]>
+  | { row_id: string; datatable_id: string }
+  | { endpoint_id: string; message: string };
 
 /** `data` of one event in one style. */
-export function renderData(resource: EventResource, style: EndpointStyle): Record<string, unknown> {
+export function renderData(resource: EventResource, style: EndpointStyle): EventData {
   const present = presentersByStyle[style];
   switch (resource.kind) {
     case 'response':

@@ -23,7 +23,7 @@ interface Node {
 }
 
 /** A string holds a lone surrogate (not valid Unicode; PostgreSQL refuses it in jsonb). */
-const illFormed = (s: string) => !(s as unknown as { isWellFormed(): boolean }).isWellFormed();
+const illFormed = (s: string) => !s.isWellFormed();
 
 /** `data[0].plan` from a node's chain; `dropIndexes` leaves out trailing array indexes (names the member). */
 function fieldOf(node: Node, dropIndexes = false): string {

@@ -230,7 +230,7 @@ export function reportBodyError(): RequestHandler {
     if (bad?.kind === 'depth') throw tooDeep(bad.field);
     if (bad !== undefined) {
       // The field name itself may be the ill-formed part: never echo a lone surrogate back.
-      const field = (bad.field as unknown as { toWellFormed(): string }).toWellFormed();
+      const field = bad.field.toWellFormed();
       throw errors.invalid('body', field, `\`${field}\` is not valid Unicode (it holds a lone surrogate such as \\ud800).`);
     }
     // NUL cannot be stored or compared by PostgreSQL: name the parameter instead of failing later.

@@ -56,7 +56,7 @@ export function csvText(text: string): string {
 /** A per-question CSV cell: choices as their values joined by "; "; numbers and booleans as written, text neutralised. */
 function cellOf(answer: StoredAnswer | undefined): string {
   if (answer === undefined || answer.value === null || answer.value === undefined) return '';
-  const v = answer.value as unknown;
+  const v: unknown = answer.value; // stored JSON: wider than StoredAnswerValue (a boolean, say)
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return csvText(v.map((o) => String((o as { value?: unknown }).value ?? '')).join('; '));
   if (typeof v === 'object') return csvText(String((v as { value?: unknown }).value ?? ''));

@@ -178,5 +178,5 @@ function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): Ar
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
     validateFormats: true,
-  }) as unknown as RequestHandler[]);
+  }));
 }

@@ -30,6 +30,7 @@ const PLANTS: Plant[] = [
   { rule: 'core-imports-no-outer-layer', from: 'src/core/planted-delivery.ts', to: 'src/delivery/payload.ts' },
   { rule: 'core-imports-no-outer-layer', from: 'src/core/planted-platform.ts', to: 'src/platform/logger.ts' },
   { rule: 'core-imports-no-outer-layer', from: 'src/core/planted-db-services.ts', to: 'src/db/connection.ts' },
+  { rule: 'core-imports-no-outer-layer', from: 'src/core/planted-wire.ts', to: 'src/wire/types.gen.ts' },
   { rule: 'core-imports-no-framework', from: 'src/core/planted-framework.ts', to: 'node:readline' },
   { rule: 'db-is-the-bottom', from: 'src/db/planted.ts', to: 'src/core/errors.ts' },
   { rule: 'styles-are-independent', from: 'src/adapters/style-a/planted.ts', to: 'src/adapters/style-b/present.ts' },

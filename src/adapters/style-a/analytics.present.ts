@@ -2,9 +2,10 @@
 import type { PeriodPoint, QuestionAnalytics } from '../../core/analytics/analytics.store';
 import type { UsageCount } from '../../core/api-keys/usage';
 import type { MigrationReport } from '../../core/migration/report';
+import type { KeyUsageA, MigrationReportA, QuestionAnalyticsA, TimeseriesPointA } from '../../wire/types.gen';
 
-export function presentQuestionAnalyticsA(q: QuestionAnalytics): Record<string, unknown> {
-  const out: Record<string, unknown> = { question_id: q.questionId, type: q.type, title: q.title, answered: q.answered, skipped: q.skipped };
+export function presentQuestionAnalyticsA(q: QuestionAnalytics): QuestionAnalyticsA {
+  const out: QuestionAnalyticsA = { question_id: q.questionId, type: q.type, title: q.title, answered: q.answered, skipped: q.skipped };
   if (q.options !== undefined) out.options = q.options;
   if (q.type === 'nps') {
     Object.assign(out, { nps: q.nps, promoters: q.promoters, passives: q.passives, detractors: q.detractors, distribution: q.distribution });
@@ -15,16 +16,16 @@ export function presentQuestionAnalyticsA(q: QuestionAnalytics): Record<string, 
   return out;
 }
 
-export function presentPeriodA(p: PeriodPoint): Record<string, unknown> {
+export function presentPeriodA(p: PeriodPoint): TimeseriesPointA {
   return { period_start: p.periodStart, responses: p.responses, average_score: p.averageScore, nps: p.nps };
 }
 
-export function presentUsageA(u: UsageCount): Record<string, unknown> {
+export function presentUsageA(u: UsageCount): KeyUsageA {
   return { date: u.date, style: u.style, requests: u.requests };
 }
 
 /** The migration report (docs/analytics.md, "Migration report"), snake_case; the CLI's `keys report` prints the same. */
-export function presentMigrationReportA(r: MigrationReport): Record<string, unknown> {
+export function presentMigrationReportA(r: MigrationReport): MigrationReportA {
   return {
     key_id: r.keyId,
     default_style: r.defaultStyle,

@@ -7,9 +7,10 @@ import type { DashboardLink } from '../../core/dashboards/dashboard-links';
 import { dashboardLinkHandlers } from '../dashboard-links.handlers';
 import type { CoreDeps } from '../deps';
 import { wholeListA } from '../envelope';
+import type { DashboardLinkA } from '../../wire/types.gen';
 
 /** The Style A shape of a dashboard link (the mint's answer adds `url`). */
-export function presentDashboardLinkA(l: DashboardLink): Record<string, unknown> {
+export function presentDashboardLinkA(l: DashboardLink): DashboardLinkA {
   return {
     id: l.id,
     form_id: l.formId,

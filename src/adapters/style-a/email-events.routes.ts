@@ -6,18 +6,17 @@
  * already stored; `data` in request order (an object for a single event).
  */
 import { Router } from 'express';
-import { type EmailEventInput, type EmailEventType, recordEmailEvents } from '../../core/email-events/email-events.store';
+import { type EmailEventInput, recordEmailEvents } from '../../core/email-events/email-events.store';
 import { errors, type ErrorDetail } from '../../core/errors';
 import { parseDateValue } from '../../core/query/dates';
 import { withTransaction } from '../../db';
 import type { CoreDeps } from '../deps';
 import { single } from '../envelope';
-import { workspaceOf } from '../query-values';
+import { bodyOf, workspaceOf } from '../query-values';
+import type { EmailEventsCreateRequest, EmailEventInput as EmailEventInputWire } from '../../wire/types.gen';
 import { presentEmailEventA } from './present';
 
-type Body = Record<string, unknown>;
-
-function toInput(item: Body, field: string, details: ErrorDetail[]): EmailEventInput {
+function toInput(item: EmailEventInputWire, field: string, details: ErrorDetail[]): EmailEventInput {
   let createdAt: Date | undefined;
   if (typeof item.created_at === 'string') {
     try {
@@ -31,14 +30,14 @@ function toInput(item: Body, field: string, details: ErrorDetail[]): EmailEventI
     }
   }
   return {
-    id: item.id as string | undefined,
-    emailId: item.email_id as string,
-    email: item.email as string,
-    type: item.type as EmailEventType,
+    id: item.id,
+    emailId: item.email_id,
+    email: item.email,
+    type: item.type,
     createdAt,
-    rowId: item.row_id as string | null | undefined,
-    formId: item.form_id as string | null | undefined,
-    flowId: item.flow_id as string | null | undefined,
+    rowId: item.row_id,
+    formId: item.form_id,
+    flowId: item.flow_id,
   };
 }
 
@@ -46,9 +45,9 @@ function toInput(item: Body, field: string, details: ErrorDetail[]): EmailEventI
 export function emailEventsWriteRouter({ db }: CoreDeps): Router {
   const r = Router();
   r.post('/:workspace_id/email-events', async (req, res) => {
-    const data = ((req.body ?? {}) as Body).data;
+    const { data } = bodyOf<EmailEventsCreateRequest>(req);
     const many = Array.isArray(data);
-    const items = (many ? data : [data]) as Body[];
+    const items = many ? data : [data];
     const details: ErrorDetail[] = [];
     const inputs = items.map((item, i) => toInput(item, many ? `data[${i}]` : 'data', details));
     if (details.length > 0) throw errors.validation(details);

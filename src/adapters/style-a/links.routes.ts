@@ -7,9 +7,10 @@ import type { CoreDeps } from '../deps';
 import { mintLink, type MintedLink } from '../../core/links/links';
 import { single } from '../envelope';
 import { param, workspaceOf } from '../query-values';
+import type { EmailLink, EmailLinkCreateRequest } from '../../wire/types.gen';
 
 /** The Style A shape of a minted link. */
-export function presentLink(l: MintedLink): Record<string, unknown> {
+export function presentLink(l: MintedLink): EmailLink {
   return {
     url: l.url,
     open_url: l.openUrl,
@@ -27,18 +28,19 @@ export function presentLink(l: MintedLink): Record<string, unknown> {
 export function linksRouter({ db }: CoreDeps, publicUrl: string): Router {
   const r = Router();
   r.post('/:workspace_id/forms/:form_id/links', async (req, res) => {
-    const b = (req.body ?? {}) as Record<string, unknown>;
+    // The OpenAPI validator has checked the body against EmailLinkCreateRequest.
+    const b: EmailLinkCreateRequest = req.body ?? {};
     const link = await mintLink(
       db,
       workspaceOf(req),
       {
         formId: param(req, 'form_id'),
-        email: b.email as string,
-        emailId: b.email_id as string | undefined,
-        rowId: b.row_id as string | null | undefined,
-        flowId: b.flow_id as string | null | undefined,
-        expiresInDays: b.expires_in_days as number | undefined,
-        maxResponses: b.max_responses as number | undefined,
+        email: b.email,
+        emailId: b.email_id,
+        rowId: b.row_id,
+        flowId: b.flow_id,
+        expiresInDays: b.expires_in_days,
+        maxResponses: b.max_responses,
       },
       publicUrl,
     );

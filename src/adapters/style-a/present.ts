@@ -8,6 +8,23 @@ import type { EmailEvent } from '../../core/email-events/email-events.store';
 import type { Form, FormSchema, FormSummary, Question } from '../../core/forms/forms.store';
 import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
 import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/webhooks.store';
+import type {
+  AnalyticsSummaryA,
+  AnswerAv2,
+  ApiKey,
+  DatatableA,
+  EmailEventA,
+  FormA,
+  FormSchemaA,
+  QuestionA,
+  ResponseA,
+  ResponseAv2,
+  RowA,
+  SchemaQuestion,
+  SubmissionReceipt,
+  WebhookDelivery as WebhookDeliveryWire,
+  WebhookEndpoint as WebhookEndpointWire,
+} from '../../wire/types.gen';
 import { presentTableData } from '../table-data';
 
 // Re-exported for existing imports; the presenter lives in src/adapters/table-data.ts.
@@ -15,8 +32,8 @@ export { presentTableData };
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
-function answerA(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { question_id: a.question_id, title: a.title, type: a.type, value: a.value };
+function answerA(a: StoredAnswer, withLabel: boolean): AnswerAv2 {
+  const out: AnswerAv2 = { question_id: a.question_id, title: a.title, type: a.type, value: a.value };
   if (withLabel && a.reporting_label !== undefined) out.reporting_label = a.reporting_label;
   return out;
 }
@@ -25,13 +42,13 @@ function answerA(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
  * The receipt of a public submission (docs/collecting.md, "Public JSON"): the stored response's id and time, nothing
  * it holds (a link's address and row stay with the workspace).
  */
-export function presentReceiptA(r: ResponseRecord): { id: string; created_at: string } {
+export function presentReceiptA(r: ResponseRecord): SubmissionReceipt {
   return { id: r.id, created_at: r.createdAt.toISOString() };
 }
 
 /** @param v2 adds `reporting_label` to answers of translated forms. */
-export function presentResponseA(r: ResponseRecord, v2 = false): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function presentResponseA(r: ResponseRecord, v2 = false): ResponseA | ResponseAv2 {
+  const out: ResponseAv2 = {
     id: r.id,
     form_id: r.formId,
     score: r.score,
@@ -45,7 +62,7 @@ export function presentResponseA(r: ResponseRecord, v2 = false): Record<string, 
   return out;
 }
 
-export function presentQuestionA(q: Question): Record<string, unknown> {
+export function presentQuestionA(q: Question): QuestionA {
   return {
     id: q.id,
     form_id: q.formId,
@@ -59,7 +76,7 @@ export function presentQuestionA(q: Question): Record<string, unknown> {
 }
 
 /** `questions` only when they were loaded (`?include=questions`). */
-export function presentFormA(f: Form): Record<string, unknown> {
+export function presentFormA(f: Form): FormA {
   return {
     id: f.id,
     name: f.name,
@@ -72,13 +89,13 @@ export function presentFormA(f: Form): Record<string, unknown> {
   };
 }
 
-export function presentSchemaA(s: FormSchema): Record<string, unknown> {
+export function presentSchemaA(s: FormSchema): FormSchemaA {
   return {
     form_id: s.formId,
     default_language: s.defaultLanguage,
     languages: s.languages,
     // A schema question is the question without its form_id (the schema names the form once).
-    questions: s.questions.map((q) => {
+    questions: s.questions.map((q): SchemaQuestion => {
       const { form_id: _formId, ...question } = presentQuestionA(q);
       return question;
     }),
@@ -86,7 +103,7 @@ export function presentSchemaA(s: FormSchema): Record<string, unknown> {
   };
 }
 
-export function presentSummaryA(s: FormSummary): Record<string, unknown> {
+export function presentSummaryA(s: FormSummary): AnalyticsSummaryA {
   return {
     form_id: s.formId,
     total_responses: s.totalResponses,
@@ -99,8 +116,8 @@ export function presentSummaryA(s: FormSummary): Record<string, unknown> {
   };
 }
 
-export function presentDatatableA(t: Datatable): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function presentDatatableA(t: Datatable): DatatableA {
+  const out: DatatableA = {
     id: t.id,
     name: t.name,
     row_count: t.rowCount,
@@ -112,11 +129,11 @@ export function presentDatatableA(t: Datatable): Record<string, unknown> {
 }
 
 /** Style A row: columns at the same level as row_id (reserved names cannot be columns). */
-export function presentRowA(r: Row): Record<string, unknown> {
+export function presentRowA(r: Row): RowA {
   return { ...r.data, row_id: r.rowId, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString() };
 }
 
-export function presentEmailEventA(e: EmailEvent): Record<string, unknown> {
+export function presentEmailEventA(e: EmailEvent): EmailEventA {
   return {
     id: e.id,
     email_id: e.emailId,
@@ -129,7 +146,7 @@ export function presentEmailEventA(e: EmailEvent): Record<string, unknown> {
   };
 }
 
-export function presentWebhookEndpoint(w: WebhookEndpoint): Record<string, unknown> {
+export function presentWebhookEndpoint(w: WebhookEndpoint): WebhookEndpointWire {
   return {
     id: w.id,
     url: w.url,
@@ -144,7 +161,7 @@ export function presentWebhookEndpoint(w: WebhookEndpoint): Record<string, unkno
 }
 
 /** A delivery of the log (docs/webhooks.md, "The delivery log"). */
-export function presentDelivery(d: WebhookDelivery): Record<string, unknown> {
+export function presentDelivery(d: WebhookDelivery): WebhookDeliveryWire {
   return {
     id: d.id,
     endpoint_id: d.endpointId,
@@ -160,7 +177,7 @@ export function presentDelivery(d: WebhookDelivery): Record<string, unknown> {
   };
 }
 
-export function presentApiKey(k: ApiKeyMeta): Record<string, unknown> {
+export function presentApiKey(k: ApiKeyMeta): ApiKey {
   return {
     id: k.id,
     name: k.name,

@@ -15,8 +15,8 @@ import { answersSpelled, createdAtValue, responseCreate } from '../response-crea
 import { bool, createdRangeA, lists, num, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
 import { presentResponseA } from './present';
+import type { ResponseCreateRequest } from '../../wire/types.gen';
 
-type Body = Record<string, unknown>;
 
 const TYPED_FILTER_NAMES = RESPONSE_FILTER_PARAMS.map((p) => p.name);
 
@@ -56,7 +56,7 @@ export function responseGetA({ db }: CoreDeps) {
 }
 
 /** Style A takes `created_at` only; `createdAt` is refused by name. */
-function createdAtA(body: Body): Date | undefined {
+function createdAtA(body: ResponseCreateRequest): Date | undefined {
   if (body.createdAt !== undefined) {
     throw errors.invalid('body', 'createdAt', '`createdAt` is the Style B spelling; Style A takes `created_at`.');
   }

@@ -3,17 +3,16 @@
  * docs/webhooks.md, "Endpoints", "The delivery log"): create, PATCH, delete, rotate-secret, test, deliveries (list, one, retry).
  * Parse, call the core, present; the OpenAPI validator has already checked the shapes.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { CoreDeps } from '../deps';
 import { checkWebhookPatch, createWebhookEndpoint, deleteWebhookEndpoint, getDelivery, listDeliveries, patchWebhookEndpoint, retryDelivery, rotateWebhookSecret, sendTestEvent } from '../../core/webhooks/webhooks.store';
 import { withTransaction } from '../../db';
 import { keysetPage, single } from '../envelope';
-import { param, str, workspaceOf } from '../query-values';
+import { bodyOf, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
 import { presentDelivery, presentWebhookEndpoint } from './present';
+import type { WebhookEndpointCreateRequest, WebhookEndpointPatchRequest, WebhookSecretRotateRequest } from '../../wire/types.gen';
 
-type Body = Record<string, unknown>;
-const bodyOf = (req: Request): Body => (req.body ?? {}) as Body;
 
 /** Routes mounted at `/api/v1/workspaces`. */
 export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
@@ -21,31 +20,31 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
   const base = '/:workspace_id/webhook-endpoints';
 
   r.post(base, async (req, res) => {
-    const b = bodyOf(req);
+    const b = bodyOf<WebhookEndpointCreateRequest>(req);
     const created = await createWebhookEndpoint(
       db,
       workspaceOf(req),
       {
-        url: b.url as string,
-        events: b.events as string[],
-        description: b.description as string | undefined,
-        enabled: b.enabled as boolean | undefined,
+        url: b.url,
+        events: b.events,
+        description: b.description,
+        enabled: b.enabled,
         // The endpoint renders events in the creating key's style unless told otherwise.
-        style: (b.style as string | undefined) ?? req.auth?.style ?? 'A',
+        style: b.style ?? req.auth?.style ?? 'A',
       },
       webhookUrls,
     );
     res.status(201).json(single(req, { ...presentWebhookEndpoint(created), secret: created.secret }));
   });
   r.patch(`${base}/:endpoint_id`, async (req, res) => {
-    const b = bodyOf(req);
+    const b = bodyOf<WebhookEndpointPatchRequest>(req);
     const patch = await checkWebhookPatch(
       {
-        url: b.url as string | undefined,
-        events: b.events as string[] | undefined,
-        description: b.description as string | null | undefined,
-        enabled: b.enabled as boolean | undefined,
-        style: b.style as string | undefined,
+        url: b.url,
+        events: b.events,
+        description: b.description,
+        enabled: b.enabled,
+        style: b.style,
       },
       webhookUrls,
     );
@@ -57,7 +56,7 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
     res.status(204).end();
   });
   r.post(`${base}/:endpoint_id/rotate-secret`, async (req, res) => {
-    const rotated = await rotateWebhookSecret(db, workspaceOf(req), param(req, 'endpoint_id'), { immediate: bodyOf(req).immediate === true });
+    const rotated = await rotateWebhookSecret(db, workspaceOf(req), param(req, 'endpoint_id'), { immediate: bodyOf<WebhookSecretRotateRequest>(req).immediate === true });
     res.json(single(req, { ...presentWebhookEndpoint(rotated), secret: rotated.secret }));
   });
   r.post(`${base}/:endpoint_id/test`, async (req, res) => {

@@ -8,11 +8,11 @@ import type { CoreDeps } from '../deps';
 import { createApiKeyFor, revokeApiKey } from '../../core/api-keys/api-keys.store';
 import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/datatables.store';
 import { errors } from '../../core/errors';
-import type { Scope } from '../../core/scopes';
 import { withTransaction, withTransactionIf } from '../../db';
 import { single } from '../envelope';
-import { param, workspaceOf } from '../query-values';
-import { bodyOf, rowItemRoutes, type Body } from '../row-item.routes';
+import { bodyOf, param, workspaceOf } from '../query-values';
+import { rowItemRoutes } from '../row-item.routes';
+import type { ApiKeyCreateRequest, RowsUpsertRequestA } from '../../wire/types.gen';
 import { presentApiKey, presentRowA } from './present';
 
 /** Write routes mounted at `/api/v1/workspaces`. */
@@ -20,9 +20,9 @@ export function styleAWritesRouter({ db, keysChanged, rateLimitPerMinute }: Core
   const r = Router();
 
   r.post('/:workspace_id/datatables/:datatable_id/rows', async (req, res) => {
-    const data = bodyOf(req).data;
+    const { data } = bodyOf<RowsUpsertRequestA>(req);
     const many = Array.isArray(data);
-    const upsert = await prepareRowUpsert(db, workspaceOf(req), param(req, 'datatable_id'), (many ? data : [data]) as Body[], {
+    const upsert = await prepareRowUpsert(db, workspaceOf(req), param(req, 'datatable_id'), many ? data : [data], {
       single: !many,
       maxItems: 100,
     });
@@ -34,16 +34,16 @@ export function styleAWritesRouter({ db, keysChanged, rateLimitPerMinute }: Core
 
   r.post('/:workspace_id/api-keys', async (req, res) => {
     if (!req.auth) throw errors.invalidApiKey();
-    const b = bodyOf(req);
+    const b = bodyOf<ApiKeyCreateRequest>(req);
     const creator = req.auth;
     const key = await withTransaction(db, (trx) =>
       createApiKeyFor(trx, creator, workspaceOf(req), {
-        name: b.name as string,
-        scopes: b.scopes as Scope[] | undefined,
-        workspaceIds: b.workspace_ids as string[] | undefined,
-        expiresAt: b.expires_at as string | null | undefined,
-        style: b.style as 'A' | 'B' | undefined,
-        rateLimitPerMinute: b.rate_limit_per_minute as number | undefined,
+        name: b.name,
+        scopes: b.scopes,
+        workspaceIds: b.workspace_ids,
+        expiresAt: b.expires_at,
+        style: b.style,
+        rateLimitPerMinute: b.rate_limit_per_minute,
       }, rateLimitPerMinute),
     );
     res.status(201).json(single(req, { ...presentApiKey({ ...key, lastUsedAt: null }), secret: key.secret }));

@@ -7,9 +7,10 @@ import type { DashboardLink } from '../../core/dashboards/dashboard-links';
 import { dashboardLinkHandlers } from '../dashboard-links.handlers';
 import type { CoreDeps } from '../deps';
 import { wholeListB } from '../envelope';
+import type { DashboardLinkB } from '../../wire/types.gen';
 
 /** The Style B shape of a dashboard link (the mint's answer adds `url`). */
-export function presentDashboardLinkB(l: DashboardLink): Record<string, unknown> {
+export function presentDashboardLinkB(l: DashboardLink): DashboardLinkB {
   return {
     id: l.id,
     formId: l.formId,

@@ -6,10 +6,11 @@
 import type { Datatable, Row } from '../../core/datatables/datatables.store';
 import type { EmailEvent } from '../../core/email-events/email-events.store';
 import type { ResponseRecord, StoredAnswer } from '../../core/responses/responses.types';
+import type { AnswerBv2, EmailEventB, ResponseB, ResponseBv2, RowB, TableB } from '../../wire/types.gen';
 import { presentTableData } from '../table-data';
 
-function answerB(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: a.question_id, title: a.title, type: a.type, value: a.value };
+function answerB(a: StoredAnswer, withLabel: boolean): AnswerBv2 {
+  const out: AnswerBv2 = { id: a.question_id, title: a.title, type: a.type, value: a.value };
   if (withLabel && a.reporting_label !== undefined) out.reporting_label = a.reporting_label;
   return out;
 }
@@ -19,8 +20,8 @@ function answerB(a: StoredAnswer, withLabel: boolean): Record<string, unknown> {
  * `actionlist_data` appear only when the record was read with them (`null` / `[]` when there are none).
  * @param v2 adds `reporting_label` to answers of translated forms.
  */
-export function presentResponseB(r: ResponseRecord, v2 = false): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function presentResponseB(r: ResponseRecord, v2 = false): ResponseB | ResponseBv2 {
+  const out: ResponseBv2 = {
     id: r.id,
     score: r.score,
     version: r.version,
@@ -37,13 +38,13 @@ export function presentResponseB(r: ResponseRecord, v2 = false): Record<string, 
 }
 
 /** Style B table: `{id, name}` only (docs/decisions.md). */
-export function presentTableB(t: Datatable): Record<string, unknown> {
+export function presentTableB(t: Datatable): TableB {
   return { id: t.id, name: t.name };
 }
 
 /** `{row_id, data}`; with `withMetadata` also `created_at` and `updated_at`. */
-export function presentRowB(r: Row, withMetadata = false): Record<string, unknown> {
-  const out: Record<string, unknown> = { row_id: r.rowId, data: r.data };
+export function presentRowB(r: Row, withMetadata = false): RowB {
+  const out: RowB = { row_id: r.rowId, data: r.data };
   if (withMetadata) {
     out.created_at = r.createdAt.toISOString();
     out.updated_at = r.updatedAt.toISOString();
@@ -52,7 +53,7 @@ export function presentRowB(r: Row, withMetadata = false): Record<string, unknow
 }
 
 /** Style B email event: `event_type`, `createdAt`, and `""` for absent row, form and flow links. */
-export function presentEmailEventB(e: EmailEvent): Record<string, unknown> {
+export function presentEmailEventB(e: EmailEvent): EmailEventB {
   return {
     id: e.id,
     email_id: e.emailId,

@@ -14,8 +14,8 @@ import { answersSpelled, createdAtValue, responseCreate } from '../response-crea
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';
 import { pageParams } from './params';
 import { presentResponseB } from './present';
+import type { ResponseCreateRequest } from '../../wire/types.gen';
 
-type Body = Record<string, unknown>;
 
 /** The Style B filters and sort of a responses list (shared by the list and the export). */
 export function responsesFilterB(req: Request): ResponseFilterQuery {
@@ -68,7 +68,7 @@ function detailsInStyleB(err: unknown): unknown {
 }
 
 /** Style B takes `createdAt` or `created_at`, not both. */
-function createdAtB(body: Body): Date | undefined {
+function createdAtB(body: ResponseCreateRequest): Date | undefined {
   if (body.created_at !== undefined && body.createdAt !== undefined) {
     throw errors.invalid('body', 'createdAt', 'Give `created_at` or `createdAt`, not both.');
   }

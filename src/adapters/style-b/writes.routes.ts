@@ -8,8 +8,9 @@ import type { CoreDeps } from '../deps';
 import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/datatables.store';
 import { withTransactionIf } from '../../db';
 import { single } from '../envelope';
-import { param, workspaceOf } from '../query-values';
-import { bodyOf, rowItemRoutes, type Body } from '../row-item.routes';
+import { bodyOf, param, workspaceOf } from '../query-values';
+import { rowItemRoutes } from '../row-item.routes';
+import type { BulkEntriesRequestB, EntryUpsertRequestB } from '../../wire/types.gen';
 import { presentRowB } from './present';
 
 
@@ -18,7 +19,7 @@ export function styleBWritesRouter({ db }: CoreDeps): Router {
   const r = Router();
 
   r.post('/:workspace_id/tables/:table_id/entries', async (req, res) => {
-    const upsert = await prepareRowUpsert(db, workspaceOf(req), param(req, 'table_id'), [bodyOf(req).data as Body], {
+    const upsert = await prepareRowUpsert(db, workspaceOf(req), param(req, 'table_id'), [bodyOf<EntryUpsertRequestB>(req).data], {
       single: true,
       requireId: true,
     });
@@ -26,7 +27,7 @@ export function styleBWritesRouter({ db }: CoreDeps): Router {
     res.status(201).json(presentRowB(row!));
   });
   r.post('/:workspace_id/tables/:table_id/bulk-entries', async (req, res) => {
-    const upsert = await prepareRowUpsert(db, workspaceOf(req), param(req, 'table_id'), bodyOf(req).data as Body[], {
+    const upsert = await prepareRowUpsert(db, workspaceOf(req), param(req, 'table_id'), bodyOf<BulkEntriesRequestB>(req).data, {
       single: false,
       requireId: true,
       maxItems: 1000,

@@ -25,7 +25,7 @@ export interface OptionCount {
 
 export interface QuestionAnalytics {
   questionId: string;
-  type: string;
+  type: Question['type'];
   title: string;
   answered: number;
   skipped: number;

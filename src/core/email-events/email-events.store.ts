@@ -19,12 +19,13 @@ import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
 
 export const EMAIL_EVENT_TYPES = ['send', 'delivery', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
+export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
 export interface EmailEvent {
   id: string;
   emailId: string;
   email: string;
-  type: string;
+  type: EmailEventType;
   rowId: string | null;
   formId: string | null;
   flowId: string | null;
@@ -65,7 +66,7 @@ export interface EventRow {
   id: string;
   email_id: string;
   email: string;
-  type: string;
+  type: EmailEventType;
   row_id: string | null;
   form_id: string | null;
   flow_id: string | null;
@@ -139,8 +140,6 @@ export async function listEmailEventsOffset(db: DbHandle, workspaceId: string, q
 }
 
 // Writes.
-
-export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
 /**
  * The `email_events` table row of one event: the one mapping for the API's writes and the importer.

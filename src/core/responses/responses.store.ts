@@ -261,7 +261,7 @@ function prepareList(q: ResponseFilterQuery) {
 }
 
 /** The records of a page's rows, with form names when asked for. */
-async function recordsOf(db: DbHandle, workspaceId: string, rows: Parameters<typeof toRecord>[0][], include: ResponseIncludes): Promise<ResponseRecord[]> {
+async function recordsOf(db: DbHandle, workspaceId: string, rows: ResponseRow[], include: ResponseIncludes): Promise<ResponseRecord[]> {
   const records = rows.map((r) => toRecord(r, include));
   if (include.formName) await attachFormNames(db, workspaceId, records);
   return records;
@@ -279,8 +279,8 @@ export async function listResponsesKeyset(
   const { keys, narrowing, include } = prepareList(q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const { limit, cursor } = q.pagination;
-  const page = await fetchKeysetPage(db, base, keys, limit, cursor, `responses:${workspaceId}`);
-  const items = await recordsOf(db, workspaceId, page.rows as never[], include);
+  const page = await fetchKeysetPage<ResponseRow & Record<string, unknown>>(db, base, keys, limit, cursor, `responses:${workspaceId}`);
+  const items = await recordsOf(db, workspaceId, page.rows, include);
   return { kind: 'keyset', items, limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
 }
 
@@ -304,11 +304,11 @@ export async function listResponsesOffset(
   const byDay = countersSuffice && narrowing.created.length === 0 && keys.length === 2 && keys[0]!.field.name === 'created_at';
   const seek = byDay ? (offset: number) => findDayStart(db, workspaceId, narrowing, keys[0]!.dir, offset) : undefined;
   const [rows, total, filteredTotal] = await Promise.all([
-    fetchOffsetPage(base, keys, page, limit, ['workspace_id', 'id'], seek),
+    fetchOffsetPage<ResponseRow>(base, keys, page, limit, ['workspace_id', 'id'], seek),
     countAllResponses(db, workspaceId),
     countNarrowed(db, workspaceId, narrowing, countersSuffice),
   ]);
-  return { kind: 'page', items: await recordsOf(db, workspaceId, rows as never[], include), page, limit, total, filteredTotal };
+  return { kind: 'page', items: await recordsOf(db, workspaceId, rows, include), page, limit, total, filteredTotal };
 }
 
 /**

@@ -7,7 +7,7 @@ export type { StoredAnswer };
 export interface ActionlistItem {
   actionlist_id: string;
   triggered_score: number;
-  triggers: unknown[];
+  triggers: string[];
 }
 
 /** The datatable row captured when the response was submitted. */

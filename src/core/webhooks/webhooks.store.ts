@@ -25,7 +25,7 @@ export type EndpointStyle = 'A' | 'B';
 export interface WebhookEndpoint {
   id: string;
   url: string;
-  events: string[];
+  events: WebhookEventType[];
   description: string | null;
   enabled: boolean;
   /** The style deliveries render `data` in. */
@@ -84,7 +84,7 @@ export interface WebhookDelivery {
   id: string;
   endpointId: string;
   eventId: string;
-  eventType: string;
+  eventType: EventType;
   status: DeliveryStatus;
   /** Attempts made so far. */
   attempts: number;
@@ -101,7 +101,7 @@ export interface DeliveryRow {
   id: string;
   endpoint_id: string;
   event_id: string;
-  event_type: string;
+  event_type: EventType;
   status: DeliveryStatus;
   attempts: number;
   last_status_code: number | null;
@@ -185,6 +185,7 @@ export async function getDelivery(db: DbHandle, workspaceId: string, endpointId:
 
 /** Event types an endpoint can subscribe to (docs/webhooks.md, "Events and payloads"; `webhook.test` is sent on request only). */
 export const WEBHOOK_EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const ENDPOINT_STYLES: readonly EndpointStyle[] = ['A', 'B'];
 
 /** How URLs are checked at creation and PATCH: the address policy and a resolver (dns.lookup). */
@@ -345,9 +346,10 @@ export async function rotateWebhookSecret(db: DbHandle, workspaceId: string, id:
   const rows = (await db('webhook_endpoints')
     .where({ workspace_id: workspaceId, id })
     .update({ ...previous, secret, updated_at: db.fn.now() })
-    .returning(ENDPOINT_COLUMNS)) as unknown[];
-  if (rows.length === 0) throw errors.notFound('Webhook endpoint', id);
-  return { ...toEndpoint(rows[0] as never), secret };
+    .returning(ENDPOINT_COLUMNS)) as EndpointRow[];
+  const row = rows[0];
+  if (row === undefined) throw errors.notFound('Webhook endpoint', id);
+  return { ...toEndpoint(row), secret };
 }
 
 async function enabledEndpoint(trx: DbHandle, workspaceId: string, id: string): Promise<WebhookEndpoint> {
