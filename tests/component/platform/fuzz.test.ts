@@ -125,6 +125,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   agent?.destroy();
+  server?.closeAllConnections();
   if (server) await new Promise((resolve) => server.close(resolve));
   // Summed and printed by tests/support/json-result-reporter.js as `fuzz: N requests, M answered 5xx`.
   const dir = process.env.FUZZ_COUNTS_DIR;
