@@ -194,7 +194,7 @@ async function runKeysCreate(opts: KeysCreateOptions): Promise<void> {
   if (opts.workspace.length === 0) throw new CliError('keys create needs at least one --workspace ID');
   const config = readConfig();
   const key = await withDb(config, true, async (db) => {
-    const found: { id: string }[] = await db('workspaces').select('id').whereIn('id', opts.workspace);
+    const found = await db('workspaces').select<{ id: string }[]>('id').whereIn('id', opts.workspace);
     const missing = opts.workspace.filter((w) => !found.some((f) => f.id === w));
     if (missing.length > 0) throw new CliError(`unknown workspace "${missing[0]}"`);
     return withTransaction(db, (trx) =>
@@ -289,12 +289,12 @@ async function demoPages(
   publicUrl: string,
 ): Promise<{ formId: string; languages: string[]; formUrl: string; linkUrl: string; openUrl: string } | undefined> {
   type FormRow = { id: string; translations: Record<string, unknown> | null };
-  const form: FormRow | undefined =
-    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId, name: 'Customer NPS (Europe)' })) ??
-    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']));
+  const form =
+    (await db('forms').first<FormRow | undefined>('id', 'translations').where({ workspace_id: workspaceId, name: 'Customer NPS (Europe)' })) ??
+    (await db('forms').first<FormRow | undefined>('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']));
   if (!form) return undefined;
-  const row: { row_id: string; data: { email?: unknown } } | undefined = await db('datatable_rows')
-    .first('row_id', 'data')
+  const row = await db('datatable_rows')
+    .first<{ row_id: string; data: { email?: unknown } } | undefined>('row_id', 'data')
     .where({ workspace_id: workspaceId })
     .orderBy(['created_at', 'row_id']);
   const email = typeof row?.data.email === 'string' ? row.data.email : 'demo@example.com';
@@ -360,7 +360,7 @@ async function runDemo(): Promise<void> {
   // Our connection is closed before the server opens its own: the embedded database allows one.
   const { seeded, key, embedded, pages } = await withDb(config, true, async (db) => {
     const embeddedDb = isEmbedded(db);
-    const anyWorkspace = await db('workspaces').first('id');
+    const anyWorkspace = await db('workspaces').first<{ id: string } | undefined>('id');
     if (!anyWorkspace) {
       process.stderr.write(`Loading the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses, once)…\n`);
     }

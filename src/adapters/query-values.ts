@@ -9,7 +9,8 @@ import { errors } from '../core/errors';
 import { beforeBound, endDateBound, fromBound, type DateBound } from '../core/query/dates';
 
 export function str(req: Request, name: string): string | undefined {
-  const v = (req.query as Record<string, unknown>)[name];
+  // The simple query parser (app.ts) gives strings; the OpenAPI validator may have coerced one to a number or boolean.
+  const v = (req.query as Record<string, string | string[] | number | boolean | undefined>)[name];
   if (v === undefined) return undefined;
   if (Array.isArray(v)) throw errors.invalid('query', name, `\`${name}\` may be given once.`);
   return String(v);

@@ -85,7 +85,7 @@ export async function makeAttempt(ctx: AttemptContext, job: AttemptJob): Promise
     const held = await db('webhook_deliveries')
       .where({ workspace_id: workspaceId, id: deliveryId, status: 'pending', attempt_token: token })
       .where('claimed_until', '>=', db.fn.now())
-      .first('id');
+      .first<{ id: string } | undefined>('id');
     if (held) throw new DeliveryBusyError(`delivery ${deliveryId} is being attempted by another worker`);
     return undefined;
   }

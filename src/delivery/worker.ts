@@ -37,7 +37,7 @@ export interface DeliveryWorkerOptions {
   /** Time between passes of the periodic prune in ms (delivery/retention.ts; default 1 h). */
   pruneIntervalMs?: number;
   /** Called after each prune pass (tests). */
-  onPrune?(result: PruneResult): void;
+  onPrune?: (result: PruneResult) => void;
 }
 
 /**

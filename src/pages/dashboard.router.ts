@@ -118,7 +118,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
           { db: deps.db, exportSlots: deps.exportSlots },
           {
             filters: () => ({ formId: link.formId }),
-            present: presentersByStyle.A.response,
+            present: (r) => presentersByStyle.A.response(r),
             createdColumn: 'created_at',
             workspaceId: link.workspaceId,
             slotHeld: true,

@@ -45,10 +45,11 @@ export function styleBDeprecation(headers: DeprecationHeaders | undefined): Requ
       next();
       return;
     }
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with apply(this, ...)
     const writeHead = res.writeHead;
     res.writeHead = function (this: typeof res, ...args: unknown[]) {
       if (String(res.getHeader('X-API-Style') ?? '').toUpperCase() === 'B' && !res.headersSent) {
-        for (const [name, value] of Object.entries(headers)) {
+        for (const [name, value] of Object.entries(headers) as Array<[keyof DeprecationHeaders, string]>) {
           // A Link the route set itself is kept beside ours.
           if (name === 'Link' && res.hasHeader('Link')) res.setHeader('Link', `${String(res.getHeader('Link'))}, ${value}`);
           else res.setHeader(name, value);

@@ -142,7 +142,9 @@ function capture(res: Response, done: (status: number, headers: Record<string, s
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return undefined;
     if (Buffer.isBuffer(chunk)) return chunk;
     if (chunk instanceof Uint8Array) return Buffer.from(chunk);
-    return Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    // Node's write and end take nothing else (they throw on other types).
+    if (typeof chunk !== 'string') return undefined;
+    return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
   };
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
@@ -159,7 +161,8 @@ function capture(res: Response, done: (status: number, headers: Record<string, s
       const v = res.getHeader(name);
       if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : String(v);
     }
-    done(res.statusCode, headers, Buffer.concat(chunks)).finally(() => end(...args));
+    // Not awaited: `end` must return `res` now; `done` catches its own errors, and the answer is sent after it.
+    void done(res.statusCode, headers, Buffer.concat(chunks)).finally(() => end(...args));
     return res;
   };
 }

@@ -44,11 +44,12 @@ function field(c: Column, v: unknown): string {
       return v ? 't' : 'f';
     case 'integer':
     case 'double precision':
-      return String(v);
+      return String(v as number);
     case 'text[]':
       return escapeText(`{${(v as string[]).map((s) => `"${s.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`);
     default:
-      return escapeText(String(v));
+      // The remaining column types (text, uuid, timestamptz) hold scalars.
+      return escapeText(String(v as string | number));
   }
 }
 

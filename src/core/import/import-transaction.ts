@@ -17,10 +17,11 @@ import type { ImportWriter } from './writer';
 export async function withImportWriter<T>(db: Db, fn: (trx: Knex.Transaction, writer: ImportWriter) => Promise<T>): Promise<T> {
   if (isEmbedded(db)) return db.transaction((trx) => fn(trx, insertWriter(trx)));
   // The transaction runs on a connection taken here, so COPY can use the same pg client knex uses.
-  const connection = (await db.client.acquireConnection()) as ClientBase;
+  const client = db.client as Knex.Client;
+  const connection = (await client.acquireConnection()) as ClientBase;
   try {
     return await db.transaction((trx) => fn(trx, copyWriter(connection)), { connection });
   } finally {
-    await db.client.releaseConnection(connection);
+    await client.releaseConnection(connection);
   }
 }

@@ -11,12 +11,10 @@
  * which PGlite needs), so pg-boss runs with `migrate: false`.
  */
 import type { Knex } from 'knex';
+import PgBoss from 'pg-boss';
 import { splitStatements } from '../../../migrations/sql-script';
 import type { DbHandle } from '../../db';
 
-// pg-boss 10 is CommonJS without an ESM entry; its types come with the package.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const PgBoss = require('pg-boss') as typeof import('pg-boss');
 type PgBossInstance = InstanceType<typeof PgBoss>;
 
 /** The pg-boss queue of delivery attempts: one job per attempt (created by migration 20261123_004). */
@@ -44,27 +42,27 @@ const TX_CONTROL = /^(BEGIN|COMMIT|START\s+TRANSACTION)$/i;
  * statements one by one in the caller's transaction when `db` is one, else in a knex transaction
  * standing for the script's own BEGIN … COMMIT (docs/decisions.md, "Who opens transactions").
  */
-export function knexExecutor(db: DbHandle): { executeSql(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number }> } {
+export function knexExecutor(db: DbHandle): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount?: number }> } {
   return {
     async executeSql(text: string, values?: unknown[]) {
       if (!values || values.length === 0) {
         const statements = splitStatements(text).filter((s) => !TX_CONTROL.test(s));
         if (statements.length > 1) {
           const run = async (trx: DbHandle) => {
-            let last: { rows: any[] } = { rows: [] };
-            for (const s of statements) last = (await trx.raw(s.replace(/\?/g, '\\?'))) as { rows: any[] };
+            let last: { rows: unknown[] } = { rows: [] };
+            for (const s of statements) last = (await trx.raw(s.replace(/\?/g, '\\?'))) as { rows: unknown[] };
             return last;
           };
           return (db as Knex).isTransaction ? run(db) : (db as Knex).transaction(run);
         }
-        return (await db.raw((statements[0] ?? text).replace(/\?/g, '\\?'))) as { rows: any[] };
+        return (await db.raw((statements[0] ?? text).replace(/\?/g, '\\?'))) as { rows: unknown[] };
       }
       const bindings: unknown[] = [];
       const sqlText = text.replace(/\?/g, '\\?').replace(/\$(\d+)/g, (_m, d: string) => {
         bindings.push(binding(values[Number(d) - 1]));
         return '?';
       });
-      return (await db.raw(sqlText, bindings as Knex.RawBinding[])) as { rows: any[] };
+      return (await db.raw(sqlText, bindings as Knex.RawBinding[])) as { rows: unknown[] };
     },
   };
 }

@@ -21,6 +21,7 @@ import {
   toDelivery,
   toEndpoint,
   type DeliveryRow,
+  type EndpointRow,
   type EndpointStyle,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -109,7 +110,7 @@ export async function createWebhookEndpoint(db: DbHandle, workspaceId: string, i
       disabled_reason: input.enabled === false ? 'Created disabled.' : null,
       secret,
     })
-    .returning(ENDPOINT_COLUMNS);
+    .returning<EndpointRow[]>(ENDPOINT_COLUMNS);
   return { ...toEndpoint(row), secret };
 }
 
@@ -169,7 +170,7 @@ export async function patchWebhookEndpoint(
   const [row] = await trx('webhook_endpoints')
     .where({ workspace_id: workspaceId, id })
     .update({ ...set, updated_at: trx.fn.now() })
-    .returning(ENDPOINT_COLUMNS);
+    .returning<EndpointRow[]>(ENDPOINT_COLUMNS);
   return toEndpoint(row);
 }
 
