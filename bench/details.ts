@@ -5,6 +5,7 @@
  * runs). Times in milliseconds, sizes in MiB as the earlier reports gave them.
  */
 import { performance } from 'node:perf_hooks';
+import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { Db } from '../src/db/connection';
 import { procMemoryMb, type Served } from './procs';
@@ -119,7 +120,8 @@ export async function explainWhat(db: Db, name: string, action: () => Promise<un
     db.off('query', onQuery);
   }
   // The captured SQL is pg's native form ($1, $2…): run it on a pg connection of the pool, not through knex.raw.
-  const conn = (await db.client.acquireConnection()) as pg.PoolClient;
+  const client = db.client as Knex.Client;
+  const conn = (await client.acquireConnection()) as pg.PoolClient;
   const plans: Plan[] = [];
   try {
     for (const q of seen.values()) {
@@ -134,7 +136,7 @@ export async function explainWhat(db: Db, name: string, action: () => Promise<un
       });
     }
   } finally {
-    await db.client.releaseConnection(conn);
+    await client.releaseConnection(conn);
   }
   return plans;
 }

@@ -206,8 +206,8 @@ async function main(): Promise<void> {
     log(`seeded ${fmt(s.responses)} responses in ${s.seconds.toFixed(1)} s`);
   }
   const db = createDb({ databaseUrl, dataDir: '.data', poolMax: 2 });
-  let report = '';
-  let failed = false;
+  let report: string;
+  let failed: boolean;
   try {
     const ws = (await db('workspaces').where('id', 'like', 'ws_bench%').orderBy('created_at', 'desc').first('id')) as { id: string } | undefined;
     if (!ws) throw new Error('no ws_bench* workspace in this database: seed it with bench/seed.ts first');
@@ -394,9 +394,12 @@ async function main(): Promise<void> {
     // ---- report
     const [pgVersion] = ((await db.raw('SHOW server_version')) as { rows: Array<{ server_version: string }> }).rows;
     const [sharedBuffers] = ((await db.raw('SHOW shared_buffers')) as { rows: Array<{ shared_buffers: string }> }).rows;
-    const sizes = ((
-      await db.raw(`SELECT pg_size_pretty(pg_table_size('responses')) AS heap, pg_size_pretty(pg_indexes_size('responses')) AS indexes`)
-    ).rows[0] ?? {}) as { heap?: string; indexes?: string };
+    const sizes =
+      (
+        await db.raw<{ rows: Array<{ heap?: string; indexes?: string }> }>(
+          `SELECT pg_size_pretty(pg_table_size('responses')) AS heap, pg_size_pretty(pg_indexes_size('responses')) AS indexes`,
+        )
+      ).rows[0] ?? {};
     const cpus = os.cpus();
     const loadAfter = os.loadavg();
     const lines: string[] = [];
@@ -560,7 +563,7 @@ async function measureDetails(
   const latencies: Latency[] = [];
   const analytics: Latency[] = [];
   const exports: ExportRun[] = [];
-  let dashboardFirstMs = NaN;
+  let dashboardFirstMs: number;
   try {
     log('latency…');
     for (const [name, p] of cases) {

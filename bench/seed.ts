@@ -226,12 +226,12 @@ async function insertResponses(db: Db, ws: string, formIds: string[], n: number,
     await trx.raw("SET LOCAL maintenance_work_mem = '256MB'");
     await trx.raw('SET LOCAL max_parallel_maintenance_workers = 2');
     const indexes = (
-      await trx.raw(
+      await trx.raw<{ rows: Array<{ indexname: string; indexdef: string }> }>(
         `SELECT i.indexname, i.indexdef FROM pg_indexes i
           WHERE i.schemaname = current_schema() AND i.tablename = 'responses'
             AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
       )
-    ).rows as Array<{ indexname: string; indexdef: string }>;
+    ).rows;
     for (const ix of indexes) await trx.raw('DROP INDEX ??', [ix.indexname]);
     log(`dropped ${indexes.length} secondary indexes for the load`);
 

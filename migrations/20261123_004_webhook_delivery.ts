@@ -10,11 +10,8 @@
  * (`PgBoss.getMigrationPlans`).
  */
 import type { Knex } from 'knex';
+import PgBoss from 'pg-boss';
 import { runSqlScript, splitStatements } from './sql-script';
-
-// pg-boss 10 is CommonJS without an ESM entry; its types come with the package.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const PgBoss = require('pg-boss') as typeof import('pg-boss');
 
 /** pg-boss schema name (its default). */
 const PGBOSS_SCHEMA = 'pgboss';
@@ -73,8 +70,8 @@ DROP SCHEMA IF EXISTS pgboss CASCADE;
 
 export async function up(knex: Knex): Promise<void> {
   await runSqlScript(knex, SQL_UP);
-  const installed = await knex.raw(`SELECT to_regclass('${PGBOSS_SCHEMA}.version') AS t`);
-  if (!(installed.rows[0] as { t: unknown }).t) {
+  const installed = await knex.raw<{ rows: Array<{ t: unknown }> }>(`SELECT to_regclass('${PGBOSS_SCHEMA}.version') AS t`);
+  if (!installed.rows[0]!.t) {
     const script = PgBoss.getConstructionPlans(PGBOSS_SCHEMA);
     for (const stmt of splitStatements(script)) {
       if (/^(BEGIN|COMMIT|SET LOCAL)\b/i.test(stmt)) continue;

@@ -176,7 +176,7 @@ function host(env: Env): string {
   const value = raw(env, 'HOST');
   if (value === undefined) return '127.0.0.1';
   // A host name or an IPv4/IPv6 address, no scheme, port or spaces.
-  if (!/^[A-Za-z0-9.\-]+$/.test(value) && !/^[0-9A-Fa-f:.]+(%[A-Za-z0-9]+)?$/.test(value)) {
+  if (!/^[A-Za-z0-9.-]+$/.test(value) && !/^[0-9A-Fa-f:.]+(%[A-Za-z0-9]+)?$/.test(value)) {
     throw new ConfigError('HOST', 'a host name or an IP address (no scheme or port)', value);
   }
   return value;

@@ -9,7 +9,7 @@ import { linkExpiry, listDashboardLinks, mintDashboardLink, revokeDashboardLink,
 import { errors } from '../core/errors';
 import type { CoreDeps } from './deps';
 import { single, type Envelope } from './envelope';
-import { param, workspaceOf } from './query-values';
+import { bodyOf, param, workspaceOf } from './query-values';
 import type { DashboardLinkA, DashboardLinkB, DashboardLinkCreateRequest } from '../wire/types.gen';
 
 /** A body field's name in this style and in the other (sent to this style, the other's name is a 400). */
@@ -37,7 +37,7 @@ export function dashboardLinkHandlers(
     create: async (req, res) => {
       if (!req.auth) throw errors.invalidApiKey();
       // The OpenAPI validator has checked the body against DashboardLinkCreateRequest (both styles' names allowed).
-      const b: DashboardLinkCreateRequest = req.body ?? {};
+      const b = bodyOf<DashboardLinkCreateRequest>(req);
       for (const f of [s.expiresField, s.addressesField]) {
         if (b[f.other] !== undefined) throw errors.invalid('body', f.other, `\`${f.other}\` is the other style's name; Style ${s.style} takes \`${f.own}\`.`);
       }

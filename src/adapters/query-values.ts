@@ -9,7 +9,8 @@ import { errors } from '../core/errors';
 import { beforeBound, endDateBound, fromBound, type DateBound } from '../core/query/dates';
 
 export function str(req: Request, name: string): string | undefined {
-  const v: unknown = req.query[name]; // the validator may have coerced it to a number or boolean
+  // The simple query parser (app.ts) gives strings; the OpenAPI validator may have coerced one to a number or boolean.
+  const v = req.query[name] as string | string[] | number | boolean | undefined;
   if (v === undefined) return undefined;
   if (Array.isArray(v)) throw errors.invalid('query', name, `\`${name}\` may be given once.`);
   return String(v);
@@ -103,7 +104,7 @@ export function callerOf(req: Request): ApiKeyMeta {
  * checked it against that schema before any handler runs; `{}` when there is none.
  */
 export function bodyOf<T>(req: Request): T {
-  return req.body ?? {};
+  return (req.body ?? {}) as T;
 }
 
 export function param(req: Request, name: string): string {

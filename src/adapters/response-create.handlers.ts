@@ -15,7 +15,7 @@ import { withTransaction } from '../db';
 import type { Style } from '../platform/style';
 import type { CoreDeps } from './deps';
 import { single } from './envelope';
-import { workspaceOf } from './query-values';
+import { bodyOf, workspaceOf } from './query-values';
 import type { ResponseA, ResponseB, ResponseCreateRequest } from '../wire/types.gen';
 
 type Body = Record<string, unknown>;
@@ -84,7 +84,7 @@ export function responseCreate({ db, publicUrl }: CoreDeps, style: SubmissionSty
   return async (req: Request, res: Response) => {
     const ws = workspaceOf(req);
     // The OpenAPI validator has checked the body against ResponseCreateRequest.
-    const body: ResponseCreateRequest = req.body ?? {};
+    const body = bodyOf<ResponseCreateRequest>(req);
     const answers = style.answers(body.answers);
     let record;
     try {

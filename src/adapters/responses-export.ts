@@ -34,7 +34,7 @@ export function responsesExport(deps: Pick<CoreDeps, 'db' | 'exportSlots'>, styl
       workspaceId,
       format,
       filters: style.filters(req),
-      present: style.present,
+      present: (r) => style.present(r),
       createdColumn: style.createdColumn,
       slotOwner: `key:${req.auth?.id ?? ''}`,
     });

@@ -84,7 +84,7 @@ export async function importFixtureFile(db: Db, file: string, opts: ImportFileOp
     try {
       fs.accessSync(file, fs.constants.R_OK);
     } catch (e) {
-      throw new Error(`cannot read "${file}": ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+      throw new Error(`cannot read "${file}": ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, { cause: e });
     }
   }
   const source = jsonSource(() => fs.createReadStream(spooled?.file ?? file, { highWaterMark: READ_CHUNK }));

@@ -95,7 +95,7 @@ export function createDb(opts: DbOptions, logger?: Logger): Db {
   // Throws DataDirLockedError when another process has the folder open (docs/operations.md, "One process per data directory").
   const release = onDisk ? lockDataDir(opts.dataDir) : undefined;
   // knex-pglite is a CommonJS module whose export is the client class itself.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when the embedded database is used (it brings PGlite)
   const ClientPGlite = require('knex-pglite') as typeof knex.Client;
   const connection = opts.pglite ? { pglite: opts.pglite } : { filename: opts.dataDir };
   const db = knex({ client: ClientPGlite, log: knexLog(logger), connection: connection as Knex.StaticConnectionConfig });

@@ -63,11 +63,12 @@ function field(c: CopyColumn, v: unknown): string {
       return v ? 't' : 'f';
     case 'integer':
     case 'double precision':
-      return String(v);
+      return String(v as number);
     case 'text[]':
       return escapeText(`{${(v as string[]).map((s) => `"${s.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`);
     default:
-      return escapeText(String(v));
+      // The remaining column types (text, uuid, timestamptz) hold scalars.
+      return escapeText(String(v as string | number));
   }
 }
 
@@ -135,10 +136,11 @@ export async function withCopyTransaction<T extends string, R>(
   fn: (trx: Knex.Transaction, writer: CopyWriter<T>) => Promise<R>,
 ): Promise<R> {
   // The transaction runs on a connection taken here, so COPY can use the same pg client knex uses.
-  const connection = (await db.client.acquireConnection()) as ClientBase;
+  const client = db.client as Knex.Client;
+  const connection = (await client.acquireConnection()) as ClientBase;
   try {
     return await db.transaction((trx) => fn(trx, copyWriter(connection, tables)), { connection });
   } finally {
-    await db.client.releaseConnection(connection);
+    await client.releaseConnection(connection);
   }
 }

@@ -30,7 +30,7 @@ export type DbHandle = Knex | Knex.Transaction;
 
 /** True when this knex instance runs on embedded PGlite (no COPY, one connection). */
 export function isEmbedded(db: Db): boolean {
-  return db.client.config.client !== 'pg';
+  return (db.client as Knex.Client).config.client !== 'pg';
 }
 
 /**

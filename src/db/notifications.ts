@@ -12,6 +12,7 @@
  * `onReset` runs whenever notices may have been missed (the connection was lost or is back): a
  * subscriber that caches must then drop what it holds. Used by the API key cache (issue 11).
  */
+import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Db, DbLogger as Logger } from './index';
 import { isEmbedded } from './connection';
@@ -28,9 +29,9 @@ export interface ListenOptions {
   channel: string;
   logger: Logger;
   /** Called with each notice's payload. */
-  onNotice(payload: string): void;
+  onNotice: (payload: string) => void;
   /** Called when notices may have been missed (connection lost or re-established). */
-  onReset(): void;
+  onReset: () => void;
 }
 
 interface ChannelListener {
@@ -39,8 +40,8 @@ interface ChannelListener {
 }
 
 interface Subscriber {
-  onNotice(payload: string): void;
-  onReset(): void;
+  onNotice: (payload: string) => void;
+  onReset: () => void;
 }
 
 const RECONNECT_MIN_MS = 1_000;
@@ -112,7 +113,7 @@ function listenEmbedded(db: Db, channel: string, logger: Logger, opts: Subscribe
 }
 
 function listenPostgres(db: Db, channel: string, logger: Logger, opts: Subscriber): ChannelListener {
-  const connection = db.client.config.connection as pg.ClientConfig | string;
+  const connection = (db.client as Knex.Client).config.connection as pg.ClientConfig | string;
   const config: pg.ClientConfig = typeof connection === 'string' ? { connectionString: connection } : { ...connection };
   let client: pg.Client | undefined;
   let listening = false;

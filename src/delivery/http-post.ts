@@ -55,10 +55,11 @@ export function postTo(
       req.destroy();
     }, timeoutMs);
     req.on('error', (e: NodeJS.ErrnoException) => finish(new Error(e.code ? `${e.code}: ${e.message}` : e.message)));
-    req.on('response', (res) => {
+    req.on('response', (res: http.IncomingMessage) => {
+      // One string: Node keeps the first of repeated Retry-After headers.
       const retryAfter = res.headers['retry-after'];
       res.on('error', (e) => finish(e));
-      res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }));
+      res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, retryAfter }));
       res.resume();
     });
     req.end(body);

@@ -39,7 +39,7 @@ export interface DeliveryWorkerOptions {
   /** Time between passes of the periodic prune in ms (delivery/prune.ts; default 1 h). */
   pruneIntervalMs?: number;
   /** Called after each prune pass (tests). */
-  onPrune?(result: PruneResult): void;
+  onPrune?: (result: PruneResult) => void;
 }
 
 /**

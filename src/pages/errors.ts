@@ -25,9 +25,9 @@ export type NotFoundStrings = (lang: string) => { notFoundTitle: string; notFoun
 /** The error pages of one router. */
 export interface PageErrors {
   /** Sends the message page: `heading` and `text` in `lang`, with `status`. */
-  message(res: Response, status: number, lang: string, heading: string, text: string): void;
+  message: (res: Response, status: number, lang: string, heading: string, text: string) => void;
   /** The 404 page, in the language of the visitor's `Accept-Language`. */
-  notFound(req: Request, res: Response): void;
+  notFound: (req: Request, res: Response) => void;
   /**
    * Known failures as pages: 410 an expired link, 409 a link that has taken its responses, 400 a bad link, 429 over
    * a budget (with the error's headers), 503 with `Retry-After` when the database cannot be reached (docs/operations.md,

@@ -41,7 +41,7 @@ export function deprecationHeaders(settings: { styleBSunset?: string | undefined
 
 /** Adds the three headers to an answer whose head is about to be written (styleHeaders, for a Style B answer). */
 export function addDeprecationHeaders(res: Response, headers: DeprecationHeaders): void {
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of Object.entries(headers) as Array<[keyof DeprecationHeaders, string]>) {
     // A Link the route set itself is kept beside ours.
     if (name === 'Link' && res.hasHeader('Link')) res.setHeader('Link', `${String(res.getHeader('Link'))}, ${value}`);
     else res.setHeader(name, value);

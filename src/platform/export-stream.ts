@@ -58,9 +58,10 @@ function cellOf(answer: StoredAnswer | undefined): string {
   if (answer === undefined || answer.value === null || answer.value === undefined) return '';
   const v: unknown = answer.value; // stored JSON: wider than StoredAnswerValue (a boolean, say)
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return csvText(v.map((o) => String((o as { value?: unknown }).value ?? '')).join('; '));
-  if (typeof v === 'object') return csvText(String((v as { value?: unknown }).value ?? ''));
-  return csvText(String(v));
+  // A choice's value is a string or a number; what is left after these cases is text.
+  if (Array.isArray(v)) return csvText(v.map((o) => String((o as { value?: string | number }).value ?? '')).join('; '));
+  if (typeof v === 'object') return csvText(String((v as { value?: string | number }).value ?? ''));
+  return csvText(String(v as string));
 }
 
 /** CSV header and row builder, with one column per question when the form is known. */

@@ -185,7 +185,7 @@ function outcomeCounters(registry: Registry): { refusals: Counter<'kind'>; authF
 }
 
 /** `db_reads_total{target}`, `db_replica_lag_seconds{replica}` and `db_replica_up{replica}` (docs/operations.md, "Read replicas"). */
-function replicaFamilies(registry: Registry): { reads: Counter<'target'>; setSource(source: () => readonly ReplicaStatus[]): void } {
+function replicaFamilies(registry: Registry): { reads: Counter<'target'>; setSource: (source: () => readonly ReplicaStatus[]) => void } {
   let source: () => readonly ReplicaStatus[] = () => [];
   const reads = new Counter({
     name: 'db_reads_total',
@@ -221,7 +221,7 @@ function replicaFamilies(registry: Registry): { reads: Counter<'target'>; setSou
 }
 
 /** The gauge `webhook_queue_depth`, read from the source set at each scrape (the last known depth if it fails). */
-function queueDepthGauge(registry: Registry, logger: Logger | undefined): { setSource(source: QueueDepthSource): void } {
+function queueDepthGauge(registry: Registry, logger: Logger | undefined): { setSource: (source: QueueDepthSource) => void } {
   let depthSource: QueueDepthSource = () => 0;
   let lastDepth = 0;
   new Gauge({

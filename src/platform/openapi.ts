@@ -30,7 +30,7 @@ export function loadOpenApiDocument(): OpenApiDocument {
  * uses `match`, not this function, and is unaffected.
  */
 function memoizePathToRegexp(): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the patch must change the module's own exports object; an import gives a copy
   const p2r = require('path-to-regexp') as { pathToRegexp: (path: unknown, opts?: unknown) => unknown; __memoized?: true };
   if (p2r.__memoized) return;
   const compile = p2r.pathToRegexp;
@@ -116,7 +116,7 @@ export function validatorSpec(doc: OpenApiDocument): OpenApiDocument {
   const strip = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(strip);
     if (node === null || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node)) {
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       if (key === 'content' && value && typeof value === 'object') {
         for (const media of Object.values(value)) if (media && typeof media === 'object') delete (media as Record<string, unknown>).examples;
       }

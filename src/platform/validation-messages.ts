@@ -81,7 +81,7 @@ export function expectedValue(doc: OpenApiDocument, raw: Schema | undefined): st
   const orNull = schema.nullable === true ? ' or null' : '';
   const variants = schema.oneOf ?? schema.anyOf;
   if (variants) return variants.map((v) => expectedValue(doc, v)).join(' or ') + orNull;
-  if (schema.allOf) return expectedValue(doc, Object.assign({}, ...schema.allOf.map((s) => deref(doc, s)))) + orNull;
+  if (schema.allOf) return expectedValue(doc, Object.assign({}, ...schema.allOf.map((s) => deref(doc, s))) as Schema) + orNull;
   if (schema.enum) return `one of ${schema.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}${orNull}`;
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   const min = typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + (type === 'integer' ? 1 : 0) : schema.minimum;
@@ -109,7 +109,8 @@ export function expectedValue(doc: OpenApiDocument, raw: Schema | undefined): st
 /** The value as the request sent it: JSON for a body value, the text in quotes for a parameter; long values cut. */
 export function receivedValue(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  // JSON has no text for a function or a symbol.
+  const text = JSON.stringify(value) ?? String(value as symbol | (() => unknown));
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 

@@ -29,6 +29,7 @@ interface Verdict {
   problems: string[];
 }
 type Files = { released: string; current: string; changelog: string };
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS script of tools/, without types
 const { gate, isStyleB } = require(script) as {
   gate: (files: Files) => Verdict;
   isStyleB: (p: string, op: Record<string, unknown>) => boolean;

@@ -107,9 +107,9 @@ export class Processes {
 
   /** Closes the clients, kills every process (SIGKILL) and waits for them, removes the temporary folder. */
   async stop(): Promise<void> {
-    await Promise.all(this.clients.filter((c) => c.status !== 'end').map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect())));
+    await Promise.all(this.clients.filter((c) => c.status !== 'end').map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : Promise.resolve(c.disconnect()))));
     for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    await Promise.all(this.children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+    await Promise.all(this.children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
     rmSync(this.tmp, { recursive: true, force: true });
   }
 }

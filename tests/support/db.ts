@@ -23,7 +23,7 @@ export function testDbUrl(): string {
 export async function openTestDb(): Promise<Db> {
   if (onEmbeddedDb()) {
     const shared = (globalThis as { __pgliteShared?: PgliteShared }).__pgliteShared ?? {};
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only on the embedded-database project (PGlite is large)
     const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
     const pglite = await PGlite.create({
       dataDir: 'memory://',

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const script = path.join(__dirname, '..', '..', 'tools', 'check-client.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS script of tools/, without types
 const { compare, atLeast } = require(script) as {
   compare: (committed: string, fresh: string) => string[];
   atLeast: (version: string, min: string) => boolean;

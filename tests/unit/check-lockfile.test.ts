@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const script = path.join(__dirname, '..', '..', 'tools', 'check-lockfile.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS script of tools/, without types
 const { lockProblems } = require(script) as { lockProblems: (lock: unknown) => string[] };
 
 const complete = {

@@ -87,7 +87,7 @@ describe('layer lint (.dependency-cruiser.js)', () => {
   });
 
   it('plants a violation of every rule the config has', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the config is a CommonJS file named at run time
     const rules = (require(config) as { forbidden: Array<{ name: string }> }).forbidden.map((r) => r.name);
     expect([...new Set(PLANTS.map((p) => p.rule))].sort()).toEqual([...rules].sort());
   });

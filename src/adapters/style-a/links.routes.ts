@@ -6,7 +6,7 @@ import { Router } from 'express';
 import type { CoreDeps } from '../deps';
 import { mintLink, type MintedLink } from '../../core/links/links';
 import { single } from '../envelope';
-import { param, workspaceOf } from '../query-values';
+import { bodyOf, param, workspaceOf } from '../query-values';
 import type { EmailLink, EmailLinkCreateRequest } from '../../wire/types.gen';
 
 /** The Style A shape of a minted link. */
@@ -29,7 +29,7 @@ export function linksRouter({ db }: CoreDeps, publicUrl: string): Router {
   const r = Router();
   r.post('/:workspace_id/forms/:form_id/links', async (req, res) => {
     // The OpenAPI validator has checked the body against EmailLinkCreateRequest.
-    const b: EmailLinkCreateRequest = req.body ?? {};
+    const b = bodyOf<EmailLinkCreateRequest>(req);
     const link = await mintLink(
       db,
       workspaceOf(req),

@@ -131,7 +131,7 @@ async function keyCounts(db: DbHandle, workspaceId: string, formId: string, rang
   const counts = new Map<string, Map<string, number>>();
   const add = (questionId: string, key: string, n: number) => {
     let m = counts.get(questionId);
-    if (!m) counts.set(questionId, (m = new Map()));
+    if (!m) counts.set(questionId, (m = new Map<string, number>()));
     m.set(key, (m.get(key) ?? 0) + n);
   };
   let responses = 0;
@@ -229,7 +229,7 @@ function analyseQuestion(q: Question, keys: Map<string, number>, responses: numb
 export async function questionAnalytics(db: DbHandle, workspaceId: string, formId: string, created: readonly DateBound[]): Promise<QuestionAnalytics[]> {
   const questions = await listQuestions(db, workspaceId, formId);
   const { counts, responses } = await keyCounts(db, workspaceId, formId, splitRange(created));
-  return questions.map((q) => analyseQuestion(q, counts.get(q.id) ?? new Map(), responses));
+  return questions.map((q) => analyseQuestion(q, counts.get(q.id) ?? new Map<string, number>(), responses));
 }
 
 /** The first day of the period holding `day` (`YYYY-MM-DD`, UTC); weeks start Monday. */

@@ -117,7 +117,9 @@ export function isKeyInactive(key: ApiKeyMeta, now = new Date()): boolean {
 export async function touchLastUsed(db: DbHandle, keyId: string): Promise<void> {
   await db('api_keys')
     .where('id', keyId)
-    .andWhere((q) => q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'"))
+    .andWhere((q) => {
+      q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'");
+    })
     .update({ last_used_at: db.fn.now() });
 }
 

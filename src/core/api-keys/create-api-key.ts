@@ -65,7 +65,7 @@ export async function createApiKey(db: DbHandle, input: CreateApiKeyInput): Prom
   }
   const scopes = input.scopes === undefined ? [...ALL_SCOPES] : [...new Set(input.scopes)];
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw new Error(`unknown scope "${unknown[0]}"`);
+  if (unknown.length > 0) throw new Error(`unknown scope "${String(unknown[0])}"`);
   const workspaceIds = [...new Set(input.workspaceIds)];
   if (workspaceIds.length === 0) throw new Error('an API key needs at least one workspace');
   const rateLimit = input.rateLimitPerMinute ?? null;

@@ -124,7 +124,7 @@ export interface DashboardLinkInput {
  */
 export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, publicUrl: string): Promise<MintedDashboardLink> {
   const secret = await linkSecret(db);
-  const form = await db('forms').first('id').where({ workspace_id: input.workspaceId, id: input.formId });
+  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: input.workspaceId, id: input.formId });
   if (!form) throw errors.notFound('form', input.formId);
   const [row] = (await db('dashboard_links')
     .insert({
@@ -145,7 +145,7 @@ export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, pub
  * @throws AppError resource_not_found when the form is not the workspace's.
  */
 export async function listDashboardLinks(db: Knex, workspaceId: string, formId: string): Promise<DashboardLink[]> {
-  const form = await db('forms').first('id').where({ workspace_id: workspaceId, id: formId });
+  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: workspaceId, id: formId });
   if (!form) throw errors.notFound('form', formId);
   const rows = (await db('dashboard_links')
     .where({ workspace_id: workspaceId, form_id: formId })

@@ -411,7 +411,8 @@ function prepareItems(items: Record<string, unknown>[], fields: ReadonlyMap<stri
     if ((id === undefined || id === null) && opts.requireId) {
       problems.push({ location: 'body', field: `${prefix}.id`, message: `\`${prefix}.id\` is required (the upsert key).` });
     }
-    const key = id === undefined || id === null ? undefined : String(id);
+    // checkColumns has reported an id of another type than string or number (the request is refused below).
+    const key = id === undefined || id === null ? undefined : String(id as string | number);
     if (key !== undefined) {
       const first = seen.get(key);
       if (first !== undefined) {

@@ -117,13 +117,13 @@ export async function formDefinitionsFromDb(
   formIds: readonly string[],
 ): Promise<StoredFormDefinition[]> {
   if (formIds.length === 0) return [];
-  const forms: FormRow[] = await db('forms')
-    .select('workspace_id', 'id', 'name', 'default_language', 'translations', 'score_question_id')
+  const forms = await db('forms')
+    .select<FormRow[]>('workspace_id', 'id', 'name', 'default_language', 'translations', 'score_question_id')
     .whereRaw('id = any(?)', [formIds as string[]])
     .orderBy(['workspace_id', 'id']);
   if (forms.length === 0) return [];
-  const questions: QuestionRow[] = await db('questions')
-    .select(QUESTION_COLUMNS)
+  const questions = await db('questions')
+    .select<QuestionRow[]>(QUESTION_COLUMNS)
     .whereRaw('form_id = any(?)', [forms.map((f) => f.id)])
     .orderBy(['workspace_id', 'form_id', 'position']);
   return forms.map((f) => {

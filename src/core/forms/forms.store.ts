@@ -144,7 +144,7 @@ export async function getQuestion(db: DbHandle, workspaceId: string, formId: str
 
 /** @throws AppError resource_not_found */
 export async function assertFormExists(db: DbHandle, workspaceId: string, formId: string): Promise<void> {
-  const row = await db('forms').select('id').where({ workspace_id: workspaceId, id: formId }).first();
+  const row = await db('forms').select('id').where({ workspace_id: workspaceId, id: formId }).first<{ id: string } | undefined>();
   if (!row) throw errors.notFound('Form', formId);
 }
 

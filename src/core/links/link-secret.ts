@@ -17,13 +17,13 @@ const cache = new WeakMap<Knex, Map<ServerSecretName, Promise<Buffer>>>();
 
 async function loadOrCreate(db: Knex, name: ServerSecretName): Promise<Buffer> {
   // Read first: a read replica (docs/operations.md, "Read replicas") can read the secret but not insert it.
-  const found: { secret: string } | undefined = await db('server_secrets').first('secret').where({ name });
+  const found = await db('server_secrets').first<{ secret: string } | undefined>('secret').where({ name });
   if (found) return Buffer.from(found.secret, 'base64url');
   await db('server_secrets')
     .insert({ name, secret: randomBytes(32).toString('base64url') })
     .onConflict('name')
     .ignore();
-  const row: { secret: string } | undefined = await db('server_secrets').first('secret').where({ name });
+  const row = await db('server_secrets').first<{ secret: string } | undefined>('secret').where({ name });
   if (!row) throw new Error(`server_secrets: the secret "${name}" could not be created`);
   return Buffer.from(row.secret, 'base64url');
 }

@@ -42,8 +42,8 @@ export async function claimLinkUse(trx: Knex.Transaction, claims: LinkClaims, to
  * True when the link `token` has taken every response it may (the page shows its message instead of the form).
  */
 export async function isLinkUsedUp(db: Knex, claims: LinkClaims, token: string): Promise<boolean> {
-  const row: { uses: number } | undefined = await db('email_link_uses')
-    .first('uses')
+  const row = await db('email_link_uses')
+    .first<{ uses: number } | undefined>('uses')
     .where({ workspace_id: claims.workspaceId, token_hash: tokenHash(token) });
   return row !== undefined && Number(row.uses) >= claims.maxResponses;
 }

@@ -125,11 +125,11 @@ export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInp
   if (!isEmailAddress(input.email)) {
     throw errors.invalid('body', 'email', `\`email\` must be an e-mail address; got "${input.email}"`);
   }
-  const form = await db('forms').first('id').where({ workspace_id: workspaceId, id: input.formId });
+  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: workspaceId, id: input.formId });
   if (!form) throw errors.notFound('form', input.formId);
   const rowId = input.rowId ?? null;
   if (rowId !== null) {
-    const row = await db('datatable_rows').first('row_id').where({ workspace_id: workspaceId, row_id: rowId });
+    const row = await db('datatable_rows').first<{ row_id: string } | undefined>('row_id').where({ workspace_id: workspaceId, row_id: rowId });
     if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` "${rowId}" is not a row of this workspace`);
   }
   const claims: LinkClaims = {

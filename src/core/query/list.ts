@@ -74,7 +74,9 @@ export async function fetchKeysetPage<TRow extends Record<string, unknown>>(
   const decoded = cursor === undefined ? undefined : decodeCursor(cursor, listId, signature, keys);
   const backward = decoded?.d === 'p';
   const q = query.clone();
-  keys.forEach((k, i) => q.select(db.raw(`${k.field.expr.sql} AS ??`, [...k.field.expr.bindings, `${KEY_ALIAS}${i}`])));
+  keys.forEach((k, i) => {
+    q.select(db.raw(`${k.field.expr.sql} AS ??`, [...k.field.expr.bindings, `${KEY_ALIAS}${i}`]));
+  });
   if (decoded) {
     const cond = keysetCondition(keys, decoded.k, backward ? 'before' : 'after');
     q.whereRaw(cond.sql, cond.bindings);

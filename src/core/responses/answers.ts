@@ -94,7 +94,8 @@ function describe(v: unknown): string {
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
   if (typeof v === 'object') return 'an object';
-  return `${typeof v} ${String(v)}`;
+  // What JSON has left: a number or a boolean.
+  return `${typeof v} ${String(v as number | boolean)}`;
 }
 
 /**

@@ -101,7 +101,7 @@ interface DemoContext {
   setupMs: number;
 }
 
-interface DemoForms {
+type DemoForms = {
   nps: FixtureForm;
   csat: FixtureForm;
   product: FixtureForm;
@@ -109,7 +109,7 @@ interface DemoForms {
   intl: FixtureForm;
   globexNps: FixtureForm;
   globexEvent: FixtureForm;
-}
+};
 
 interface DemoRows {
   customers: FixtureRow[];
@@ -434,7 +434,7 @@ export type SeedResult = { seeded: false } | { seeded: true; summary: ImportSumm
  * Spec: docs/import.md, "The demo data set" (`seed --demo`, `npm run demo`).
  */
 export async function seedDemo(db: Db, opts: SeedOptions = {}): Promise<SeedResult> {
-  const any = await db('workspaces').first('id');
+  const any = await db('workspaces').first<{ id: string } | undefined>('id');
   if (any) return { seeded: false };
   const now = opts.now ?? new Date();
   const summary = await importFixture(db, buildDemoFixture(now, opts.seed ?? 42), { now, onProgress: opts.onProgress });
@@ -459,8 +459,8 @@ export async function createDemoKey(
   db: DbHandle,
   previous?: { secret: string },
 ): Promise<{ id: string; secret: string; workspaceIds: string[]; reused: boolean }> {
-  const rows: { id: string; link: string }[] = await db('workspaces')
-    .select('id', 'link')
+  const rows = await db('workspaces')
+    .select<{ id: string; link: string }[]>('id', 'link')
     .whereIn('link', [...DEMO_WORKSPACE_LINKS]);
   const workspaceIds = DEMO_WORKSPACE_LINKS.map((link) => rows.find((r) => r.link === link)?.id).filter(
     (id): id is string => id !== undefined,
@@ -491,12 +491,12 @@ export interface DemoPageTargets {
  */
 export async function demoPageTargets(db: DbHandle, workspaceId: string): Promise<DemoPageTargets | undefined> {
   type FormRow = DemoPageTargets['form'];
-  const form: FormRow | undefined =
-    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId, name: 'Customer NPS (Europe)' })) ??
-    (await db('forms').first('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']));
+  const form =
+    (await db('forms').first<FormRow | undefined>('id', 'translations').where({ workspace_id: workspaceId, name: 'Customer NPS (Europe)' })) ??
+    (await db('forms').first<FormRow | undefined>('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']));
   if (!form) return undefined;
-  const row: { row_id: string; data: { email?: unknown } } | undefined = await db('datatable_rows')
-    .first('row_id', 'data')
+  const row = await db('datatable_rows')
+    .first<{ row_id: string; data: { email?: unknown } } | undefined>('row_id', 'data')
     .where({ workspace_id: workspaceId })
     .orderBy(['created_at', 'row_id']);
   return { form, row: row && { rowId: row.row_id, email: typeof row.data.email === 'string' ? row.data.email : undefined } };

@@ -62,7 +62,7 @@ export function decodeResource(json: unknown): EventResource {
     case 'test':
       return r;
     default:
-      throw new Error(`unknown event resource kind ${(r as { kind?: unknown }).kind}`);
+      throw new Error(`unknown event resource kind ${(r as { kind?: string }).kind}`);
   }
 }
 

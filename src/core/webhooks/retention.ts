@@ -10,6 +10,7 @@
  * (a delivery retried to `pending`) is checked again and kept. Running it on several instances at once
  * is safe: a row deleted by one is simply not found by the other.
  */
+import type { Knex } from 'knex';
 import { affectedRows, type DbHandle } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { DAY_MS } from '../query/dates';
@@ -36,7 +37,7 @@ export function pruneWebhookDeliveries(db: DbHandle, before: Date, opts: BatchOp
 
 /** Deletes events created before `before` that no delivery refers to, in batches. @returns rows deleted. */
 export function pruneWebhookEvents(db: DbHandle, before: Date, opts: BatchOptions = {}): Promise<number> {
-  const unreferenced = (q: ReturnType<DbHandle>) =>
+  const unreferenced = <TRecord extends object, TResult>(q: Knex.QueryBuilder<TRecord, TResult>) =>
     q.where('e.created_at', '<', before).whereNotExists(db('webhook_deliveries as d').select(db.raw('1')).whereRaw('d.workspace_id = e.workspace_id AND d.event_id = e.id'));
   return deleteInBatches(
     (limit) =>

@@ -267,8 +267,9 @@ export async function createWebhookEndpoint(db: DbHandle, workspaceId: string, i
       disabled_reason: input.enabled === false ? 'Created disabled.' : null,
       secret,
     })
-    .returning(ENDPOINT_COLUMNS);
-  return { ...toEndpoint(row), secret };
+    .returning<EndpointRow[]>(ENDPOINT_COLUMNS);
+  // An insert's RETURNING gives its one row.
+  return { ...toEndpoint(row!), secret };
 }
 
 /** Ends the endpoint's pending deliveries as `failed` (their queued jobs then find nothing to do). */
@@ -327,8 +328,9 @@ export async function patchWebhookEndpoint(
   const [row] = await trx('webhook_endpoints')
     .where({ workspace_id: workspaceId, id })
     .update({ ...set, updated_at: trx.fn.now() })
-    .returning(ENDPOINT_COLUMNS);
-  return toEndpoint(row);
+    .returning<EndpointRow[]>(ENDPOINT_COLUMNS);
+  // The endpoint was read in this transaction (`current`), so the update finds it.
+  return toEndpoint(row!);
 }
 
 /**
@@ -450,7 +452,7 @@ export async function deliveryClaimHeld(db: DbHandle, key: AttemptKey): Promise<
   const held = await db('webhook_deliveries')
     .where({ workspace_id: key.workspaceId, id: key.deliveryId, status: 'pending', attempt_token: key.token })
     .where('claimed_until', '>=', db.fn.now())
-    .first('id');
+    .first<{ id: string } | undefined>('id');
   return held !== undefined;
 }
 

@@ -30,7 +30,7 @@ export interface ApiKeyCache {
   /** The key whose secret this is (from the cache when fresh), or undefined for an unknown secret. */
   find(secret: string): Promise<ApiKeyMeta | undefined>;
   /** Drops every cached key on this instance (what a change notice does). */
-  clear(): void;
+  clear: () => void;
   /** Stops receiving change notices (the LISTEN connection closes with the database handle). */
   stop(): Promise<void>;
 }

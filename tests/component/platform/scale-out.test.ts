@@ -80,7 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   stopping = true;
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
   await hook?.close();
   await own?.drop();
 }, 60_000);
