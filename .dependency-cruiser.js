@@ -37,7 +37,7 @@ module.exports = {
     {
       name: 'core-imports-no-outer-layer',
       comment:
-        'src/core imports no adapters, platform, pages, delivery, CLI, app code or wire types, nor the process\'s database services in src/db (opening, LISTEN, replicas): it takes a handle (the database types are in src/db).',
+        "src/core imports no adapters, platform, pages, delivery, CLI, app code or wire types, nor the process's database services in src/db (opening, LISTEN, replicas): it takes a handle (the database types are in src/db).",
       severity: 'error',
       from: { path: '^src/core/' },
       to: { path: '^src/(adapters|platform|pages|delivery|cli|wire)(/|\\.ts$)|^src/(app|server|config)\\.ts$|' + DB_SERVICES },
@@ -72,13 +72,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/adapters/' },
       to: {
-        path: DB_SERVICES + '|^src/platform/auth/|^src/platform/(redis|idempotency|rate-limit|error-handler|http-log|http-server|request-id)\\.ts$|^src/(app|server|cli)\\.ts$|^src/cli/',
+        path:
+          DB_SERVICES +
+          '|^src/platform/auth/|^src/platform/(redis|idempotency|rate-limit|error-handler|http-log|http-server|request-id)\\.ts$|^src/(app|server|cli)\\.ts$|^src/cli/',
       },
     },
     {
       name: 'shared-adapters-name-no-style',
       comment:
-        'Only the selector knows styles: a shared adapter takes what differs from its caller; the selector (shared-responses.ts) picks a style folder\'s handler and presenters.ts lists the presenters by style for code that is not HTTP.',
+        "Only the selector knows styles: a shared adapter takes what differs from its caller; the selector (shared-responses.ts) picks a style folder's handler and presenters.ts lists the presenters by style for code that is not HTTP.",
       severity: 'error',
       from: { path: '^src/adapters/[^/]+\\.ts$', pathNot: '^src/adapters/(shared-responses|presenters)\\.ts$' },
       to: { path: '^src/adapters/style-' },
@@ -135,8 +137,7 @@ module.exports = {
     },
     {
       name: 'knex-only-in-core-and-db',
-      comment:
-        'SQL only in src/core (the stores) and src/db: no other layer imports knex or its types (src/db exports the handle types).',
+      comment: 'SQL only in src/core (the stores) and src/db: no other layer imports knex or its types (src/db exports the handle types).',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(core|db)/' },
       to: { path: '(^|/)node_modules/(knex|knex-pglite)/' },

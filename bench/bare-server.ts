@@ -118,10 +118,7 @@ async function upsert(pool: pg.Pool, ws: string, datatableId: string, body: stri
       JSON.stringify(data),
     ]);
     const r = rows[0]!;
-    return [
-      r.inserted ? 201 : 200,
-      { data: { ...r.data, row_id: r.row_id, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() } },
-    ];
+    return [r.inserted ? 201 : 200, { data: { ...r.data, row_id: r.row_id, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() } }];
   } catch (e) {
     if ((e as { code?: string }).code === '23503') throw new HttpError(404, 'resource_not_found', `no datatable ${datatableId}`);
     throw e;
@@ -150,10 +147,7 @@ async function handle(pool: pg.Pool, req: http.IncomingMessage): Promise<[number
   if (ws === undefined) throw new HttpError(404, 'not_found', 'no such route');
   const workspaceId = decodeURIComponent(ws);
   const secret = req.headers['x-api-key'];
-  const key =
-    typeof secret === 'string' && secret.startsWith(API_KEY_PREFIX)
-      ? await pool.query(KEY_SQL, [hashApiKeySecret(secret), workspaceId])
-      : undefined;
+  const key = typeof secret === 'string' && secret.startsWith(API_KEY_PREFIX) ? await pool.query(KEY_SQL, [hashApiKeySecret(secret), workspaceId]) : undefined;
   if (!key || key.rowCount === 0) throw new HttpError(401, 'invalid_api_key', 'missing or invalid API key');
   if (listMatch) return list(pool, workspaceId, url.searchParams);
   return upsert(pool, workspaceId, decodeURIComponent(rowsMatch![2]!), await readBody(req));

@@ -101,7 +101,9 @@ export async function interleave(
     const w = await runLoad(c.label, c.url, c.workload, opts.warmup, opts.connections);
     // No answer at all is allowed: a deep page under 32 connections may take longer than the warm-up.
     if (w.non2xx > 0 || w.errors > 0) {
-      throw new Error(`${c.workload.name} on ${c.label}: warm-up got ${w.non2xx} non-2xx and ${w.errors} errors of ${w.requests} (statuses ${JSON.stringify(w.statuses)})`);
+      throw new Error(
+        `${c.workload.name} on ${c.label}: warm-up got ${w.non2xx} non-2xx and ${w.errors} errors of ${w.requests} (statuses ${JSON.stringify(w.statuses)})`,
+      );
     }
   }
   const runs = new Map<string, LoadRun[]>(contenders.map((c) => [c.label, []]));
@@ -110,7 +112,9 @@ export async function interleave(
       const c = contenders[(i + round) % contenders.length]!;
       const r = await runLoad(c.label, c.url, c.workload, opts.duration, opts.connections);
       runs.get(c.label)!.push(r);
-      opts.log(`  round ${round + 1}/${opts.rounds} ${c.workload.name} on ${c.label}: ${r.rps.toFixed(0)} req/s, p99 ${r.latencyP99} ms, statuses ${JSON.stringify(r.statuses)}${r.errors ? `, ${r.errors} errors` : ''}`);
+      opts.log(
+        `  round ${round + 1}/${opts.rounds} ${c.workload.name} on ${c.label}: ${r.rps.toFixed(0)} req/s, p99 ${r.latencyP99} ms, statuses ${JSON.stringify(r.statuses)}${r.errors ? `, ${r.errors} errors` : ''}`,
+      );
     }
   }
   return contenders.map((c) => {

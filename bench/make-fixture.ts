@@ -52,12 +52,11 @@ function response(i: number, formIds: string[], rand: () => number, suffix: stri
  * @returns the workspace and form ids in the file and its size in bytes.
  * @throws the write stream's error (e.g. ENOENT for a missing folder, ENOSPC).
  */
-export async function writeFixture(
-  file: string,
-  opts: FixtureOptions,
-): Promise<{ workspaceId: string; formIds: string[]; bytes: number }> {
+export async function writeFixture(file: string, opts: FixtureOptions): Promise<{ workspaceId: string; formIds: string[]; bytes: number }> {
   const rand = prng(opts.seed ?? randomInt(2 ** 31));
-  const suffix = Math.floor(rand() * 2 ** 32).toString(16).padStart(8, '0');
+  const suffix = Math.floor(rand() * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0');
   const workspaceId = `ws_imp${suffix}`;
   const formIds = FORM_NAMES.map((_, i) => `frm_imp${i}${suffix}`);
   const head: FixtureDocument = {

@@ -23,7 +23,12 @@ export function pgBinDir(env: NodeJS.ProcessEnv = process.env): string | undefin
   const has = (dir: string) => ['initdb', 'pg_ctl', 'pg_basebackup'].every((b) => fs.existsSync(path.join(dir, b)));
   if (env.PG_BIN) return has(env.PG_BIN) ? env.PG_BIN : undefined;
   const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = fs.existsSync(root)
+    ? fs
+        .readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   for (const v of versions) if (has(path.join(root, v, 'bin'))) return path.join(root, v, 'bin');
   for (const dir of (env.PATH ?? '').split(':')) if (dir && has(dir)) return dir;
   return undefined;
@@ -91,7 +96,15 @@ export async function startPgCluster(opts: { replicas?: number; bin?: string; re
     await exec('initdb', ['-D', primary.dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
     fs.appendFileSync(
       path.join(primary.dir, 'postgresql.conf'),
-      [`port = ${primary.port}`, "listen_addresses = '127.0.0.1'", "unix_socket_directories = ''", 'wal_level = replica', 'max_wal_senders = 10', 'fsync = off', ''].join('\n'),
+      [
+        `port = ${primary.port}`,
+        "listen_addresses = '127.0.0.1'",
+        "unix_socket_directories = ''",
+        'wal_level = replica',
+        'max_wal_senders = 10',
+        'fsync = off',
+        '',
+      ].join('\n'),
     );
     fs.appendFileSync(path.join(primary.dir, 'pg_hba.conf'), 'host replication all 127.0.0.1/32 trust\n');
     await ctl(primary, 'start');
@@ -100,7 +113,10 @@ export async function startPgCluster(opts: { replicas?: number; bin?: string; re
     for (let i = 0; i < (opts.replicas ?? 1); i++) {
       const replica = node(`replica${i + 1}`, await freePort());
       await exec('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', replica.dir, '-R', '-X', 'stream', '--no-sync']);
-      fs.appendFileSync(path.join(replica.dir, 'postgresql.conf'), [`port = ${replica.port}`, 'hot_standby = on', ...(opts.replicaSettings ?? []), ''].join('\n'));
+      fs.appendFileSync(
+        path.join(replica.dir, 'postgresql.conf'),
+        [`port = ${replica.port}`, 'hot_standby = on', ...(opts.replicaSettings ?? []), ''].join('\n'),
+      );
       await ctl(replica, 'start');
       started.push(replica);
       replicas.push(replica);

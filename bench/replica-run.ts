@@ -82,9 +82,24 @@ export async function measureReplica(o: ReplicaRunOptions): Promise<{ lines: str
     try {
       writer = (await createApiKey(db, { name: 'bench writer', workspaceIds: [s.workspaceId], rateLimitPerMinute: 10_000_000 })).secret;
       await importFixture(db, {
-        datatables: [{ id: datatableId, workspace_id: s.workspaceId, name: 'Replica bench', fields: [{ name: 'id', type: 'string' }, { name: 'seats', type: 'number' }] }],
+        datatables: [
+          {
+            id: datatableId,
+            workspace_id: s.workspaceId,
+            name: 'Replica bench',
+            fields: [
+              { name: 'id', type: 'string' },
+              { name: 'seats', type: 'number' },
+            ],
+          },
+        ],
       });
-      const [big] = (await db('response_counts').where('workspace_id', s.workspaceId).groupBy('form_id').select('form_id').orderByRaw('sum(responses) desc').limit(1)) as Array<{ form_id: string }>;
+      const [big] = (await db('response_counts')
+        .where('workspace_id', s.workspaceId)
+        .groupBy('form_id')
+        .select('form_id')
+        .orderByRaw('sum(responses) desc')
+        .limit(1)) as Array<{ form_id: string }>;
       bigForm = big!.form_id;
     } finally {
       await db.destroy();
@@ -108,7 +123,8 @@ export async function measureReplica(o: ReplicaRunOptions): Promise<{ lines: str
     servers.push(one);
     const withReplica = await serve('app', s.databaseUrl, o.runtime, 'info', replicaUrl);
     servers.push(withReplica);
-    const ids = async (sv: Served) => JSON.stringify(((await (await fetch(sv.url + listW.path, { headers: reader })).json()) as { data: Array<{ id: string }> }).data.map((r) => r.id));
+    const ids = async (sv: Served) =>
+      JSON.stringify(((await (await fetch(sv.url + listW.path, { headers: reader })).json()) as { data: Array<{ id: string }> }).data.map((r) => r.id));
     if ((await ids(one)) !== (await ids(withReplica))) throw new Error('the app with the replica lists other rows than the app on the primary');
     const before = await readsOf(withReplica);
 
@@ -127,7 +143,10 @@ export async function measureReplica(o: ReplicaRunOptions): Promise<{ lines: str
     for (const sv of [one, withReplica]) {
       const label = sv === one ? ONE : WITH;
       const half = Math.floor(o.connections / 2);
-      mixed.push({ label, runs: await Promise.all([runLoad(label, sv.url, listW, o.duration, o.connections - half), runLoad(label, sv.url, upsertW, o.duration, half)]) });
+      mixed.push({
+        label,
+        runs: await Promise.all([runLoad(label, sv.url, listW, o.duration, o.connections - half), runLoad(label, sv.url, upsertW, o.duration, half)]),
+      });
     }
     const after = await readsOf(withReplica);
     const lagText = (await (await fetch(`${withReplica.url}/metrics`)).text()).match(/^db_replica_lag_seconds\{[^}]*\} (\S+)$/m)?.[1] ?? '?';
@@ -150,7 +169,9 @@ export async function measureReplica(o: ReplicaRunOptions): Promise<{ lines: str
     }
     for (const w of [listW, upsertW]) {
       const r = (label: string) => mixed.find((m) => m.label === label)!.runs.find((x) => x.workload === w.name)!;
-      out(`| ${w.name}, while the other runs (one run) | ${fmt(r(ONE).rps)} | ${fmt(r(WITH).rps)} | ${(r(WITH).rps / r(ONE).rps).toFixed(2)}x | ${r(ONE).latencyP99} / ${r(WITH).latencyP99} |`);
+      out(
+        `| ${w.name}, while the other runs (one run) | ${fmt(r(ONE).rps)} | ${fmt(r(WITH).rps)} | ${(r(WITH).rps / r(ONE).rps).toFixed(2)}x | ${r(ONE).latencyP99} / ${r(WITH).latencyP99} |`,
+      );
     }
     out();
     out(

@@ -130,7 +130,8 @@ function loadRows(runs: Interleaved[]): string[] {
 async function probe(url: string, init: RequestInit, expect: number[], what: string): Promise<{ data?: unknown; meta?: Record<string, unknown> }> {
   const res = await fetch(url, init);
   const text = await res.text();
-  if (!expect.includes(res.status)) throw new Error(`${what}: ${init.method ?? 'GET'} ${url} → ${res.status} (expected ${expect.join('/')}) ${text.slice(0, 500)}`);
+  if (!expect.includes(res.status))
+    throw new Error(`${what}: ${init.method ?? 'GET'} ${url} → ${res.status} (expected ${expect.join('/')}) ${text.slice(0, 500)}`);
   return JSON.parse(text) as { data?: unknown; meta?: Record<string, unknown> };
 }
 
@@ -144,7 +145,12 @@ async function main(): Promise<void> {
     .option('--warmup <s>', 'seconds of the warm-up run per contender', int, 3)
     .option('--connections <n>', 'autocannon connections of the comparisons', int, 32)
     .option('--rss-connections <n>', 'connections of the peak-RSS load (half list, half upsert)', int, 64)
-    .option('--page-limit <n>', 'Style B `limit` of the page 1 / page 5000 row (default 20, as the Style A list: at 1M, page 5000 is then a real page, rows 99,981-100,000 of ~224,000 matches; the API default 50 would be past the last page)', int, 20)
+    .option(
+      '--page-limit <n>',
+      'Style B `limit` of the page 1 / page 5000 row (default 20, as the Style A list: at 1M, page 5000 is then a real page, rows 99,981-100,000 of ~224,000 matches; the API default 50 would be past the last page)',
+      int,
+      20,
+    )
     .option('--samples <n>', 'requests per latency figure', int, 50)
     .option('--offset-samples <n>', 'requests per latency figure of the page=5000 cases', int, 15)
     .option('--database-url <url>', 'reuse this already seeded bench database instead of seeding')
@@ -152,11 +158,19 @@ async function main(): Promise<void> {
     .option('--skip-import', 'skip the import row', false)
     .option('--skip-export', 'skip the export measurements', false)
     .option('--skip-details', 'skip latency, analytics, exports and plans (targets only)', false)
-    .option('--node <path>', 'node binary of the servers and the import (default: BENCH_NODE, else the node running the bench)', process.env.BENCH_NODE || process.execPath)
+    .option(
+      '--node <path>',
+      'node binary of the servers and the import (default: BENCH_NODE, else the node running the bench)',
+      process.env.BENCH_NODE || process.execPath,
+    )
     .option('--replica-responses <n>', 'responses seeded for the read-replica rows (on a primary and replica of their own)', int, 200_000)
     .option('--skip-replica', 'skip the read-replica rows', false)
     .option('--replica-only', 'run only the read-replica rows (report: bench/results/replica-node<major>.md)', false)
-    .option('--memory-flags <flags>', 'the memory settings measured against V8 defaults (default: what `serve` and `import` apply)', MEMORY_DEFAULT_FLAGS.join(' '))
+    .option(
+      '--memory-flags <flags>',
+      'the memory settings measured against V8 defaults (default: what `serve` and `import` apply)',
+      MEMORY_DEFAULT_FLAGS.join(' '),
+    )
     .parse();
   const o = program.opts<Options>();
   if (HEAP_FLAG.test(process.env.NODE_OPTIONS ?? '')) {
@@ -174,7 +188,15 @@ async function main(): Promise<void> {
   ];
   log(`servers and import on ${o.node} (${nodeVersion}); memory settings: ${memoryFlags.join(' ')}${cliApplies ? ' (the import gets them from the CLI)' : ''}`);
   const replicaRun = () =>
-    measureReplica({ responses: o.replicaResponses, duration: o.duration, rounds: o.rounds, warmup: o.warmup, connections: o.connections, runtime: withSettings, log });
+    measureReplica({
+      responses: o.replicaResponses,
+      duration: o.duration,
+      rounds: o.rounds,
+      warmup: o.warmup,
+      connections: o.connections,
+      runtime: withSettings,
+      log,
+    });
   if (o.replicaOnly) {
     const started = Date.now();
     const r = await replicaRun();
@@ -245,15 +267,19 @@ async function main(): Promise<void> {
     const auth = { 'X-API-Key': key };
     const pageQuery = (page: number) =>
       `${base}/responses?page=${page}&form_id=${bigForm}&filter=${encodeURIComponent(PAGE_FILTER)}${o.pageLimit ? `&limit=${o.pageLimit}` : ''}`;
-    const listW: Workload = { name: 'Style A list', method: 'GET', path: `${base}/responses?form_id=${bigForm}&score_gte=${LIST_SCORE_GTE}&limit=20`, headers: auth };
+    const listW: Workload = {
+      name: 'Style A list',
+      method: 'GET',
+      path: `${base}/responses?form_id=${bigForm}&score_gte=${LIST_SCORE_GTE}&limit=20`,
+      headers: auth,
+    };
     const upsertW: Workload = {
       name: 'Style A upsert',
       method: 'POST',
       path: `${base}/datatables/${datatableId}/rows`,
       headers: { ...auth, 'content-type': 'application/json' },
       // Even requests update one of the existing ids, odd ones create a new id (unique per run).
-      body: (n, run) =>
-        JSON.stringify({ data: { id: n % 2 === 0 ? `c-${(n >> 1) % UPSERT_POOL}` : `n-${run}-${n}`, plan: PLANS[n % 4], seats: n % 97 } }),
+      body: (n, run) => JSON.stringify({ data: { id: n % 2 === 0 ? `c-${(n >> 1) % UPSERT_POOL}` : `n-${run}-${n}`, plan: PLANS[n % 4], seats: n % 97 } }),
     };
     const page1W: Workload = { name: 'Style B page 1', method: 'GET', path: pageQuery(1), headers: auth };
     const pageDeepW: Workload = { name: `Style B page ${DEEP_PAGE}`, method: 'GET', path: pageQuery(DEEP_PAGE), headers: auth };
@@ -282,13 +308,17 @@ async function main(): Promise<void> {
       // The same list from both servers, and both upsert paths answering 201 then 200.
       const [a, b, c] = await Promise.all([app, bare, appDefaults].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')));
       const ids = (x: { data?: unknown }) => (x.data as Array<{ id: string }>).map((r) => r.id).join(',');
-      if (ids(a!) !== ids(b!) || ids(c!) !== ids(b!) || (a!.data as unknown[]).length !== 20) throw new Error(`the app and the bare server list different rows:\n${ids(a!)}\n${ids(b!)}`);
+      if (ids(a!) !== ids(b!) || ids(c!) !== ids(b!) || (a!.data as unknown[]).length !== 20)
+        throw new Error(`the app and the bare server list different rows:\n${ids(a!)}\n${ids(b!)}`);
       for (const s of [app, appDefaults, bare]) {
         const init = { method: 'POST', headers: upsertW.headers, body: JSON.stringify({ data: { id: `probe-${s.pid}`, plan: 'pro' } }) };
         await probe(s.url + upsertW.path, init, [201], 'upsert (create)');
         await probe(s.url + upsertW.path, init, [200], 'upsert (update)');
       }
-      const [p1, pDeep] = [await probe(app.url + page1W.path, { headers: auth }, [200], 'page 1'), await probe(app.url + pageDeepW.path, { headers: auth }, [200], 'deep page')];
+      const [p1, pDeep] = [
+        await probe(app.url + page1W.path, { headers: auth }, [200], 'page 1'),
+        await probe(app.url + pageDeepW.path, { headers: auth }, [200], 'deep page'),
+      ];
       pageItems = { first: (p1.data as unknown[]).length, deep: (pDeep.data as unknown[]).length, filteredTotal: Number(p1.meta?.filtered_total) };
       if (pageItems.first === 0) throw new Error('Style B page 1 is empty: nothing to measure');
 
@@ -302,7 +332,13 @@ async function main(): Promise<void> {
       log('upsert: app vs bare…');
       upsert = await interleave(three(upsertW), lo);
       log(`Style B: page 1 vs page ${DEEP_PAGE} on the app…`);
-      pages = await interleave([{ label: 'app (page 1)', url: app.url, workload: page1W }, { label: `app (page ${DEEP_PAGE})`, url: app.url, workload: pageDeepW }], lo);
+      pages = await interleave(
+        [
+          { label: 'app (page 1)', url: app.url, workload: page1W },
+          { label: `app (page ${DEEP_PAGE})`, url: app.url, workload: pageDeepW },
+        ],
+        lo,
+      );
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
     }
@@ -318,10 +354,7 @@ async function main(): Promise<void> {
         await probe(s.url + listW.path, { headers: auth }, [200], 'list');
         await probe(s.url + upsertW.path, { method: 'POST', headers: upsertW.headers, body: upsertW.body!(0, `rss-probe-${s.pid}`) }, [200, 201], 'upsert');
         const half = Math.floor(o.rssConnections / 2);
-        const runs = await Promise.all([
-          runLoad(label, s.url, listW, o.duration, o.rssConnections - half),
-          runLoad(label, s.url, upsertW, o.duration, half),
-        ]);
+        const runs = await Promise.all([runLoad(label, s.url, listW, o.duration, o.rssConnections - half), runLoad(label, s.url, upsertW, o.duration, half)]);
         const peakMb = watch.stop();
         log(`  ${label}: peak ${peakMb.toFixed(0)} MB; ${runs.map((r) => `${r.workload} ${fmt(r.rps)} req/s`).join(', ')}`);
         return { label, runs, peakMb };
@@ -336,7 +369,12 @@ async function main(): Promise<void> {
     let imports: ImportRun[] = importVariants.map(() => ({ measured: false, reason: 'skipped (--skip-import)' }));
     if (!o.skipImport) {
       imports = await measureImport({ serverUrl, responses: o.responses, variants: importVariants, log });
-      for (const r of imports) log(r.measured ? `  ${r.label}: ${fmt(r.rate)} responses/s, peak RSS ${r.peakRssMb.toFixed(0)} MB, flags ${r.flags.join(' ') || 'none'}` : `  import: ${r.reason}`);
+      for (const r of imports)
+        log(
+          r.measured
+            ? `  ${r.label}: ${fmt(r.rate)} responses/s, peak RSS ${r.peakRssMb.toFixed(0)} MB, flags ${r.flags.join(' ') || 'none'}`
+            : `  import: ${r.reason}`,
+        );
     }
     const [imported, importedDefaults] = imports;
 
@@ -406,14 +444,26 @@ async function main(): Promise<void> {
     const out = (s = '') => lines.push(s);
     out('# feedback-service benchmark');
     out();
-    out(`Generated by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+    out(
+      `Generated by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+    );
     out();
-    out(`- Machine: ${cpus.length} CPU cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${nodeVersion} for the servers and the import (${o.node}; the bench and autocannon: ${process.version}); PostgreSQL ${pgVersion?.server_version ?? '?'} (shared_buffers ${sharedBuffers?.shared_buffers ?? '?'}); Redis local. Database, Redis, servers and load generator share the machine.`);
-    out(`- Load average (1 min) before / after the run: ${loadBefore[0]!.toFixed(2)} / ${loadAfter[0]!.toFixed(2)} (a quiet run stays near the bench's own load).`);
-    out(`- Data: ${fmt(total)} responses in 1 workspace, ${forms.length} forms (largest ${fmt(Number(forms[0]!.n))}, the one every list uses); responses heap ${sizes.heap}, indexes ${sizes.indexes}.${seededIn !== undefined ? ` Seeded in ${seededIn.toFixed(0)} s.` : ''} Upsert table: ${fmt(UPSERT_POOL)} rows before the load.`);
-    out(`- Load: autocannon, ${o.connections} connections, ${o.rounds} interleaved rounds of ${o.duration} s after a ${o.warmup} s warm-up per contender; figures are medians over the rounds. App: \`feedback-service serve\` (src/server.ts \`startServer\`: auth, rate limit counted in Redis, validator, JSON logs at info to /dev/null, metrics, webhook worker). Bare: bench/bare-server.ts (node:http + pg, API key checked in PostgreSQL per request). Both with a pool of 10 PostgreSQL connections, each in its own process.`);
+    out(
+      `- Machine: ${cpus.length} CPU cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${nodeVersion} for the servers and the import (${o.node}; the bench and autocannon: ${process.version}); PostgreSQL ${pgVersion?.server_version ?? '?'} (shared_buffers ${sharedBuffers?.shared_buffers ?? '?'}); Redis local. Database, Redis, servers and load generator share the machine.`,
+    );
+    out(
+      `- Load average (1 min) before / after the run: ${loadBefore[0]!.toFixed(2)} / ${loadAfter[0]!.toFixed(2)} (a quiet run stays near the bench's own load).`,
+    );
+    out(
+      `- Data: ${fmt(total)} responses in 1 workspace, ${forms.length} forms (largest ${fmt(Number(forms[0]!.n))}, the one every list uses); responses heap ${sizes.heap}, indexes ${sizes.indexes}.${seededIn !== undefined ? ` Seeded in ${seededIn.toFixed(0)} s.` : ''} Upsert table: ${fmt(UPSERT_POOL)} rows before the load.`,
+    );
+    out(
+      `- Load: autocannon, ${o.connections} connections, ${o.rounds} interleaved rounds of ${o.duration} s after a ${o.warmup} s warm-up per contender; figures are medians over the rounds. App: \`feedback-service serve\` (src/server.ts \`startServer\`: auth, rate limit counted in Redis, validator, JSON logs at info to /dev/null, metrics, webhook worker). Bare: bench/bare-server.ts (node:http + pg, API key checked in PostgreSQL per request). Both with a pool of 10 PostgreSQL connections, each in its own process.`,
+    );
     out();
-    out(`- Memory settings: \`${memoryFlags.join(' ')}\`, what \`serve\` and \`import\` apply (src/cli/memory-defaults.ts). "app" and the targets run with them; "${DEFAULTS}" is the same app with V8's own heap sizes; the bare server runs with V8's defaults.`);
+    out(
+      `- Memory settings: \`${memoryFlags.join(' ')}\`, what \`serve\` and \`import\` apply (src/cli/memory-defaults.ts). "app" and the targets run with them; "${DEFAULTS}" is the same app with V8's own heap sizes; the bare server runs with V8's defaults.`,
+    );
     out();
     out('## Targets (issue 11)');
     out();
@@ -421,7 +471,9 @@ async function main(): Promise<void> {
     out('|---|---:|---:|---:|---|---|');
     for (const t of targets) out(`| ${t.what} | ${t.app} | ${t.baseline} | ${t.ratio} | ${t.target} | ${t.verdict} |`);
     out();
-    out(`Style B rows: page 1 holds ${pageItems.first} responses, page ${fmt(DEEP_PAGE)} holds ${pageItems.deep}, of ${fmt(pageItems.filteredTotal)} matching (\`filtered_total\`).${pageItems.deep === 0 ? ` Page ${fmt(DEEP_PAGE)} is past the last page: the figure is the cost of walking every match to find that out (\`--page-limit\` sets a smaller page).` : ''}`);
+    out(
+      `Style B rows: page 1 holds ${pageItems.first} responses, page ${fmt(DEEP_PAGE)} holds ${pageItems.deep}, of ${fmt(pageItems.filteredTotal)} matching (\`filtered_total\`).${pageItems.deep === 0 ? ` Page ${fmt(DEEP_PAGE)} is past the last page: the figure is the cost of walking every match to find that out (\`--page-limit\` sets a smaller page).` : ''}`,
+    );
     out();
     out('## Memory settings against V8 defaults');
     out();
@@ -430,12 +482,18 @@ async function main(): Promise<void> {
     const importPeakOf = (r: ImportRun | undefined) => (r?.measured ? `${r.peakRssMb.toFixed(0)} MB` : '—');
     out(`| What | With \`${memoryFlags.join(' ')}\` | V8 defaults |`);
     out('|---|---:|---:|');
-    out(`| Style A list, req/s (ratio to bare) | ${fmt(listApp!.medianRps)} (${listRatio.toFixed(2)}x) | ${fmt(listDefaults!.medianRps)} (${(listDefaults!.medianRps / listBare!.medianRps).toFixed(2)}x) |`);
-    out(`| Style A upsert, req/s (ratio to bare) | ${fmt(upApp!.medianRps)} (${upRatio.toFixed(2)}x) | ${fmt(upDefaults!.medianRps)} (${(upDefaults!.medianRps / upBare!.medianRps).toFixed(2)}x) |`);
+    out(
+      `| Style A list, req/s (ratio to bare) | ${fmt(listApp!.medianRps)} (${listRatio.toFixed(2)}x) | ${fmt(listDefaults!.medianRps)} (${(listDefaults!.medianRps / listBare!.medianRps).toFixed(2)}x) |`,
+    );
+    out(
+      `| Style A upsert, req/s (ratio to bare) | ${fmt(upApp!.medianRps)} (${upRatio.toFixed(2)}x) | ${fmt(upDefaults!.medianRps)} (${(upDefaults!.medianRps / upBare!.medianRps).toFixed(2)}x) |`,
+    );
     out(`| Peak RSS of \`serve\` under ${o.rssConnections} connections | ${rssApp!.peakMb.toFixed(0)} MB | ${rssDefaults!.peakMb.toFixed(0)} MB |`);
     out(`| Import of ${fmt(o.responses)} responses, rate | ${rateOf(imported)} | ${rateOf(importedDefaults)} |`);
     out(`| Import, peak RSS | ${importPeakOf(imported)} | ${importPeakOf(importedDefaults)} |`);
-    out(`| Node flags of the import process (read from /proc while it ran) | ${flagsOf(imported)}${cliApplies ? ' (added by the CLI)' : ' (on its command line)'} | ${flagsOf(importedDefaults)} (\`FEEDBACK_MEMORY_DEFAULTS=off\`) |`);
+    out(
+      `| Node flags of the import process (read from /proc while it ran) | ${flagsOf(imported)}${cliApplies ? ' (added by the CLI)' : ' (on its command line)'} | ${flagsOf(importedDefaults)} (\`FEEDBACK_MEMORY_DEFAULTS=off\`) |`,
+    );
     out();
     out(`The bare server under the same peak-RSS load (V8 defaults): ${rssBare!.peakMb.toFixed(0)} MB.`);
     out();
@@ -445,19 +503,30 @@ async function main(): Promise<void> {
     out('|---|---|---:|---:|---:|---:|---:|---|---:|');
     for (const l of loadRows([...list, ...upsert, ...pages])) out(l);
     for (const r of peaks.flatMap((p) => p.runs)) {
-      out(`| ${r.workload} (RSS load) | ${r.server} | — | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses).map(([s, n]) => `${s}: ${fmt(n)}`).join(', ')} | ${r.errors} |`);
+      out(
+        `| ${r.workload} (RSS load) | ${r.server} | — | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses)
+          .map(([s, n]) => `${s}: ${fmt(n)}`)
+          .join(', ')} | ${r.errors} |`,
+      );
     }
     out();
-    out(`Upserts: even requests update one of the ${fmt(UPSERT_POOL)} existing ids (200), odd ones create a new id (201). Peak RSS: a fresh process (app, ${DEFAULTS}, bare, one after the other), ${o.rssConnections - Math.floor(o.rssConnections / 2)} connections listing and ${Math.floor(o.rssConnections / 2)} upserting at once; VmRSS and VmHWM of /proc/<pid>/status read every 100 ms (MB = 10^6 bytes).`);
+    out(
+      `Upserts: even requests update one of the ${fmt(UPSERT_POOL)} existing ids (200), odd ones create a new id (201). Peak RSS: a fresh process (app, ${DEFAULTS}, bare, one after the other), ${o.rssConnections - Math.floor(o.rssConnections / 2)} connections listing and ${Math.floor(o.rssConnections / 2)} upserting at once; VmRSS and VmHWM of /proc/<pid>/status read every 100 ms (MB = 10^6 bytes).`,
+    );
     out();
     const measuredImports = imports.filter((r): r is Extract<ImportRun, { measured: true }> => r.measured);
     if (measuredImports.length > 0) {
       const f = measuredImports[0]!;
       out('## Import');
       out();
-      out(`\`node dist/src/cli/main.js import\` of a bench/make-fixture.ts document of ${fmt(f.responses)} responses (${fmt(f.fixtureBytes / 1e6)} MB, written in ${f.fixtureSeconds.toFixed(1)} s) into a fresh migrated database, once per row:`);
+      out(
+        `\`node dist/src/cli/main.js import\` of a bench/make-fixture.ts document of ${fmt(f.responses)} responses (${fmt(f.fixtureBytes / 1e6)} MB, written in ${f.fixtureSeconds.toFixed(1)} s) into a fresh migrated database, once per row:`,
+      );
       out();
-      for (const r of measuredImports) out(`- ${r.label}: ${r.seconds.toFixed(1)} s from spawn to exit, ${fmt(r.rate)} responses/s, peak RSS ${r.peakRssMb.toFixed(0)} MB; node flags ${flagsOf(r)}.`);
+      for (const r of measuredImports)
+        out(
+          `- ${r.label}: ${r.seconds.toFixed(1)} s from spawn to exit, ${fmt(r.rate)} responses/s, peak RSS ${r.peakRssMb.toFixed(0)} MB; node flags ${flagsOf(r)}.`,
+        );
       out();
     }
     if (details) lines.push(...detailsReport(details, o));
@@ -498,8 +567,22 @@ function importRows(imported: ImportRun, responses: number): TargetRow[] {
     return [{ what, app: imported.reason, baseline: '—', ratio: '—', target: '≥ 25,000 responses/s, < 300 MB peak RSS', verdict: 'not measured' }];
   }
   return [
-    { what: `${what}, rate`, app: `${fmt(imported.rate)} responses/s`, baseline: '—', ratio: '—', target: '≥ 25,000 responses/s', verdict: verdict(imported.rate >= 25_000) },
-    { what: `${what}, peak RSS`, app: `${imported.peakRssMb.toFixed(0)} MB`, baseline: '—', ratio: '—', target: '< 300 MB', verdict: verdict(imported.peakRssMb < 300) },
+    {
+      what: `${what}, rate`,
+      app: `${fmt(imported.rate)} responses/s`,
+      baseline: '—',
+      ratio: '—',
+      target: '≥ 25,000 responses/s',
+      verdict: verdict(imported.rate >= 25_000),
+    },
+    {
+      what: `${what}, peak RSS`,
+      app: `${imported.peakRssMb.toFixed(0)} MB`,
+      baseline: '—',
+      ratio: '—',
+      target: '< 300 MB',
+      verdict: verdict(imported.peakRssMb < 300),
+    },
   ];
 }
 
@@ -533,7 +616,10 @@ async function measureDetails(
   const deepDepth = Math.max(1, Math.min(500_000, Math.floor(total / 2)));
   const deepRow = (await db('responses')
     .where('workspace_id', workspaceId)
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .offset(deepDepth - 1)
     .first('id', 'created_at')) as { id: string; created_at: Date };
   const signature = sortSignature(
@@ -608,10 +694,22 @@ async function measureDetails(
       listResponsesKeyset(db, workspaceId, { pagination: { kind: 'keyset', limit: 20, cursor: deepCursor } }),
     )),
     ...(await explainWhat(db, `Style B page 1: form_id + filter=${PAGE_FILTER}`, () =>
-      listResponsesOffset(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: 1, limit } }),
+      listResponsesOffset(db, workspaceId, {
+        formId: bigForm,
+        filter: PAGE_FILTER,
+        multiSort: true,
+        include: { formName: true },
+        pagination: { kind: 'page', page: 1, limit },
+      }),
     )),
     ...(await explainWhat(db, `Style B page ${DEEP_PAGE}: form_id + filter=${PAGE_FILTER}`, () =>
-      listResponsesOffset(db, workspaceId, { formId: bigForm, filter: PAGE_FILTER, multiSort: true, include: { formName: true }, pagination: { kind: 'page', page: DEEP_PAGE, limit } }),
+      listResponsesOffset(db, workspaceId, {
+        formId: bigForm,
+        filter: PAGE_FILTER,
+        multiSort: true,
+        include: { formName: true },
+        pagination: { kind: 'page', page: DEEP_PAGE, limit },
+      }),
     )),
   ];
   for (const p of plans) log(`  ${p.name}: ${p.executionMs} ms`);
@@ -633,13 +731,17 @@ function detailsReport(d: Details, o: Options): string[] {
   };
   out('## Latency of single requests');
   out();
-  out(`${o.samples} sequential requests per row (${Math.min(o.samples, o.offsetSamples)} for page ${DEEP_PAGE}) after a few warm-up requests, through a fresh app process (with the memory settings; the exports below too).`);
+  out(
+    `${o.samples} sequential requests per row (${Math.min(o.samples, o.offsetSamples)} for page ${DEEP_PAGE}) after a few warm-up requests, through a fresh app process (with the memory settings; the exports below too).`,
+  );
   out();
   latencyTable(d.latencies);
   out('## Per-question analytics (rollups kept with the writes)');
   out();
   latencyTable(d.analytics);
-  out(`**Flatness: median smallest / median largest form = ${(d.analytics[1]!.median / d.analytics[0]!.median).toFixed(2)}** (target ≥ 0.8: the largest form answers as fast as the smallest).`);
+  out(
+    `**Flatness: median smallest / median largest form = ${(d.analytics[1]!.median / d.analytics[0]!.median).toFixed(2)}** (target ≥ 0.8: the largest form answers as fast as the smallest).`,
+  );
   const dashboard = d.analytics.find((l) => l.path.startsWith('/d/'));
   if (dashboard) {
     out();
@@ -654,7 +756,9 @@ function detailsReport(d: Details, o: Options): string[] {
     out('| Export | Rows | MB sent | Seconds | Rows/s | Server RSS before (MiB) | Peak RSS (MiB) | Growth (MiB) |');
     out('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const e of d.exports) {
-      out(`| ${e.name} | ${fmt(e.rows)} | ${(e.bytes / 1e6).toFixed(0)} | ${e.seconds.toFixed(1)} | ${fmt(e.rows / e.seconds)} | ${e.rssBeforeMb.toFixed(0)} | ${e.rssPeakMb.toFixed(0)} | ${(e.rssPeakMb - e.rssBeforeMb).toFixed(0)} |`);
+      out(
+        `| ${e.name} | ${fmt(e.rows)} | ${(e.bytes / 1e6).toFixed(0)} | ${e.seconds.toFixed(1)} | ${fmt(e.rows / e.seconds)} | ${e.rssBeforeMb.toFixed(0)} | ${e.rssPeakMb.toFixed(0)} | ${(e.rssPeakMb - e.rssBeforeMb).toFixed(0)} |`,
+      );
     }
     out();
     out('Target: memory flat in the number of rows (1,000,000 rows under 100 MB RSS growth). RSS sampled every 100 ms from /proc.');
@@ -662,7 +766,9 @@ function detailsReport(d: Details, o: Options): string[] {
   }
   out('## Query plans');
   out();
-  out('EXPLAIN (ANALYZE, BUFFERS) of every SELECT the core (`listResponsesKeyset`, `listResponsesOffset`) sends for the list, captured from knex; a Style B page also sends its two counts.');
+  out(
+    'EXPLAIN (ANALYZE, BUFFERS) of every SELECT the core (`listResponsesKeyset`, `listResponsesOffset`) sends for the list, captured from knex; a Style B page also sends its two counts.',
+  );
   out();
   out('| Query | Execution (ms) | Plan |');
   out('|---|---:|---|');

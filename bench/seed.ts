@@ -261,9 +261,7 @@ async function main(): Promise<void> {
     .parse();
   const o = program.opts<{ responses: number; databaseUrl: string }>();
   const r = await seed({ responses: o.responses, serverUrl: o.databaseUrl });
-  process.stdout.write(
-    `DATABASE_URL=${r.databaseUrl}\nWORKSPACE_ID=${r.workspaceId}\nFORM_IDS=${r.formIds.join(',')}\nAPI_KEY=${r.apiKey}\n`,
-  );
+  process.stdout.write(`DATABASE_URL=${r.databaseUrl}\nWORKSPACE_ID=${r.workspaceId}\nFORM_IDS=${r.formIds.join(',')}\nAPI_KEY=${r.apiKey}\n`);
   process.stderr.write(`[seed] done in ${r.seconds.toFixed(1)} s\n`);
 }
 

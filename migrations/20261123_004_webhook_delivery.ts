@@ -79,7 +79,14 @@ export async function up(knex: Knex): Promise<void> {
     }
   }
   // The queue (a partition of pgboss.job) must exist before the first job is sent.
-  const options = JSON.stringify({ policy: 'standard', retryLimit: 5, retryDelay: 30, retryBackoff: false, expireInSeconds: 60, retentionMinutes: 60 * 24 * 14 });
+  const options = JSON.stringify({
+    policy: 'standard',
+    retryLimit: 5,
+    retryDelay: 30,
+    retryBackoff: false,
+    expireInSeconds: 60,
+    retentionMinutes: 60 * 24 * 14,
+  });
   await knex.raw(`SELECT ${PGBOSS_SCHEMA}.create_queue('${DELIVERY_QUEUE}', '${options}'::json)`);
 }
 

@@ -156,26 +156,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     styleB: styleBSchedule(config.styleBSunset, config.styleBDeprecatedAt),
     webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
   };
-  // Public JSON submissions (docs/collecting.md, "Public JSON"): no key. The submission budget per client address and
-  // form (shared with page POSTs) → body checks → validation → Idempotency-Key scoped to address + form.
-  // Before routing: a path the router cannot decode still counts, and its 400 carries the X-RateLimit-* headers.
-  const submissionBudget: RequestHandler = async (req, res, next) => {
-    const formId = submissionFormId(req);
-    if (formId !== undefined) await consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute);
-    next();
-  };
   const sealKey = () => serverSecret(db, 'idempotency');
-  const submissionIdempotency = idempotency({
-    redis: deps.redis,
-    logger,
-    sealKey,
-    scope: (req) => JSON.stringify(['public-submission', req.ip ?? 'unknown', submissionFormId(req) ?? '']),
-  });
-  app.use(submissionBudget);
-  app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
-  // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
-  // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
-  app.use(pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }), dashboardRouter({ db, logger, limiter, publicPerMinute: config.authFailuresPerMinute, exportSlots, download: { present: (r) => presentersByStyle.A.response(r), createdColumn: 'created_at' } }));
+  mountPublicWays(app, config, deps, { core, limiter, validator, sealKey });
 
   // The style is decided as soon as the key is known (before its rate limit); its 400 waits for the access checks.
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
@@ -198,6 +180,53 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses, doc }));
   return app;
+}
+
+/** What buildApp hands to the ways in without a key. */
+interface PublicWaysDeps {
+  core: CoreDeps;
+  limiter: RateLimiter;
+  validator: ReturnType<typeof openApiValidator>;
+  sealKey: () => Promise<Buffer>;
+}
+
+/**
+ * Mounts the ways in without a key, before authentication (docs/api-rules.md, "Order of checks"): the public JSON
+ * submissions (docs/collecting.md, "Public JSON"), the hosted form pages and email-link endpoints, and the dashboard
+ * pages of shared links (docs/analytics.md, "Dashboard links").
+ */
+function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, limiter, validator, sealKey }: PublicWaysDeps): void {
+  const { db, logger } = deps;
+  const { exportSlots } = core;
+  // Public JSON submissions (docs/collecting.md, "Public JSON"): no key. The submission budget per client address and
+  // form (shared with page POSTs) → body checks → validation → Idempotency-Key scoped to address + form.
+  // Before routing: a path the router cannot decode still counts, and its 400 carries the X-RateLimit-* headers.
+  const submissionBudget: RequestHandler = async (req, res, next) => {
+    const formId = submissionFormId(req);
+    if (formId !== undefined) await consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute);
+    next();
+  };
+  const submissionIdempotency = idempotency({
+    redis: deps.redis,
+    logger,
+    sealKey,
+    scope: (req) => JSON.stringify(['public-submission', req.ip ?? 'unknown', submissionFormId(req) ?? '']),
+  });
+  app.use(submissionBudget);
+  app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
+  // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
+  // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
+  app.use(
+    pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }),
+    dashboardRouter({
+      db,
+      logger,
+      limiter,
+      publicPerMinute: config.authFailuresPerMinute,
+      exportSlots,
+      download: { present: (r) => presentersByStyle.A.response(r), createdColumn: 'created_at' },
+    }),
+  );
 }
 
 /**

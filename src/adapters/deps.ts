@@ -22,4 +22,3 @@ export interface CoreDeps {
   /** The Style B deprecation and sunset dates (STYLE_B_SUNSET, STYLE_B_DEPRECATED_AT) the migration report shows. */
   styleB?: StyleBSchedule;
 }
-

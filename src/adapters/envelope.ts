@@ -29,7 +29,13 @@ export function single<T>(req: Request, data: T): Envelope<T, EmptyObject, Empty
 }
 
 /** Style A list page: `meta {limit, has_more}`, cursor links. */
-export function cursorPage<T>(req: Request, items: T[], limit: number, nextCursor: string | null, prevCursor: string | null): Envelope<T[], ListMetaA, ListLinks> {
+export function cursorPage<T>(
+  req: Request,
+  items: T[],
+  limit: number,
+  nextCursor: string | null,
+  prevCursor: string | null,
+): Envelope<T[], ListMetaA, ListLinks> {
   return {
     data: items,
     meta: { limit, has_more: nextCursor !== null },
@@ -44,7 +50,13 @@ export function cursorPage<T>(req: Request, items: T[], limit: number, nextCurso
 
 /** A core keyset page as a Style A list page, each item shaped by `present` (a Style A presenter). */
 export function keysetPage<T, U>(req: Request, page: KeysetPage<T>, present: (item: T) => U): Envelope<U[], ListMetaA, ListLinks> {
-  return cursorPage(req, page.items.map((item) => present(item)), page.limit, page.nextCursor, page.prevCursor);
+  return cursorPage(
+    req,
+    page.items.map((item) => present(item)),
+    page.limit,
+    page.nextCursor,
+    page.prevCursor,
+  );
 }
 
 /** Style A list without pagination (the document gives it none): one page holding everything. */

@@ -274,9 +274,7 @@ async function runWorker(opts: { migrate?: boolean }): Promise<void> {
 async function runMigrate(): Promise<void> {
   const config = readConfig();
   const applied = await withDb(config, false, (db) => migrateLatest(db));
-  process.stdout.write(
-    applied.length === 0 ? 'The database is up to date.\n' : `Applied ${applied.length} migration(s): ${applied.join(', ')}\n`,
-  );
+  process.stdout.write(applied.length === 0 ? 'The database is up to date.\n' : `Applied ${applied.length} migration(s): ${applied.join(', ')}\n`);
 }
 
 /**
@@ -360,9 +358,7 @@ async function runDemo(): Promise<void> {
     const seededNow = await seedWithProgress(db);
     // A restart offers the key it kept: one demo key per data set, not one more all-scope key per start.
     const demoKey = await withTransaction(db, (trx) => createDemoKey(trx, readDemoKey(config.dataDir))).catch((e: unknown) => {
-      throw new CliError(
-        `${errorMessage(e)} (this database has other data: point FEEDBACK_DATA_DIR or DATABASE_URL at an empty one)`,
-      );
+      throw new CliError(`${errorMessage(e)} (this database has other data: point FEEDBACK_DATA_DIR or DATABASE_URL at an empty one)`);
     });
     if (!demoKey.reused) writeDemoKey(config.dataDir, demoKey);
     const pages = await demoPages(db, demoKey.workspaceIds[0]!, config.publicUrl);
@@ -435,10 +431,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--days <n>', `UTC days back, today included, 1-${OPERATION_USAGE_WINDOW_DAYS} (default 30)`).argParser(positiveInt))
     .action(runKeysReport);
 
-  program
-    .command('demo')
-    .description('what `npm run demo` runs: migrate, seed the demo once, create a demo key, print curl lines, serve')
-    .action(runDemo);
+  program.command('demo').description('what `npm run demo` runs: migrate, seed the demo once, create a demo key, print curl lines, serve').action(runDemo);
 
   return program;
 }
@@ -463,7 +456,13 @@ if (require.main === module) {
   // `serve` and `import` restart once with the heap settings of docs/operations.md ("Memory").
   // @types/node follows Node 20, which has no process.execve.
   const { execve } = process as { execve?: (file: string, args: string[], env: Record<string, string>) => never };
-  const reexec = memoryReexec({ argv: process.argv, execArgv: process.execArgv, env: process.env, execPath: process.execPath, canExecve: typeof execve === 'function' });
+  const reexec = memoryReexec({
+    argv: process.argv,
+    execArgv: process.execArgv,
+    env: process.env,
+    execPath: process.execPath,
+    canExecve: typeof execve === 'function',
+  });
   if (reexec) execve!.call(process, reexec.file, reexec.args, reexec.env);
   else void main();
 }

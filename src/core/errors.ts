@@ -28,16 +28,12 @@ export class AppError extends Error {
 }
 
 export const errors = {
-  invalidApiKey: () =>
-    new AppError('invalid_api_key', 401, 'The X-API-Key header is missing or does not name a valid API key.'),
+  invalidApiKey: () => new AppError('invalid_api_key', 401, 'The X-API-Key header is missing or does not name a valid API key.'),
   apiKeyExpired: () => new AppError('api_key_expired', 401, 'This API key has been revoked or has expired.'),
-  insufficientScope: (scope: string) =>
-    new AppError('insufficient_scope', 403, `This API key lacks the scope "${scope}".`),
+  insufficientScope: (scope: string) => new AppError('insufficient_scope', 403, `This API key lacks the scope "${scope}".`),
   /** An operation whose openapi entry declares no valid `x-required-scope`: refused (fails closed). */
-  scopeUndeclared: (operation: string) =>
-    new AppError('insufficient_scope', 403, `${operation} declares no required scope, so no key may call it.`),
-  workspaceAccessDenied: () =>
-    new AppError('workspace_access_denied', 403, 'This API key has no access to this workspace.'),
+  scopeUndeclared: (operation: string) => new AppError('insufficient_scope', 403, `${operation} declares no required scope, so no key may call it.`),
+  workspaceAccessDenied: () => new AppError('workspace_access_denied', 403, 'This API key has no access to this workspace.'),
   /** Usage counts of a key that also opens workspaces the caller does not (they count requests there too). */
   usageNotShared: (keyId: string) =>
     new AppError(
@@ -45,10 +41,8 @@ export const errors = {
       403,
       `API key "${keyId}" also opens workspaces this API key has no access to; only a key with access to all of them may read its usage.`,
     ),
-  notFound: (kind: string, id?: string) =>
-    new AppError('resource_not_found', 404, id === undefined ? `${kind} not found.` : `${kind} "${id}" not found.`),
-  routeNotFound: (method: string, path: string) =>
-    new AppError('resource_not_found', 404, `No resource at ${method} ${path}.`),
+  notFound: (kind: string, id?: string) => new AppError('resource_not_found', 404, id === undefined ? `${kind} not found.` : `${kind} "${id}" not found.`),
+  routeNotFound: (method: string, path: string) => new AppError('resource_not_found', 404, `No resource at ${method} ${path}.`),
   validation: (details: readonly ErrorDetail[], message?: string) =>
     new AppError(
       'validation_error',
@@ -57,15 +51,9 @@ export const errors = {
       details,
     ),
   /** Shorthand for a single invalid value. */
-  invalid: (location: ErrorLocation, field: string, message: string) =>
-    errors.validation([{ location, field, message }]),
+  invalid: (location: ErrorLocation, field: string, message: string) => errors.validation([{ location, field, message }]),
   conflict: (message: string, details?: readonly ErrorDetail[]) => new AppError('conflict', 409, message, details),
-  idempotencyReplay: () =>
-    new AppError(
-      'idempotency_replay',
-      409,
-      'This Idempotency-Key was already used with a different method, path or body.',
-    ),
+  idempotencyReplay: () => new AppError('idempotency_replay', 409, 'This Idempotency-Key was already used with a different method, path or body.'),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError('rate_limit_exceeded', 429, `Rate limit exceeded; retry in ${retryAfterSeconds} s.`, undefined, {
       'Retry-After': String(retryAfterSeconds),
@@ -75,8 +63,7 @@ export const errors = {
     new AppError('rate_limit_exceeded', 429, `Too many exports at once (at most ${cap}); retry in ${retryAfterSeconds} s.`, undefined, {
       'Retry-After': String(retryAfterSeconds),
     }),
-  payloadTooLarge: (limitBytes: number) =>
-    new AppError('payload_too_large', 413, `The request body is larger than ${limitBytes} bytes.`),
+  payloadTooLarge: (limitBytes: number) => new AppError('payload_too_large', 413, `The request body is larger than ${limitBytes} bytes.`),
   methodNotAllowed: (method: string, allowed: readonly string[]) =>
     new AppError('method_not_allowed', 405, `${method} is not allowed here; use ${allowed.join(', ')}.`, undefined, {
       Allow: allowed.join(', '),
@@ -84,8 +71,7 @@ export const errors = {
   headersTooLarge: (limitBytes: number) =>
     new AppError('headers_too_large', 431, `The request line and headers exceed ${limitBytes} bytes; send long values in the body.`),
   /** A well-formed request that cannot be carried out: `field` names the part (e.g. `query.filter` of a request to translate). */
-  unprocessable: (field: string, reason: string) =>
-    new AppError('unprocessable', 422, `${field}: ${reason}`, [{ location: 'body', field, message: reason }]),
+  unprocessable: (field: string, reason: string) => new AppError('unprocessable', 422, `${field}: ${reason}`, [{ location: 'body', field, message: reason }]),
   internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
   /** An email link past its expiry (docs/collecting.md, "Email links"). */
   linkExpired: () => new AppError('link_expired', 410, 'This email link has expired; ask the sender for a new one.'),

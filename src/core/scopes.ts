@@ -2,15 +2,7 @@
  * Scopes (docs/writes-keys-limits.md, "API keys and scopes"): `RESOURCE:read` and `RESOURCE:write` per resource.
  * A key imported or made by `keys create` without scopes gets ALL_SCOPES.
  */
-export const SCOPE_RESOURCES = [
-  'workspaces',
-  'forms',
-  'responses',
-  'datatables',
-  'email_events',
-  'webhooks',
-  'api_keys',
-] as const;
+export const SCOPE_RESOURCES = ['workspaces', 'forms', 'responses', 'datatables', 'email_events', 'webhooks', 'api_keys'] as const;
 
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
 export type Scope = `${ScopeResource}:${'read' | 'write'}`;

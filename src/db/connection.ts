@@ -124,7 +124,6 @@ export function poolStats(db: Db): { used: number; idle: number; waiting: number
   return { used: pool.numUsed(), idle: pool.numFree(), waiting: pool.numPendingAcquires() };
 }
 
-
 const migrationSource: Knex.MigrationSource<(typeof migrations)[number]> = {
   getMigrations: async () => [...migrations],
   getMigrationName: (m) => m.name,

@@ -91,10 +91,7 @@ async function post(ctx: AttemptContext, job: AttemptJob, claim: ClaimedAttempt,
   // One deadline for the attempt: name resolution, connection and answer.
   const started = Date.now();
   const resolve: Resolve = (host) =>
-    Promise.race([
-      ctx.resolve(host),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS timeout')), ctx.timeoutMs).unref()),
-    ]);
+    Promise.race([ctx.resolve(host), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS timeout')), ctx.timeoutMs).unref())]);
   const check = await checkWebhookUrl(target.url, ctx.policy, resolve);
   if (!check.ok) return { error: check.reason.replace(/^`url` /, 'The URL ') };
   // The payload id is the event id: the same on every attempt (webhook-id), so receivers can dedupe.

@@ -9,9 +9,7 @@ import { presentersByStyle, type ResourcePresenters } from '../adapters/presente
 
 /** An event's `data`: a resource as a style presents it, or the small objects of `row.deleted` and `webhook.test`. */
 export type EventData =
-  | ReturnType<ResourcePresenters[keyof ResourcePresenters]>
-  | { row_id: string; datatable_id: string }
-  | { endpoint_id: string; message: string };
+  ReturnType<ResourcePresenters[keyof ResourcePresenters]> | { row_id: string; datatable_id: string } | { endpoint_id: string; message: string };
 
 /** `data` of one event in one style. */
 export function renderData(resource: EventResource, style: EndpointStyle): EventData {

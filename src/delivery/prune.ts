@@ -38,7 +38,15 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: B
   const apiKeyOperationUsage = await pruneOperationUsage(db, today, opts);
   const dashboardDownloadClaims = await pruneDownloadClaims(db, now, opts);
   const emailLinkUses = await pruneLinkUses(db, now, opts);
-  return { webhookDeliveries: log.deliveries, webhookEvents: log.events, submissionTokens, apiKeyUsage, apiKeyOperationUsage, dashboardDownloadClaims, emailLinkUses };
+  return {
+    webhookDeliveries: log.deliveries,
+    webhookEvents: log.events,
+    submissionTokens,
+    apiKeyUsage,
+    apiKeyOperationUsage,
+    dashboardDownloadClaims,
+    emailLinkUses,
+  };
 }
 
 export interface RetentionOptions {

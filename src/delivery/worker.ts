@@ -86,7 +86,8 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
     try {
       outcome = await makeAttempt(ctx, job.data);
     } catch (e) {
-      if (!(e instanceof DeliveryBusyError)) logger.warn({ err: e, deliveryId: job.data.deliveryId }, 'webhook attempt could not be recorded; pg-boss retries the job');
+      if (!(e instanceof DeliveryBusyError))
+        logger.warn({ err: e, deliveryId: job.data.deliveryId }, 'webhook attempt could not be recorded; pg-boss retries the job');
       throw e;
     }
     if (!outcome) return;

@@ -51,7 +51,9 @@ const rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeC
 
 function render(option: echarts.EChartsCoreOption, width: number, height: number): string {
   const full = { animation: false, textStyle: { fontFamily: FONT, color: COLOURS.text, fontSize: width < 400 ? 12 : 13 }, ...option };
-  const key = createHash('sha256').update(JSON.stringify([width, height, full])).digest('base64url');
+  const key = createHash('sha256')
+    .update(JSON.stringify([width, height, full]))
+    .digest('base64url');
   const hit = rendered.get(key);
   if (hit !== undefined) return hit;
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
@@ -66,12 +68,7 @@ function render(option: echarts.EChartsCoreOption, width: number, height: number
 }
 
 /** The wide and the narrow rendering of one chart, each `role="img"` with `label`. */
-export function chartPair(
-  label: string,
-  option: (width: number) => echarts.EChartsCoreOption,
-  height: (width: number) => number,
-  wide = WIDE,
-): string {
+export function chartPair(label: string, option: (width: number) => echarts.EChartsCoreOption, height: (width: number) => number, wide = WIDE): string {
   return [
     cleanSvg(render(option(wide), wide, height(wide)), label, 'chart-wide'),
     cleanSvg(render(option(NARROW), NARROW, height(NARROW)), label, 'chart-narrow'),
@@ -89,7 +86,14 @@ export function barChart(label: string, categories: string[], counts: number[], 
   const data = counts.map((value, i) => ({ value, itemStyle: { color: opts.colours?.[i] ?? COLOURS.bar } }));
   // Many bars (a number question's values): no count over each and thinned axis labels; the figures table has them all.
   const crowded = categories.length > 12;
-  const series = { type: 'bar', data, silent: true, emphasis: { disabled: true }, label: { show: !crowded, position: horizontal ? 'right' : 'top', color: COLOURS.text }, barMaxWidth: 28 };
+  const series = {
+    type: 'bar',
+    data,
+    silent: true,
+    emphasis: { disabled: true },
+    label: { show: !crowded, position: horizontal ? 'right' : 'top', color: COLOURS.text },
+    barMaxWidth: 28,
+  };
   return chartPair(
     label,
     (w) => {
@@ -99,7 +103,13 @@ export function barChart(label: string, categories: string[], counts: number[], 
         data: categories,
         inverse: horizontal,
         ...axisCommon,
-        axisLabel: { color: COLOURS.text, width: horizontal ? (w < 400 ? 96 : 150) : undefined, overflow: 'truncate', interval: crowded ? 'auto' : 0, hideOverlap: true },
+        axisLabel: {
+          color: COLOURS.text,
+          width: horizontal ? (w < 400 ? 96 : 150) : undefined,
+          overflow: 'truncate',
+          interval: crowded ? 'auto' : 0,
+          hideOverlap: true,
+        },
       };
       return {
         grid: { left: 24, right: 40, top: 20, bottom: 8, containLabel: true },
@@ -118,7 +128,13 @@ export function lineChart(label: string, periods: string[], values: Array<number
     label,
     (w) => ({
       grid: { left: w < 400 ? 40 : 24, right: 24, top: 16, bottom: 8, containLabel: true },
-      xAxis: { type: 'category', data: periods, boundaryGap: false, ...axisCommon, axisLabel: { color: COLOURS.text, hideOverlap: true, rotate: w < 400 ? 30 : 0 } },
+      xAxis: {
+        type: 'category',
+        data: periods,
+        boundaryGap: false,
+        ...axisCommon,
+        axisLabel: { color: COLOURS.text, hideOverlap: true, rotate: w < 400 ? 30 : 0 },
+      },
       yAxis: { type: 'value', ...(yRange ?? {}), ...axisCommon },
       series: [
         {

@@ -86,7 +86,12 @@ export function buildDashboardView(data: DashboardData, lang: string, base: stri
       id: 'over-time',
       title: `${s.overTime}: ${label}`,
       note: '',
-      svg: lineChart(label, data.series.map((p) => p.periodStart), values, nps ? { min: -100, max: 100 } : undefined),
+      svg: lineChart(
+        label,
+        data.series.map((p) => p.periodStart),
+        values,
+        nps ? { min: -100, max: 100 } : undefined,
+      ),
       table: {
         head: [s.period, s.responses, nps ? s.nps : s.average],
         rows: data.series.map((p) => [p.periodStart, fmt(p.responses), fmt(nps ? p.nps : p.averageScore)]),

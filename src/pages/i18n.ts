@@ -125,7 +125,7 @@ const fr: PageStrings = {
   notFoundTitle: 'Formulaire introuvable',
   notFoundText: "Il n'y a pas de formulaire à cette adresse. Vérifiez le lien reçu.",
   linkInvalidTitle: 'Ce lien ne fonctionne pas',
-  linkInvalidText: "Le lien est incomplet ou a été modifié. Rouvrez-le depuis votre e-mail ou demandez-en un nouveau.",
+  linkInvalidText: 'Le lien est incomplet ou a été modifié. Rouvrez-le depuis votre e-mail ou demandez-en un nouveau.',
   linkExpiredTitle: 'Ce lien a expiré',
   linkExpiredText: "Le lien n'est plus valable. Demandez-en un nouveau à l'expéditeur.",
   linkUsedTitle: 'Ce lien a déjà été utilisé',

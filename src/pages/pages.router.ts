@@ -168,7 +168,16 @@ function submitForm(c: PagesContext): RequestHandler<{ form_id: string }> {
     const { form: pf, language: lang } = check;
     const thanks = thanksPath(formId, lang);
     const rerender = (status: number, errors: Map<string, string>, formErrors: string[], freshToken = token === undefined) => {
-      const view = buildFormView({ form: pf.form, formName: pf.name, lang, body, errors, formErrors, token: freshToken ? mintSubmissionToken() : token!, linkToken });
+      const view = buildFormView({
+        form: pf.form,
+        formName: pf.name,
+        lang,
+        body,
+        errors,
+        formErrors,
+        token: freshToken ? mintSubmissionToken() : token!,
+        linkToken,
+      });
       c.pages.send(res, status, 'form', view);
     };
     switch (check.kind) {
@@ -187,7 +196,11 @@ function submitForm(c: PagesContext): RequestHandler<{ form_id: string }> {
     } catch (err) {
       if (err instanceof DuplicateSubmission) return res.redirect(303, thanks);
       if (err instanceof AppError && err.code === 'validation_error') {
-        return rerender(400, new Map(), (err.details ?? []).map((d) => d.message));
+        return rerender(
+          400,
+          new Map(),
+          (err.details ?? []).map((d) => d.message),
+        );
       }
       return c.errors.failure(req, res, lang, err);
     }

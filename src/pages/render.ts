@@ -26,14 +26,9 @@ export function createPageRenderer(): PageRenderer {
   const eta = new Eta({ views: TEMPLATES_DIR, autoEscape: true, cache: true });
   const css = fs.readFileSync(path.join(TEMPLATES_DIR, 'page.css'), 'utf8').trim();
   const cssHash = createHash('sha256').update(css, 'utf8').digest('base64');
-  const csp = [
-    "default-src 'none'",
-    `style-src 'sha256-${cssHash}'`,
-    "img-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  const csp = ["default-src 'none'", `style-src 'sha256-${cssHash}'`, "img-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join(
+    '; ',
+  );
   return {
     csp,
     send(res, status, template, data) {

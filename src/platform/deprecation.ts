@@ -18,7 +18,11 @@ export interface DeprecationHeaders {
  * The three headers for the given settings, or undefined when no sunset is set.
  * @throws Error naming the setting when a date is not `YYYY-MM-DD`.
  */
-export function deprecationHeaders(settings: { styleBSunset?: string | undefined; styleBDeprecatedAt?: string | undefined; publicUrl: string }): DeprecationHeaders | undefined {
+export function deprecationHeaders(settings: {
+  styleBSunset?: string | undefined;
+  styleBDeprecatedAt?: string | undefined;
+  publicUrl: string;
+}): DeprecationHeaders | undefined {
   if (!settings.styleBSunset) return undefined;
   const day = (raw: string, name: string) => {
     let parsed;

@@ -32,7 +32,10 @@ const LOCATIONS: Record<string, ErrorLocation> = { query: 'query', body: 'body',
 
 /** `/query/limit` or `.body.data[0].id` → location and field; a message about the value in the one wording. */
 function detailOf(item: ValidatorItem, ctx: RequestContext | undefined): ErrorDetail {
-  const parts = (item.path ?? '').replace(/^[./]+/, '').split(/[./]/).filter(Boolean);
+  const parts = (item.path ?? '')
+    .replace(/^[./]+/, '')
+    .split(/[./]/)
+    .filter(Boolean);
   const location = LOCATIONS[item.location ?? parts[0] ?? ''] ?? LOCATIONS[parts[0] ?? ''] ?? 'body';
   const rest = LOCATIONS[parts[0] ?? ''] ? parts.slice(1) : parts;
   let field = rest.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]') || (location === 'body' ? 'body' : '');
@@ -100,7 +103,13 @@ function translate(err: unknown, exposeInternals: boolean, ctx?: RequestContext)
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return errors.serviceUnavailable(DB_RETRY_AFTER_SECONDS);
   const e = err as {
-    status?: number; type?: string; errors?: ValidatorItem[]; code?: string; message?: string; path?: string; constraint?: string;
+    status?: number;
+    type?: string;
+    errors?: ValidatorItem[];
+    code?: string;
+    message?: string;
+    path?: string;
+    constraint?: string;
     headers?: { Allow?: string };
   };
   if (e.type === 'entity.too.large') return errors.payloadTooLarge(Number((err as { limit?: number }).limit ?? 0));
@@ -145,7 +154,11 @@ const UNIQUE_FIELDS: Record<string, { field: string; what: string }> = {
 function uniqueConflict(constraint: string | undefined, detail: string | undefined): AppError {
   const known = constraint === undefined ? undefined : UNIQUE_FIELDS[constraint];
   // PostgreSQL's detail: `Key (workspace_id, datatable_id, external_id)=(…) already exists.`
-  const column = /^Key \(([^)]*)\)=/.exec(detail ?? '')?.[1]?.split(',').pop()?.trim();
+  const column = /^Key \(([^)]*)\)=/
+    .exec(detail ?? '')?.[1]
+    ?.split(',')
+    .pop()
+    ?.trim();
   const field = known?.field ?? column ?? 'body';
   const message = `\`${field}\` is already ${known?.what ?? 'used by another resource'}; send another value.`;
   return errors.conflict(message, [{ location: 'body', field, message }]);

@@ -134,7 +134,10 @@ async function streamRows(db: Db, req: Request, res: Response, run: ExportRun): 
       const batch = run.record ? read.map(run.record) : read;
       const chunk =
         run.format === 'csv'
-          ? stringify(batch.map((r) => run.layout.row(r, run.present(r))), CSV_OPTIONS)
+          ? stringify(
+              batch.map((r) => run.layout.row(r, run.present(r))),
+              CSV_OPTIONS,
+            )
           : batch.map((r) => `${JSON.stringify(run.present(r))}\n`).join('');
       if (!res.write(chunk)) await drained(res, run.stallTimeoutMs);
       if (gone || res.destroyed) break;
@@ -182,7 +185,14 @@ export async function streamResponsesExport(
     res.setHeader('Content-Disposition', `attachment; filename="responses.${format === 'csv' ? 'csv' : 'ndjson'}"`);
     res.setHeader('Cache-Control', 'no-store');
     if (format === 'csv') res.write(stringify([layout.header], CSV_OPTIONS));
-    await streamRows(db, req, res, { exported, format, layout, present: (r) => request.present(r), record: request.record, stallTimeoutMs: exportSlots.stallTimeoutMs });
+    await streamRows(db, req, res, {
+      exported,
+      format,
+      layout,
+      present: (r) => request.present(r),
+      record: request.record,
+      stallTimeoutMs: exportSlots.stallTimeoutMs,
+    });
   } finally {
     release?.();
   }

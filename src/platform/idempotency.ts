@@ -220,24 +220,28 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
 
     let settled = false;
     // The answer is stored before it is sent (answer-hooks.ts), so a retry that arrives after it always finds the record.
-    beforeEnd(res, async (body) => {
-      settled = true;
-      const status = res.statusCode;
-      const headers: Record<string, string> = {};
-      for (const name of STORED_HEADERS) {
-        const v = res.getHeader(name);
-        if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : String(v);
-      }
-      try {
-        if (status >= 500) return await store.delete(recordKey);
-        const sealed = sealBody(await opts.sealKey(), recordKey, body);
-        await store.set(recordKey, JSON.stringify({ state: 'done', fingerprint, status, headers, sealed } satisfies DoneRecord), TTL_MS);
-      } catch (err) {
-        log.warn({ err, request_id: req.requestId }, 'could not store the idempotent answer');
-        // Not stored: free the key so that a retry runs instead of waiting out the in-flight record.
-        await store.delete(recordKey).catch(() => undefined);
-      }
-    }, true);
+    beforeEnd(
+      res,
+      async (body) => {
+        settled = true;
+        const status = res.statusCode;
+        const headers: Record<string, string> = {};
+        for (const name of STORED_HEADERS) {
+          const v = res.getHeader(name);
+          if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : String(v);
+        }
+        try {
+          if (status >= 500) return await store.delete(recordKey);
+          const sealed = sealBody(await opts.sealKey(), recordKey, body);
+          await store.set(recordKey, JSON.stringify({ state: 'done', fingerprint, status, headers, sealed } satisfies DoneRecord), TTL_MS);
+        } catch (err) {
+          log.warn({ err, request_id: req.requestId }, 'could not store the idempotent answer');
+          // Not stored: free the key so that a retry runs instead of waiting out the in-flight record.
+          await store.delete(recordKey).catch(() => undefined);
+        }
+      },
+      true,
+    );
     // A request that ends without an answer (client gone, crash in a stream) frees its key.
     res.on('close', () => {
       if (!settled) store.delete(recordKey).catch(() => undefined);

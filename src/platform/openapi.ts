@@ -168,15 +168,17 @@ function validatedAsGet(steps: RequestHandler[]): Array<RequestHandler | ErrorRe
 
 function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
   memoizePathToRegexp();
-  return validatedAsGet(OpenApiValidator.middleware({
-    // The validator mutates the spec it is given (a copy: ours stays pristine for serving), without examples.
-    apiSpec: validatorSpec(doc) as never,
-    // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). The
-    // validator still coerces query, path and header parameters to their documented types: it always
-    // validates those with a second, coercing Ajv (express-openapi-validator RequestValidator).
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-    validateResponses: validateResponses ? { removeAdditional: false } : false,
-    validateSecurity: false,
-    validateFormats: true,
-  }));
+  return validatedAsGet(
+    OpenApiValidator.middleware({
+      // The validator mutates the spec it is given (a copy: ours stays pristine for serving), without examples.
+      apiSpec: validatorSpec(doc) as never,
+      // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). The
+      // validator still coerces query, path and header parameters to their documented types: it always
+      // validates those with a second, coercing Ajv (express-openapi-validator RequestValidator).
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
+      validateResponses: validateResponses ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      validateFormats: true,
+    }),
+  );
 }

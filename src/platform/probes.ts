@@ -25,7 +25,13 @@ async function within(check: () => Promise<unknown>, ms: number): Promise<CheckR
     timer = setTimeout(() => resolve('down'), ms);
   });
   try {
-    return await Promise.race([check().then((): CheckResult => 'ok', (): CheckResult => 'down'), late]);
+    return await Promise.race([
+      check().then(
+        (): CheckResult => 'ok',
+        (): CheckResult => 'down',
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

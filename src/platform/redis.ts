@@ -94,50 +94,48 @@ function clientFor(url: string): RedisClient {
     enableAutoPipelining: true,
   };
   const target = redisTarget(url);
-  return (
-    target.kind === 'url'
-      ? new Redis(url, options)
-      : target.kind === 'sentinel'
-        ? new Redis({
-            ...options,
-            sentinels: target.sentinels.map((s) => ({ ...s })),
-            name: target.name,
-            db: target.db,
-            username: target.username,
-            password: target.password,
-            // While no sentinel answers, ask again after 100 ms, 200 ms, ... at most 1 s.
-            sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
-            failoverDetector: true,
-            ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
-          })
-        : new Cluster(
-            target.nodes.map((n) => ({ ...n })),
-            {
-              // No queue while the cluster is not ready: commands fail at once and callers fall back.
-              enableOfflineQueue: false,
-              enableAutoPipelining: true,
-              clusterRetryStrategy: options.retryStrategy,
-              // A command whose master is gone is retried after 100 ms (the slots refreshed meanwhile)
-              // at most 3 times, and gives up after 500 ms in all (commandTimeout), as on one server: the
-              // caller falls back rather than wait out the cluster's failover.
-              retryDelayOnFailover: 100,
-              maxRedirections: 3,
-              // With TLS, connect by the names the cluster gives, not their addresses, so that the
-              // certificates match (ioredis' advice for ElastiCache with TLS).
-              ...(target.tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),
-              // Per node: ioredis' own defaults (a lost node is dropped, the slots are asked again)
-              // plus the time limits and credentials.
-              redisOptions: {
-                maxRetriesPerRequest: options.maxRetriesPerRequest,
-                connectTimeout: options.connectTimeout,
-                commandTimeout: options.commandTimeout,
-                username: target.username,
-                password: target.password,
-                ...(target.tls ? { tls: {} } : {}),
-              },
+  return target.kind === 'url'
+    ? new Redis(url, options)
+    : target.kind === 'sentinel'
+      ? new Redis({
+          ...options,
+          sentinels: target.sentinels.map((s) => ({ ...s })),
+          name: target.name,
+          db: target.db,
+          username: target.username,
+          password: target.password,
+          // While no sentinel answers, ask again after 100 ms, 200 ms, ... at most 1 s.
+          sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
+          failoverDetector: true,
+          ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+        })
+      : new Cluster(
+          target.nodes.map((n) => ({ ...n })),
+          {
+            // No queue while the cluster is not ready: commands fail at once and callers fall back.
+            enableOfflineQueue: false,
+            enableAutoPipelining: true,
+            clusterRetryStrategy: options.retryStrategy,
+            // A command whose master is gone is retried after 100 ms (the slots refreshed meanwhile)
+            // at most 3 times, and gives up after 500 ms in all (commandTimeout), as on one server: the
+            // caller falls back rather than wait out the cluster's failover.
+            retryDelayOnFailover: 100,
+            maxRedirections: 3,
+            // With TLS, connect by the names the cluster gives, not their addresses, so that the
+            // certificates match (ioredis' advice for ElastiCache with TLS).
+            ...(target.tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),
+            // Per node: ioredis' own defaults (a lost node is dropped, the slots are asked again)
+            // plus the time limits and credentials.
+            redisOptions: {
+              maxRetriesPerRequest: options.maxRetriesPerRequest,
+              connectTimeout: options.connectTimeout,
+              commandTimeout: options.commandTimeout,
+              username: target.username,
+              password: target.password,
+              ...(target.tls ? { tls: {} } : {}),
             },
-          )
-  );
+          },
+        );
 }
 
 /**

@@ -56,10 +56,30 @@ export interface RequestContext {
  */
 export function requestContext(app: Express, operations: OperationIndex): RequestHandler {
   Object.defineProperties(app.request, {
-    requestId: { get(this: Express['request']) { return this.context.requestId; }, configurable: true },
-    auth: { get(this: Express['request']) { return this.context.auth; }, configurable: true },
-    workspaceId: { get(this: Express['request']) { return this.context.workspaceId; }, configurable: true },
-    style: { get(this: Express['request']) { return answerStyle(this); }, configurable: true },
+    requestId: {
+      get(this: Express['request']) {
+        return this.context.requestId;
+      },
+      configurable: true,
+    },
+    auth: {
+      get(this: Express['request']) {
+        return this.context.auth;
+      },
+      configurable: true,
+    },
+    workspaceId: {
+      get(this: Express['request']) {
+        return this.context.workspaceId;
+      },
+      configurable: true,
+    },
+    style: {
+      get(this: Express['request']) {
+        return answerStyle(this);
+      },
+      configurable: true,
+    },
   });
   return (req, res, next) => {
     const context: RequestContext = {

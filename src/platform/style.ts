@@ -65,7 +65,11 @@ export function selectStyle(fixed: PathStyle | undefined, header: string | undef
     if (foreign.length > 0) {
       const other = fromHeader === 'A' ? 'B' : 'A';
       throw errors.validation(
-        foreign.map((field) => ({ location: 'query' as const, field, message: `\`${field}\` belongs to Style ${other}; X-API-Style asks for Style ${fromHeader}.` })),
+        foreign.map((field) => ({
+          location: 'query' as const,
+          field,
+          message: `\`${field}\` belongs to Style ${other}; X-API-Style asks for Style ${fromHeader}.`,
+        })),
         `Style ${other} parameters in a Style ${fromHeader} request: ${foreign.join(', ')}.`,
       );
     }

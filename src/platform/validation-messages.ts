@@ -40,8 +40,19 @@ interface Parameter {
 
 /** Ajv keywords that judge a value against a range, a type or a list: reworded. Others (required, additionalProperties) keep Ajv's words. */
 const VALUE_KEYWORDS = new Set([
-  'type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'enum', 'format', 'pattern',
-  'minLength', 'maxLength', 'minItems', 'maxItems', 'multipleOf',
+  'type',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'enum',
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'multipleOf',
 ]);
 
 const FORMATS: Record<string, string> = {
@@ -168,7 +179,10 @@ export function valueMessage(doc: OpenApiDocument, req: Request, location: strin
   let schema: Schema | undefined;
   let value: unknown;
   if (location === 'body') {
-    const segments = field.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean);
+    const segments = field
+      .replace(/\[(\d+)\]/g, '.$1')
+      .split('.')
+      .filter(Boolean);
     schema = bodySchema(doc, op.body, segments);
     value = bodyValue(req.body, segments);
     if (schema?.oneOf || schema?.anyOf) return undefined;

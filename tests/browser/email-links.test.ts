@@ -49,7 +49,11 @@ describe('an email link in a browser', () => {
     }
 
     // The row changes after the submission; the response keeps the data it had then.
-    const patched = await t.http().patch(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows/${s.row}`).set('X-API-Key', s.key).send({ data: { plan: 'enterprise' } });
+    const patched = await t
+      .http()
+      .patch(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows/${s.row}`)
+      .set('X-API-Key', s.key)
+      .send({ data: { plan: 'enterprise' } });
     expect(patched.status).toBe(200);
 
     const a = await api(`/forms/${s.form}/responses?include_table_data=true`);
@@ -79,7 +83,13 @@ describe('an email link in a browser', () => {
 
   it('shows a 400 page for a tampered link and a 410 page for an expired one, recording nothing', async () => {
     const good = await mintLink(t.db, s.ws, { formId: s.form, email: 'bo@example.com', emailId: 'em_bad_links' }, t.baseUrl);
-    const expired = await mintLink(t.db, s.ws, { formId: s.form, email: 'bo@example.com', emailId: 'em_bad_links', expiresInDays: 1 }, t.baseUrl, new Date(Date.now() - 3 * 86_400_000));
+    const expired = await mintLink(
+      t.db,
+      s.ws,
+      { formId: s.form, email: 'bo@example.com', emailId: 'em_bad_links', expiresInDays: 1 },
+      t.baseUrl,
+      new Date(Date.now() - 3 * 86_400_000),
+    );
     const [payload, signature] = good.token.split('.') as [string, string];
     // Another recipient in the claims, the old signature: tampered.
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), e: 'eve@example.com' })).toString('base64url');

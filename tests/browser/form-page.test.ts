@@ -98,7 +98,11 @@ describe('the hosted page in a browser', () => {
     expect(stored).toMatchObject({ form_id: s.form, score: 9, respondent_email: null, email_id: null, row_id: null });
     expect((stored!.answers as Array<Record<string, unknown>>).map(({ reporting_label: _r, ...a }) => a)).toEqual(expectedA);
 
-    const b = await t.http().get(`/api/v1/workspaces/${s.ws}/responses/${stored!.id as string}`).set('X-API-Key', s.key).set('X-API-Style', 'B');
+    const b = await t
+      .http()
+      .get(`/api/v1/workspaces/${s.ws}/responses/${stored!.id as string}`)
+      .set('X-API-Key', s.key)
+      .set('X-API-Style', 'B');
     expect(b.status).toBe(200);
     expect(b.body.data).toMatchObject({ id: stored!.id, score: 9, version: 1, form: { id: s.form, name: 'Customer survey' } });
     expect(b.body.data.answers.map((a: { id: string; value: unknown }) => [a.id, a.value])).toEqual(expectedA.map((a) => [a.question_id, a.value]));
@@ -137,6 +141,9 @@ describe('the hosted page in a browser', () => {
     expect(posts).toEqual([303, 303]);
     const after = await responsesA();
     expect(after).toHaveLength(before + 1);
-    expect(after[0]).toMatchObject({ score: 10, answers: expect.arrayContaining([expect.objectContaining({ question_id: 'q_plan', value: { id: 'opt_basic', value: 'Basis' } })]) });
+    expect(after[0]).toMatchObject({
+      score: 10,
+      answers: expect.arrayContaining([expect.objectContaining({ question_id: 'q_plan', value: { id: 'opt_basic', value: 'Basis' } })]),
+    });
   });
 });

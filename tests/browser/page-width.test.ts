@@ -15,7 +15,13 @@ let pages: Array<{ name: string; url: string; status: number; javaScript?: boole
 beforeAll(async () => {
   s = await formWorkspace(t.db, { form: surveyForm });
   const link = await mintLink(t.db, s.ws, { formId: s.form, email: 'width@example.com', emailId: 'em_width' }, t.baseUrl);
-  const expired = await mintLink(t.db, s.ws, { formId: s.form, email: 'width@example.com', emailId: 'em_width', expiresInDays: 1 }, t.baseUrl, new Date(Date.now() - 3 * 86_400_000));
+  const expired = await mintLink(
+    t.db,
+    s.ws,
+    { formId: s.form, email: 'width@example.com', emailId: 'em_width', expiresInDays: 1 },
+    t.baseUrl,
+    new Date(Date.now() - 3 * 86_400_000),
+  );
   const dashboard = await t.http().post(`/api/v1/workspaces/${s.ws}/forms/${s.form}/dashboard-links`).set('X-API-Key', s.key).send({});
   expect(dashboard.status).toBe(201);
   const translate = new URLSearchParams({ method: 'GET', request: '/api/v1/workspaces/ws_1/tables/tbl_1/entries?page=2&limit=50&filter=plan%3Dpro' });
@@ -43,7 +49,11 @@ describe('every page at 360 px', () => {
         const res = await page.goto(p.url);
         expect(`${p.name} ${res!.status()}`).toBe(`${p.name} ${p.status}`);
         // /docs renders in the browser (Redoc): wait for its content before measuring.
-        if (p.name === 'docs') await page.getByRole('heading', { name: /Feedback Collection and Analytics Service API/ }).first().waitFor({ timeout: 30_000 });
+        if (p.name === 'docs')
+          await page
+            .getByRole('heading', { name: /Feedback Collection and Analytics Service API/ })
+            .first()
+            .waitFor({ timeout: 30_000 });
         if (p.javaScript) await page.waitForLoadState('networkidle');
         const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
         if (width > 360) {

@@ -38,7 +38,13 @@ async function open(path: string, status: number, opts: { javaScript?: boolean; 
     const res = await page.goto(`${t.baseUrl}${path}`);
     expect(res!.status()).toBe(status);
     await opts.ready?.(page);
-    return await eventually(() => t.servedToBrowser().slice(from).find((r) => r.path === '/favicon.ico')?.status);
+    return await eventually(
+      () =>
+        t
+          .servedToBrowser()
+          .slice(from)
+          .find((r) => r.path === '/favicon.ico')?.status,
+    );
   } finally {
     await context.close();
   }
@@ -50,7 +56,10 @@ describe('pages in a browser', () => {
       javaScript: true,
       ready: async (page) => {
         // Redoc renders the whole document in the browser: seconds on a busy machine.
-        await page.getByRole('heading', { name: /Feedback Collection and Analytics Service API/ }).first().waitFor({ timeout: 30_000 });
+        await page
+          .getByRole('heading', { name: /Feedback Collection and Analytics Service API/ })
+          .first()
+          .waitFor({ timeout: 30_000 });
         await page.locator('a[href="https://redocly.com/redoc/"] img').waitFor({ state: 'attached' });
         expect(await page.getAttribute('a[href="https://redocly.com/redoc/"] img', 'src')).toMatch(/^data:image\/svg\+xml,/);
         await page.waitForLoadState('networkidle');

@@ -56,12 +56,14 @@ beforeAll(() => {
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-it('installs from its folder, compiles a two-style script under --strict, and refuses the other style\'s parameters', async () => {
+it("installs from its folder, compiles a two-style script under --strict, and refuses the other style's parameters", async () => {
   // A build left by an earlier run must not stand in for the one the install makes.
   fs.rmSync(path.join(clientDir, 'dist'), { recursive: true, force: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0', private: true }));
   await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', clientDir], { cwd: dir });
-  expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies).toEqual({ '@feedback-service/client': expect.stringMatching(/^file:/) });
+  expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies).toEqual({
+    '@feedback-service/client': expect.stringMatching(/^file:/),
+  });
 
   fs.writeFileSync(path.join(dir, 'main.ts'), SCRIPT);
   const compiled = await compile('main.ts', true);

@@ -79,7 +79,12 @@ describe('Style A', () => {
 
   it('iterates every response across cursor pages', async () => {
     const pages: string[] = [];
-    const client = createClient({ baseUrl, apiKey: s.key, style: 'A', fetch: (input, init) => (pages.push(String(input instanceof Request ? input.url : input)), fetch(input, init)) });
+    const client = createClient({
+      baseUrl,
+      apiKey: s.key,
+      style: 'A',
+      fetch: (input, init) => (pages.push(String(input instanceof Request ? input.url : input)), fetch(input, init)),
+    });
     const items = await collect(client.responses.list(s.ws, { limit: 7 }));
     expect(items.map((r) => r.id)).toEqual(newestFirst(s.responses).map((r) => r.id));
     expect(items[0]).toHaveProperty('created_at');

@@ -233,7 +233,8 @@ describe('the breaking-change gate: Style B needs a deprecation first', () => {
     const doc = load();
     const styleB: string[] = [];
     for (const [p, item] of Object.entries<Record<string, Record<string, unknown>>>(doc.paths)) {
-      for (const [method, op] of Object.entries(item)) if (op && typeof op === 'object' && 'responses' in op && isStyleB(p, op)) styleB.push(`${method.toUpperCase()} ${p}`);
+      for (const [method, op] of Object.entries(item))
+        if (op && typeof op === 'object' && 'responses' in op && isStyleB(p, op)) styleB.push(`${method.toUpperCase()} ${p}`);
     }
     expect(styleB).toContain(`DELETE ${ENTRY}`);
     expect(styleB).toContain('GET /api/v1/workspaces/{workspace_id}/emails/events');

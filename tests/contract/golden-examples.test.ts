@@ -74,7 +74,12 @@ function schemaProblems(schemaAt: string, value: unknown): string[] {
 
 /** The pointer of a response's `content/<media>/schema`, through a `$ref` to components/responses. */
 function responseSchemaAt(op: DocOperation, status: string, media: string): string {
-  const raw = ((doc.paths[op.template] as Record<string, Record<string, Record<string, { $ref?: string }>>>)[op.method.toLowerCase()]!.responses as Record<string, { $ref?: string }>)[status]!;
+  const raw = (
+    (doc.paths[op.template] as Record<string, Record<string, Record<string, { $ref?: string }>>>)[op.method.toLowerCase()]!.responses as Record<
+      string,
+      { $ref?: string }
+    >
+  )[status]!;
   const base = raw.$ref ? raw.$ref : pointer('paths', op.template, op.method.toLowerCase(), 'responses', status);
   return `${base}/content/${media.replace(/\//g, '~1')}/schema`;
 }
@@ -82,7 +87,8 @@ function responseSchemaAt(op: DocOperation, status: string, media: string): stri
 /** The example names an operation must have: both styles on a shared path, else exactly one style. */
 function nameProblems(where: string, op: DocOperation, names: string[]): string[] {
   if (op.shared) return ['style_a', 'style_b'].filter((n) => !names.includes(n)).map((n) => `${where}: no example ${n}`);
-  if (names.length !== 1 || !/^style_[ab]$/.test(names[0]!)) return [`${where}: needs one example named by its style (style_a or style_b), has [${names.join(', ')}]`];
+  if (names.length !== 1 || !/^style_[ab]$/.test(names[0]!))
+    return [`${where}: needs one example named by its style (style_a or style_b), has [${names.join(', ')}]`];
   return [];
 }
 
@@ -125,7 +131,8 @@ function depthFor(op: DocOperation, status: string, media: string): number {
 function answerProblems(a: ExampleAnswer): string[] {
   const { op } = a.call;
   const where = `${label(op)}${a.call.style ? ` (${a.call.style})` : ''} → ${a.status} ${a.media}`;
-  if (a.status >= 300 || !(op.responseTypes[String(a.status)] ?? []).includes(a.media)) return [`${where}: not a documented success: ${String(JSON.stringify(a.body)).slice(0, 200)}`];
+  if (a.status >= 300 || !(op.responseTypes[String(a.status)] ?? []).includes(a.media))
+    return [`${where}: not a documented success: ${String(JSON.stringify(a.body)).slice(0, 200)}`];
   if (a.call.style && a.style !== a.call.style) return [`${where}: answered in Style ${a.style}`];
   const example = responseExamples(op, String(a.status), a.media, doc)[exampleName(a.style)];
   if (example === undefined) return [`${where}: no example ${exampleName(a.style)}`];
@@ -144,7 +151,12 @@ describe('golden examples in openapi/', () => {
     expect(ops.filter(hasCheckedAnswer).length).toBeGreaterThan(45);
     const problems = ops.flatMap(exampleProblems);
     // The error envelope's example, shared by every operation's 400 through components.responses.ValidationError.
-    const error = responseExamples(ops.find((o) => label(o) === 'GET /api/v1/workspaces')!, '400', 'application/json', doc).validation_error;
+    const error = responseExamples(
+      ops.find((o) => label(o) === 'GET /api/v1/workspaces')!,
+      '400',
+      'application/json',
+      doc,
+    ).validation_error;
     if (error === undefined) problems.push('components.responses.ValidationError has no example validation_error');
     else problems.push(...schemaProblems('#/components/schemas/Error', error));
     expect(problems).toEqual([]);
@@ -186,7 +198,9 @@ describe('golden examples in openapi/', () => {
       }),
     ).toEqual([`${where}: $.data[0].created_at: in the example, not in the answer`, `${where}: $.data[0].createdAt: in the answer, not in the example`]);
     expect(planted((e) => (e.meta.total = String(e.meta.total)))).toEqual([`${where}: $.meta.total: the example has string, the answer number`]);
-    expect(planted((e) => ((e.data[0]!.form as Record<string, unknown>).slug = 'nps'))).toEqual([`${where}: $.data[0].form.slug: in the example, not in the answer`]);
+    expect(planted((e) => ((e.data[0]!.form as Record<string, unknown>).slug = 'nps'))).toEqual([
+      `${where}: $.data[0].form.slug: in the example, not in the answer`,
+    ]);
     // Values are not compared, a null matches any type, and an array compares its first item.
     expect(
       planted((e) => {
@@ -204,8 +218,14 @@ describe('golden examples in openapi/', () => {
 
   it('the shape check of CSV, NDJSON and Prometheus text finds a changed header, member or metric', () => {
     expect(bodyShapeProblems('text/csv', 'id,score\r\n1,2\r\n', 'id,score\r\n3,4\r\n')).toEqual([]);
-    expect(bodyShapeProblems('text/csv', 'id,created_at\r\n', 'id,createdAt\r\n')).toEqual(['header row: the example has id,created_at, the answer id,createdAt']);
-    expect(bodyShapeProblems('application/x-ndjson', '{"id":"a","score":1}\n', '{"id":"b","score":"1"}\n')).toEqual(['$.score: the example has number, the answer string']);
-    expect(bodyShapeProblems('text/plain', '# TYPE a_total counter\n', '# TYPE b_total counter\nb_total 1\n')).toEqual(['# TYPE a_total counter: in the example, not in the answer']);
+    expect(bodyShapeProblems('text/csv', 'id,created_at\r\n', 'id,createdAt\r\n')).toEqual([
+      'header row: the example has id,created_at, the answer id,createdAt',
+    ]);
+    expect(bodyShapeProblems('application/x-ndjson', '{"id":"a","score":1}\n', '{"id":"b","score":"1"}\n')).toEqual([
+      '$.score: the example has number, the answer string',
+    ]);
+    expect(bodyShapeProblems('text/plain', '# TYPE a_total counter\n', '# TYPE b_total counter\nb_total 1\n')).toEqual([
+      '# TYPE a_total counter: in the example, not in the answer',
+    ]);
   });
 });

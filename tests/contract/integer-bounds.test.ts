@@ -60,12 +60,14 @@ describe('integer bounds in openapi/', () => {
 
   it('finds the integers of requests (the walk reaches parameters and bodies)', () => {
     const places = found.map((f) => f.where);
-    expect(places).toEqual(expect.arrayContaining([
-      'post /api/v1/workspaces/{workspace_id}/responses body(application/json).version',
-      'get /api/v1/workspaces/{workspace_id}/responses query:page',
-      'get /api/v1/workspaces/{workspace_id}/responses query:limit',
-      'post /api/v1/workspaces/{workspace_id}/api-keys body(application/json).rate_limit_per_minute',
-    ]));
+    expect(places).toEqual(
+      expect.arrayContaining([
+        'post /api/v1/workspaces/{workspace_id}/responses body(application/json).version',
+        'get /api/v1/workspaces/{workspace_id}/responses query:page',
+        'get /api/v1/workspaces/{workspace_id}/responses query:limit',
+        'post /api/v1/workspaces/{workspace_id}/api-keys body(application/json).rate_limit_per_minute',
+      ]),
+    );
   });
 
   it('gives every integer of a request a minimum and a maximum a database column and JavaScript can hold', () => {

@@ -12,7 +12,12 @@ let key: string;
 beforeAll(async () => {
   ({ ws, key } = await workspaceWithKey(t.db, { scopes: [] }));
 });
-const translate = (body: unknown, k = key) => t.http().post('/api/v1/translate').set('X-API-Key', k).send(body as object);
+const translate = (body: unknown, k = key) =>
+  t
+    .http()
+    .post('/api/v1/translate')
+    .set('X-API-Key', k)
+    .send(body as object);
 
 describe('POST /api/v1/translate', () => {
   it('translates rows with a filter, page and limit for a key without scopes', async () => {
@@ -27,7 +32,12 @@ describe('POST /api/v1/translate', () => {
     expect(res.body.data).toMatchObject({
       operation: 'listTableEntriesB',
       equivalent: 'listDatatableRows',
-      request: { method: 'GET', path: `/api/v1/workspaces/${ws}/datatables/tbl_1/rows`, query: { limit: '100', filter: 'plan = pro' }, headers: { 'X-API-Style': 'A' } },
+      request: {
+        method: 'GET',
+        path: `/api/v1/workspaces/${ws}/datatables/tbl_1/rows`,
+        query: { limit: '100', filter: 'plan = pro' },
+        headers: { 'X-API-Style': 'A' },
+      },
       walk: { limit: 100, follow_next: 4, read_pages: 2 },
     });
   });
@@ -38,7 +48,13 @@ describe('POST /api/v1/translate', () => {
       path: `/api/v1/workspaces/${ws}/responses?filter=${encodeURIComponent('score in [9, 10], form_id = frm_1, row_id = null')}&end_date=2026-01-31`,
     });
     expect(res.status).toBe(200);
-    expect(res.body.data.request.query).toEqual({ limit: '50', form_id: 'frm_1', row_id_present: 'false', score_in: ['9', '10'], created_before: '2026-02-01' });
+    expect(res.body.data.request.query).toEqual({
+      limit: '50',
+      form_id: 'frm_1',
+      row_id_present: 'false',
+      score_in: ['9', '10'],
+      created_before: '2026-02-01',
+    });
   });
 
   it('answers 422 unprocessable naming the part', async () => {

@@ -19,7 +19,8 @@ jest.setTimeout(60_000);
 
 const root = path.resolve(__dirname, '../..');
 const bin = pgBinDir();
-if (!bin && process.env.CI === 'true') throw new Error('initdb, pg_ctl and pg_basebackup not found (needed by the read replica test; CI=true does not skip it)');
+if (!bin && process.env.CI === 'true')
+  throw new Error('initdb, pg_ctl and pg_basebackup not found (needed by the read replica test; CI=true does not skip it)');
 const maybe = bin ? describe : describe.skip;
 
 let cluster: PgCluster | undefined;
@@ -72,7 +73,15 @@ beforeAll(async () => {
   await importFixture(db, {
     workspaces: [{ id: ws, name: 'Replica', link: 'replica' }],
     api_keys: [{ id: keyId, name: 'replica', secret, workspace_ids: [ws] }],
-    datatables: [{ id: table, workspace_id: ws, name: 'Customers', fields: [{ name: 'id', type: 'string' }], rows: [{ row_id: 'row_replica', data: { id: 'c-fixture' } }] }],
+    datatables: [
+      {
+        id: table,
+        workspace_id: ws,
+        name: 'Customers',
+        fields: [{ name: 'id', type: 'string' }],
+        rows: [{ row_id: 'row_replica', data: { id: 'c-fixture' } }],
+      },
+    ],
     forms: [{ id: 'frm_replica', workspace_id: ws, name: 'NPS', questions: [{ id: 'q_score', type: 'nps', title: 'How likely?', required: true }] }],
     responses: [
       {

@@ -62,7 +62,21 @@ export class Processes {
 
   /** A `redis-server` on `port` of the loopback, without persistence, with `extra` arguments. */
   redisServer(port: number, extra: string[] = []): ChildProcess {
-    const { proc } = this.start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--dir', this.tmp, ...extra]);
+    const { proc } = this.start('redis-server', [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--protected-mode',
+      'no',
+      '--dir',
+      this.tmp,
+      ...extra,
+    ]);
     this.redisServers.set(port, proc);
     return proc;
   }
@@ -107,7 +121,11 @@ export class Processes {
 
   /** Closes the clients, kills every process (SIGKILL) and waits for them, removes the temporary folder. */
   async stop(): Promise<void> {
-    await Promise.all(this.clients.filter((c) => c.status !== 'end').map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : Promise.resolve(c.disconnect()))));
+    await Promise.all(
+      this.clients
+        .filter((c) => c.status !== 'end')
+        .map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : Promise.resolve(c.disconnect()))),
+    );
     for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await Promise.all(this.children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
     rmSync(this.tmp, { recursive: true, force: true });
@@ -127,7 +145,8 @@ export async function apiKey(db: Db, limit: number): Promise<{ ws: string; id: s
 }
 
 /** GET of the API key's workspace on the instance at `base`. */
-export const getWorkspace = (base: string, k: { ws: string; secret: string }) => fetch(`${base}/api/v1/workspaces/${k.ws}`, { headers: { 'X-API-Key': k.secret } });
+export const getWorkspace = (base: string, k: { ws: string; secret: string }) =>
+  fetch(`${base}/api/v1/workspaces/${k.ws}`, { headers: { 'X-API-Key': k.secret } });
 
 /**
  * Continuous load: every instance in `bases` GETs `k`'s workspace again 20 ms after each answer until

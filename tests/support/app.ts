@@ -22,10 +22,7 @@ export interface TestContext {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return loadConfig(
-    { validateResponses: true, rateLimitPerMinute: 10_000, authFailuresPerMinute: 10_000, logLevel: 'silent', ...overrides },
-    {},
-  );
+  return loadConfig({ validateResponses: true, rateLimitPerMinute: 10_000, authFailuresPerMinute: 10_000, logLevel: 'silent', ...overrides }, {});
 }
 
 /** Registers beforeAll/afterAll that build the app; read the fields inside tests. */

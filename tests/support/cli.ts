@@ -30,4 +30,3 @@ export function cli(args: string[], input?: string): Promise<Run> {
     child.stdin.end(input ?? '');
   });
 }
-

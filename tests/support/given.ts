@@ -271,7 +271,15 @@ export async function scenario(db: Db, opts: { responseCount?: number; key?: Key
         created_at: '2026-01-01T00:00:00.000Z',
         questions: [
           { id: 'q_score', type: 'nps', title: 'How likely are you to recommend us?', required: true },
-          { id: 'q_plan', type: 'single_choice', title: 'Plan?', options: [{ id: 'opt_basic', value: 'Basic' }, { id: 'opt_pro', value: 'Pro' }] },
+          {
+            id: 'q_plan',
+            type: 'single_choice',
+            title: 'Plan?',
+            options: [
+              { id: 'opt_basic', value: 'Basic' },
+              { id: 'opt_pro', value: 'Pro' },
+            ],
+          },
         ],
         translations: { de: { q_score: { title: 'Wie wahrscheinlich…?' }, q_plan: { title: 'Tarif?', options: { opt_pro: 'Profi', opt_basic: 'Basis' } } } },
       },

@@ -78,9 +78,22 @@ export function exampleFixture(): FixtureDocument {
         created_at: '2026-01-03T09:00:00.000Z',
         questions: [
           { id: 'q_score', type: 'nps', title: 'How likely are you to recommend us?', required: true },
-          { id: 'q_plan', type: 'single_choice', title: 'Which plan do you use?', options: [{ id: 'opt_basic', value: 'Basic' }, { id: 'opt_pro', value: 'Pro' }] },
+          {
+            id: 'q_plan',
+            type: 'single_choice',
+            title: 'Which plan do you use?',
+            options: [
+              { id: 'opt_basic', value: 'Basic' },
+              { id: 'opt_pro', value: 'Pro' },
+            ],
+          },
         ],
-        translations: { de: { q_score: { title: 'Wie wahrscheinlich empfehlen Sie uns weiter?' }, q_plan: { title: 'Welchen Tarif nutzen Sie?', options: { opt_basic: 'Basis', opt_pro: 'Profi' } } } },
+        translations: {
+          de: {
+            q_score: { title: 'Wie wahrscheinlich empfehlen Sie uns weiter?' },
+            q_plan: { title: 'Welchen Tarif nutzen Sie?', options: { opt_basic: 'Basis', opt_pro: 'Profi' } },
+          },
+        },
       },
       {
         id: 'frm_csat',
@@ -110,27 +123,80 @@ export function exampleFixture(): FixtureDocument {
       },
     ],
     responses: [
-      { id: 'rsp_1', form_id: 'frm_nps', score: 9, created_at: '2026-01-10T12:00:00.000Z', answers: npsAnswers(9, 'opt_pro'), row_id: 'row_1', respondent_email: 'ada@example.com', email_id: 'em_1' },
-      { id: 'rsp_2', form_id: 'frm_nps', score: 3, language: 'de', created_at: '2026-01-11T12:00:00.000Z', answers: npsAnswers(3, 'opt_basic'), actionlists: [{ actionlist_id: 'al_detractor', triggered_score: 3, triggers: ['detractor'] }] },
+      {
+        id: 'rsp_1',
+        form_id: 'frm_nps',
+        score: 9,
+        created_at: '2026-01-10T12:00:00.000Z',
+        answers: npsAnswers(9, 'opt_pro'),
+        row_id: 'row_1',
+        respondent_email: 'ada@example.com',
+        email_id: 'em_1',
+      },
+      {
+        id: 'rsp_2',
+        form_id: 'frm_nps',
+        score: 3,
+        language: 'de',
+        created_at: '2026-01-11T12:00:00.000Z',
+        answers: npsAnswers(3, 'opt_basic'),
+        actionlists: [{ actionlist_id: 'al_detractor', triggered_score: 3, triggers: ['detractor'] }],
+      },
       { id: 'rsp_3', form_id: 'frm_csat', score: 4, created_at: '2026-01-12T12:00:00.000Z', answers: [{ question_id: 'q_csat', value: 4 }] },
       { id: 'rsp_4', form_id: 'frm_csat', score: 5, created_at: '2026-01-13T12:00:00.000Z', answers: [{ question_id: 'q_csat', value: 5 }], row_id: 'row_2' },
-      { id: 'rsp_5', form_id: 'frm_nps', score: 10, created_at: '2026-01-20T12:00:00.000Z', answers: npsAnswers(10, 'opt_pro'), row_id: 'row_3', respondent_email: 'grace@example.com', email_id: 'em_2' },
-      { id: 'rsp_6', form_id: 'frm_nps', score: 8, created_at: '2026-01-21T12:00:00.000Z', answers: npsAnswers(8, 'opt_pro'), respondent_email: 'ada@example.com', email_id: 'em_1' },
+      {
+        id: 'rsp_5',
+        form_id: 'frm_nps',
+        score: 10,
+        created_at: '2026-01-20T12:00:00.000Z',
+        answers: npsAnswers(10, 'opt_pro'),
+        row_id: 'row_3',
+        respondent_email: 'grace@example.com',
+        email_id: 'em_2',
+      },
+      {
+        id: 'rsp_6',
+        form_id: 'frm_nps',
+        score: 8,
+        created_at: '2026-01-21T12:00:00.000Z',
+        answers: npsAnswers(8, 'opt_pro'),
+        respondent_email: 'ada@example.com',
+        email_id: 'em_1',
+      },
     ],
     email_events: [
       ...['send', 'delivery', 'open', 'click'].map((type, i) => ({
-        id: `ev_${i + 1}`, workspace_id: ws, email_id: 'em_1', email: 'ada@example.com', type: type as never,
-        created_at: `2026-01-10T11:0${i}:00.000Z`, form_id: 'frm_nps', row_id: 'row_1', flow_id: 'flow_onboarding',
+        id: `ev_${i + 1}`,
+        workspace_id: ws,
+        email_id: 'em_1',
+        email: 'ada@example.com',
+        type: type as never,
+        created_at: `2026-01-10T11:0${i}:00.000Z`,
+        form_id: 'frm_nps',
+        row_id: 'row_1',
+        flow_id: 'flow_onboarding',
       })),
       ...['send', 'bounce'].map((type, i) => ({
-        id: `ev_${i + 5}`, workspace_id: ws, email_id: 'em_2', email: 'grace@example.com', type: type as never,
-        created_at: `2026-01-20T11:0${i}:00.000Z`, form_id: 'frm_nps', row_id: null, flow_id: null,
+        id: `ev_${i + 5}`,
+        workspace_id: ws,
+        email_id: 'em_2',
+        email: 'grace@example.com',
+        type: type as never,
+        created_at: `2026-01-20T11:0${i}:00.000Z`,
+        form_id: 'frm_nps',
+        row_id: null,
+        flow_id: null,
       })),
     ],
     webhook_endpoints: [
       {
-        id: 'we_crm', workspace_id: ws, url: 'https://hooks.example.com/crm', events: ['response.created', 'row.updated'],
-        description: 'CRM sync', secret: 'whsec_ZXhhbXBsZS1zZWNyZXQtbm90LWEtcmVhbC1vbmU=', created_at: '2026-01-06T10:00:00.000Z',
+        id: 'we_crm',
+        workspace_id: ws,
+        url: 'https://hooks.example.com/crm',
+        events: ['response.created', 'row.updated'],
+        description: 'CRM sync',
+        secret: 'whsec_ZXhhbXBsZS1zZWNyZXQtbm90LWEtcmVhbC1vbmU=',
+        created_at: '2026-01-06T10:00:00.000Z',
       },
     ],
   };
@@ -216,7 +282,9 @@ export function exampleCalls(extra: Record<string, string>, ops = documentOperat
   const calls: ExampleCall[] = [];
   for (const op of ordered) {
     const media = [...new Set(successMedia(op).flatMap(([, types]) => types.filter((t) => CHECKED_MEDIA.includes(t))))];
-    const statuses = successMedia(op).filter(([, types]) => types.length > 0).map(([s]) => s);
+    const statuses = successMedia(op)
+      .filter(([, types]) => types.length > 0)
+      .map(([s]) => s);
     const repeat = statuses.includes('200') && statuses.includes('201');
     for (const style of op.shared ? (['A', 'B'] as const) : [undefined]) {
       for (const m of media) {
@@ -271,7 +339,9 @@ export async function runExampleWalk(
     for (let attempt = 1; attempt <= (call.repeat ? 2 : 1); attempt++) {
       await before();
       const res = await send(agent, call, body(call));
-      const media = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+      const media = String(res.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim();
       const text = res.body as string;
       answers.push({
         call,
@@ -291,13 +361,9 @@ export async function runExampleWalk(
  * of `frm_nps` (docs/analytics.md, "Dashboard links") with the one-time download token of its page.
  */
 export async function prepareExampleIds(agent: Agent): Promise<Record<string, string>> {
-  const res = await agent()
-    .post(fillPath('/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/test', EXAMPLE_IDS))
-    .set('X-API-Key', EXAMPLE_KEY);
+  const res = await agent().post(fillPath('/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/test', EXAMPLE_IDS)).set('X-API-Key', EXAMPLE_KEY);
   if (res.status !== 202) throw new Error(`the webhook test event answered ${res.status}: ${res.text}`);
-  const link = await agent()
-    .post(fillPath('/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links', EXAMPLE_IDS))
-    .set('X-API-Key', EXAMPLE_KEY);
+  const link = await agent().post(fillPath('/api/v1/workspaces/{workspace_id}/forms/{form_id}/dashboard-links', EXAMPLE_IDS)).set('X-API-Key', EXAMPLE_KEY);
   if (link.status !== 201) throw new Error(`minting a dashboard link answered ${link.status}: ${link.text}`);
   const token = new URL(link.body.data.url as string).pathname.split('/').pop()!;
   const page = await agent().get(`/d/${token}`);
@@ -365,8 +431,12 @@ export function shapeProblems(example: unknown, live: unknown, depth = Infinity,
   if (e !== 'object') return [];
   const [a, b] = [example as Node, live as Node];
   const problems = [
-    ...Object.keys(a).filter((k) => !(k in b)).map((k) => `${at}.${k}: in the example, not in the answer`),
-    ...Object.keys(b).filter((k) => !(k in a)).map((k) => `${at}.${k}: in the answer, not in the example`),
+    ...Object.keys(a)
+      .filter((k) => !(k in b))
+      .map((k) => `${at}.${k}: in the example, not in the answer`),
+    ...Object.keys(b)
+      .filter((k) => !(k in a))
+      .map((k) => `${at}.${k}: in the answer, not in the example`),
   ];
   for (const k of Object.keys(a).filter((key) => key in b)) problems.push(...shapeProblems(a[k], b[k], depth - 1, `${at}.${k}`));
   return problems;
@@ -385,5 +455,8 @@ export function bodyShapeProblems(media: string, example: unknown, live: unknown
     return ha === hb ? [] : [`header row: the example has ${ha}, the answer ${hb}`];
   }
   const types = new Set(b.split('\n').filter((line) => line.startsWith('# TYPE ')));
-  return a.split('\n').filter((line) => line.startsWith('# TYPE ') && !types.has(line)).map((line) => `${line}: in the example, not in the answer`);
+  return a
+    .split('\n')
+    .filter((line) => line.startsWith('# TYPE ') && !types.has(line))
+    .map((line) => `${line}: in the example, not in the answer`);
 }

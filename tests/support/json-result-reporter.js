@@ -22,7 +22,10 @@ class JsonResultReporter {
   onRunComplete(_contexts, results) {
     const { numPassedTests, numFailedTests, numPendingTests, numTotalTests, success, numRuntimeErrorTestSuites } = results;
     const fuzz = this.fuzzCounts();
-    fs.writeFileSync(this.file, JSON.stringify({ numPassedTests, numFailedTests, numPendingTests, numTotalTests, numRuntimeErrorTestSuites, success, ...(fuzz ? { fuzz } : {}) }));
+    fs.writeFileSync(
+      this.file,
+      JSON.stringify({ numPassedTests, numFailedTests, numPendingTests, numTotalTests, numRuntimeErrorTestSuites, success, ...(fuzz ? { fuzz } : {}) }),
+    );
     if (fuzz) {
       console.log(`fuzz: ${fuzz.requests} requests, ${fuzz.answered5xx} answered 5xx`);
       console.log(`fuzz seeds: ${fuzz.runs.map((r) => `${r.project} ${r.seeds.join(' and ')}`).join('; ')} (FUZZ_SEED=<seed> replays a random one)`);

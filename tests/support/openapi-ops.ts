@@ -112,8 +112,18 @@ export function documentOperations(): DocOperation[] {
  * declare it for that operation and status.
  */
 export const CONTRACT_HEADERS = [
-  'x-api-style', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after',
-  'etag', 'deprecation', 'sunset', 'link', 'idempotent-replayed', 'location',
+  'x-api-style',
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'etag',
+  'deprecation',
+  'sunset',
+  'link',
+  'idempotent-replayed',
+  'location',
 ];
 
 /**

@@ -16,7 +16,8 @@ export async function workspaceState(db: Db, ws: string): Promise<Record<string,
       )) as { rows: Array<{ table_name: string }> }
     ).rows.map((r) => r.table_name);
     const parts = tables.map(
-      (table) => `SELECT '${table}' AS name, count(*)::int AS n, coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS h FROM "${table}" t WHERE workspace_id = :ws`,
+      (table) =>
+        `SELECT '${table}' AS name, count(*)::int AS n, coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS h FROM "${table}" t WHERE workspace_id = :ws`,
     );
     parts.push(`SELECT 'api_keys' AS name, count(*)::int AS n,
         coalesce(md5(string_agg(concat_ws(',', k.id, k.name, k.scopes::text, k.revoked_at, k.expires_at), '|' ORDER BY k.id)), '') AS h

@@ -48,7 +48,9 @@ const translated: FormDefinition = {
 
 describe('validateAnswers', () => {
   it('renders every type in the default language without reporting_label when the form has no translations', () => {
-    const { answers, problems } = validateAnswers(form, [
+    const { answers, problems } = validateAnswers(
+      form,
+      [
         { question_id: 'q_score', value: 9 },
         { question_id: 'q_plan', value: { id: 'opt_pro', value: 'ignored text' } },
         { question_id: 'q_features', value: [{ id: 'opt_api' }, { id: 'opt_sso', value: 'x' }] },
@@ -57,7 +59,9 @@ describe('validateAnswers', () => {
         { question_id: 'q_num', value: 12.5 },
         { question_id: 'q_rating', value: 4 },
         { question_id: 'q_date', value: '2024-02-29' },
-      ], { language: 'en', path: 'responses[0].answers' });
+      ],
+      { language: 'en', path: 'responses[0].answers' },
+    );
     expect(problems).toEqual([]);
     expect(answers).toEqual([
       { question_id: 'q_score', type: 'nps', title: 'How likely?', value: 9 },
@@ -81,11 +85,15 @@ describe('validateAnswers', () => {
   });
 
   it('uses the response language where translated, the default text elsewhere, and adds reporting_label', () => {
-    const { answers, problems } = validateAnswers(translated, [
+    const { answers, problems } = validateAnswers(
+      translated,
+      [
         { question_id: 'q_score', value: 10 },
         { question_id: 'q_plan', value: { id: 'opt_pro' } },
         { question_id: 'q_features', value: [{ id: 'opt_api' }, { id: 'opt_sso' }] },
-      ], { language: 'de', path: 'responses[1].answers' });
+      ],
+      { language: 'de', path: 'responses[1].answers' },
+    );
     expect(problems).toEqual([]);
     expect(answers).toEqual([
       { question_id: 'q_score', type: 'nps', title: 'How likely?', value: 10, reporting_label: 'How likely?' },
@@ -117,7 +125,9 @@ describe('validateAnswers', () => {
   });
 
   it('reports unknown questions, unknown options and wrong types with their paths', () => {
-    const { answers, problems } = validateAnswers(form, [
+    const { answers, problems } = validateAnswers(
+      form,
+      [
         { question_id: 'q_nope', value: 1 },
         { question_id: 'q_plan', value: { id: 'opt_gold' } },
         { question_id: 'q_score', value: 11 },
@@ -127,7 +137,9 @@ describe('validateAnswers', () => {
         { question_id: 'q_rating', value: 0 },
         { question_id: 'q_date', value: '2023-02-29' },
         { question_id: 'q_num', value: '12' },
-      ], { language: 'en', path: 'responses[3].answers' });
+      ],
+      { language: 'en', path: 'responses[3].answers' },
+    );
     expect(answers).toEqual([]);
     expect(problems.map((p) => p.field)).toEqual([
       'responses[3].answers[0].question_id',
@@ -147,11 +159,15 @@ describe('validateAnswers', () => {
   });
 
   it('rejects a second answer to the same question and a non-integer NPS', () => {
-    const { problems } = validateAnswers(form, [
+    const { problems } = validateAnswers(
+      form,
+      [
         { question_id: 'q_score', value: 7.5 },
         { question_id: 'q_text', value: 'a' },
         { question_id: 'q_text', value: 'b' },
-      ], { language: 'en', path: 'x' });
+      ],
+      { language: 'en', path: 'x' },
+    );
     expect(problems).toEqual([
       { field: 'x[0].value', message: expect.stringMatching(/integer/), questionId: 'q_score' },
       { field: 'x[2].question_id', message: 'question "q_text" is answered twice', questionId: 'q_text' },
@@ -166,9 +182,23 @@ describe('validateAnswers', () => {
         { id: 'q_num', type: 'number', title: 'Seats', required: false, options: [], validation: { min: 1, max: 100 } },
       ],
     };
-    const ok = validateAnswers(custom, [{ question_id: 'q_stars', value: 8 }, { question_id: 'q_num', value: 100 }], { language: 'en', path: 'a' });
+    const ok = validateAnswers(
+      custom,
+      [
+        { question_id: 'q_stars', value: 8 },
+        { question_id: 'q_num', value: 100 },
+      ],
+      { language: 'en', path: 'a' },
+    );
     expect(ok.problems).toEqual([]);
-    const bad = validateAnswers(custom, [{ question_id: 'q_stars', value: 11 }, { question_id: 'q_num', value: 0 }], { language: 'en', path: 'a' });
+    const bad = validateAnswers(
+      custom,
+      [
+        { question_id: 'q_stars', value: 11 },
+        { question_id: 'q_num', value: 0 },
+      ],
+      { language: 'en', path: 'a' },
+    );
     expect(bad.problems.map((p) => p.field)).toEqual(['a[0].value', 'a[1].value']);
   });
 });

@@ -55,9 +55,6 @@ describe('lock file guard', () => {
           'node_modules/e': { version: '1.0.0', integrity: 'sha512-e', resolved: 'http://example.invalid/e-1.0.0.tgz' },
         },
       }),
-    ).toEqual([
-      'node_modules/d: no "integrity"',
-      'node_modules/e: "resolved" is not https, git or file: http://example.invalid/e-1.0.0.tgz',
-    ]);
+    ).toEqual(['node_modules/d: no "integrity"', 'node_modules/e: "resolved" is not https, git or file: http://example.invalid/e-1.0.0.tgz']);
   });
 });

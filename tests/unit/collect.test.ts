@@ -29,7 +29,6 @@ describe('chooseLanguage (docs/collecting.md, "Languages")', () => {
   });
 });
 
-
 describe('parseInstant', () => {
   it.each([
     ['2024-02-29', '2024-02-29T00:00:00.000Z'],
@@ -69,14 +68,26 @@ describe('validateAnswers: required questions and the score', () => {
       { field: 'answers', message: 'question "q_nps" is required but has no answer', questionId: 'q_nps' },
     ]);
     const history = validateAnswers(def, raw, { language: 'en', enforceRequired: false });
-    expect(history).toEqual({ answers: [{ question_id: 'q_pick', type: 'single_choice', title: 'Pick', value: { id: 'o1', value: 'One' } }], score: 0, problems: [] });
+    expect(history).toEqual({
+      answers: [{ question_id: 'q_pick', type: 'single_choice', title: 'Pick', value: { id: 'o1', value: 'One' } }],
+      score: 0,
+      problems: [],
+    });
   });
 
   it('scores the score question and accepts an option id given as a string', () => {
-    const ok = validateAnswers(def, [{ question_id: 'q_text', value: 'x' }, { question_id: 'q_nps', value: 7 }, { question_id: 'q_rate', value: 2 }], {
-      language: 'en',
-      enforceRequired: true,
-    });
+    const ok = validateAnswers(
+      def,
+      [
+        { question_id: 'q_text', value: 'x' },
+        { question_id: 'q_nps', value: 7 },
+        { question_id: 'q_rate', value: 2 },
+      ],
+      {
+        language: 'en',
+        enforceRequired: true,
+      },
+    );
     expect(ok.problems).toEqual([]);
     expect(ok.score).toBe(7);
   });

@@ -13,7 +13,13 @@ import { documentOperations } from '../support/openapi-ops';
 describe('the /docs introduction', () => {
   it('lists every shared path of openapi/', () => {
     const description = String((loadOpenApiDocument().info as { description?: unknown }).description);
-    const shared = [...new Set(documentOperations().filter((o) => o.shared).map((o) => o.template))];
+    const shared = [
+      ...new Set(
+        documentOperations()
+          .filter((o) => o.shared)
+          .map((o) => o.template),
+      ),
+    ];
     const short = (template: string) => template.replace(/^\/api\/v1\/workspaces\/\{workspace_id\}/, '{ws}');
     expect(shared.length).toBeGreaterThanOrEqual(6);
     expect(shared.filter((t) => !description.includes(`\`${short(t)}\``))).toEqual([]);
@@ -24,7 +30,10 @@ describe('the /docs introduction', () => {
 function docFiles(): Array<[string, string]> {
   const root = projectRoot();
   const files = [
-    ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+    ...fs
+      .readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
     ...fs.readdirSync(path.join(root, 'examples')).map((f) => `examples/${f}`),
     'README.md',
     'clients/typescript/README.md',
@@ -36,9 +45,7 @@ function docFiles(): Array<[string, string]> {
 describe('docs and examples', () => {
   it('name the API key variable FEEDBACK_API_KEY, never KEY, FEEDBACK_KEY or API_KEY', () => {
     const other = /(?<![A-Z_])(\$\{?KEY\b|KEY=|FEEDBACK_KEY\b|\$\{?API_KEY\b|(?<!_)API_KEY=)/;
-    const found = docFiles().flatMap(([file, text]) =>
-      text.split('\n').flatMap((line, i) => (other.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
-    );
+    const found = docFiles().flatMap(([file, text]) => text.split('\n').flatMap((line, i) => (other.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])));
     expect(found).toEqual([]);
   });
 

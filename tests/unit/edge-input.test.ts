@@ -48,9 +48,18 @@ const fieldOf = (f: () => unknown): string | undefined => {
 
 describe('dates at the edge of the calendar', () => {
   it.each([
-    '0000-01-01', '0000-01-01T00:00:00Z', '-000001-01-01', '+275760-09-13T00:00:00Z', '10000-01-01', '2026-02-30',
-    '2016-12-31T23:59:60Z', '2026-01-01T00:00:00.1234567890Z', '2026-01-01T00:00:00+24:00', '0001-01-01T00:00:00+14:00',
-    '9999-12-31T23:00:00-12:00', '2026-01-01T00:00:00',
+    '0000-01-01',
+    '0000-01-01T00:00:00Z',
+    '-000001-01-01',
+    '+275760-09-13T00:00:00Z',
+    '10000-01-01',
+    '2026-02-30',
+    '2016-12-31T23:59:60Z',
+    '2026-01-01T00:00:00.1234567890Z',
+    '2026-01-01T00:00:00+24:00',
+    '0001-01-01T00:00:00+14:00',
+    '9999-12-31T23:00:00-12:00',
+    '2026-01-01T00:00:00',
   ])('refuses %s naming the parameter', (value) => {
     expect(fieldOf(() => parseDateValue(value, 'start_date'))).toBe('start_date');
     expect(parseInstant(value)).toBeUndefined();
@@ -71,7 +80,12 @@ describe('dates at the edge of the calendar', () => {
   });
 
   it('bounds the range and writes days past 9999 as PostgreSQL reads them', () => {
-    expect([inDateRange(-62135596800000), inDateRange(-62135596800001), inDateRange(253402300799999), inDateRange(253402300800000)]).toEqual([true, false, true, false]);
+    expect([inDateRange(-62135596800000), inDateRange(-62135596800001), inDateRange(253402300799999), inDateRange(253402300800000)]).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
     expect(inDateRange(Number.NaN)).toBe(false);
     expect(utcDay(253402300800000)).toBe('10000-01-01');
     expect(utcDay(-62135596800000)).toBe('0001-01-01');
@@ -82,11 +96,21 @@ describe('dates at the edge of the calendar', () => {
   it('splits a range starting at the last instant without a day past what PostgreSQL reads', () => {
     expect(splitRange([fromBound('9999-12-31T23:59:59.999999999Z', 'created_after')])).toEqual({
       days: { fromDay: '10000-01-01', toDay: undefined },
-      partial: [[{ op: '>=', value: '9999-12-31T23:59:59.999999999Z' }, { op: '<', value: '10000-01-01T00:00:00Z' }]],
+      partial: [
+        [
+          { op: '>=', value: '9999-12-31T23:59:59.999999999Z' },
+          { op: '<', value: '10000-01-01T00:00:00Z' },
+        ],
+      ],
     });
     expect(splitRange([endDateBound('9999-12-31', 'end_date')])).toEqual({
       days: { fromDay: undefined, toDay: '9999-12-31' },
-      partial: [[{ op: '>=', value: '9999-12-31T00:00:00Z' }, { op: '<=', value: '9999-12-31T23:59:59.999999Z' }]],
+      partial: [
+        [
+          { op: '>=', value: '9999-12-31T00:00:00Z' },
+          { op: '<=', value: '9999-12-31T23:59:59.999999Z' },
+        ],
+      ],
     });
   });
 });

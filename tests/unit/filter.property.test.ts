@@ -50,37 +50,37 @@ const clause: fc.Arbitrary<GenClause> = fc.oneof(
     op: fc.constant<FilterOp>('in'),
     values: fc.array(textValue, { minLength: 1, maxLength: 4 }),
   }),
-  fc.record({
-    field: fc.constantFrom(...NUMBER_FIELDS),
-    op: fc.constantFrom<FilterOp>('=', '!=', 'in'),
-    values: fc.array(numberValue, { minLength: 1, maxLength: 4 }),
-  }).map((c) => (c.op === 'in' ? c : { ...c, values: c.values.slice(0, 1) })),
+  fc
+    .record({
+      field: fc.constantFrom(...NUMBER_FIELDS),
+      op: fc.constantFrom<FilterOp>('=', '!=', 'in'),
+      values: fc.array(numberValue, { minLength: 1, maxLength: 4 }),
+    })
+    .map((c) => (c.op === 'in' ? c : { ...c, values: c.values.slice(0, 1) })),
 );
 
 const space = fc.constantFrom('', ' ', '  ', '\t', ' \n ');
 const someSpace = fc.constantFrom(' ', '  ', '\t');
 
 /** Prints clauses with random spacing and returns the expression and each clause's 1-based position. */
-const expression = fc
-  .array(fc.tuple(clause, space, space, someSpace, space, space), { minLength: 1, maxLength: 5 })
-  .map((items) => {
-    let text = '';
-    const clauses: FilterClause[] = [];
-    items.forEach(([c, before, afterField, beforeIn, afterOp, afterValue], i) => {
-      if (i > 0) text += ',';
-      text += before;
-      clauses.push({ ...c, position: text.length + 1 });
-      text += c.field;
-      if (c.op === 'in') {
-        // "in" needs a separator from the field name; values are separated by commas with spacing.
-        text += `${beforeIn}in${afterOp}[${afterOp}${c.values.map(printValue).join(`${afterOp},${afterValue}`)}${afterValue}]`;
-      } else {
-        text += `${afterField}${c.op}${afterOp}${printValue(c.values[0]!)}`;
-      }
-      text += afterValue;
-    });
-    return { text, clauses };
+const expression = fc.array(fc.tuple(clause, space, space, someSpace, space, space), { minLength: 1, maxLength: 5 }).map((items) => {
+  let text = '';
+  const clauses: FilterClause[] = [];
+  items.forEach(([c, before, afterField, beforeIn, afterOp, afterValue], i) => {
+    if (i > 0) text += ',';
+    text += before;
+    clauses.push({ ...c, position: text.length + 1 });
+    text += c.field;
+    if (c.op === 'in') {
+      // "in" needs a separator from the field name; values are separated by commas with spacing.
+      text += `${beforeIn}in${afterOp}[${afterOp}${c.values.map(printValue).join(`${afterOp},${afterValue}`)}${afterValue}]`;
+    } else {
+      text += `${afterField}${c.op}${afterOp}${printValue(c.values[0]!)}`;
+    }
+    text += afterValue;
   });
+  return { text, clauses };
+});
 
 describe('filter expressions (property-based)', () => {
   it('parse back to the clauses they were printed from', () => {
@@ -119,7 +119,35 @@ describe('filter expressions (property-based)', () => {
   });
 
   it('compileFilter throws nothing but a validation_error on near-miss expressions', () => {
-    const token = fc.constantFrom('name', 'score', 'seats', 'nope', 'in', 'IN', '=', '!=', '~', '!', '[', ']', ',', '"', '\\', ' ', '1', '-2.5', 'null', 'x y', '\t');
-    fc.assert(fc.property(fc.array(token, { maxLength: 14 }).map((t) => t.join('')), validationOnly), { numRuns: 3000 });
+    const token = fc.constantFrom(
+      'name',
+      'score',
+      'seats',
+      'nope',
+      'in',
+      'IN',
+      '=',
+      '!=',
+      '~',
+      '!',
+      '[',
+      ']',
+      ',',
+      '"',
+      '\\',
+      ' ',
+      '1',
+      '-2.5',
+      'null',
+      'x y',
+      '\t',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(token, { maxLength: 14 }).map((t) => t.join('')),
+        validationOnly,
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

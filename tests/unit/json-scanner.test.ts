@@ -20,12 +20,7 @@ function chunked(text: string, size: number): () => AsyncIterable<Uint8Array> {
 }
 
 const doc = {
-  responses: [
-    { id: 'r"1\\', form_id: 'f', score: 1.5e1, answers: [{ question_id: 'q', value: 'ä → 😀 \\" ]}' }] },
-    { form_id: 'f', score: -1 },
-    7,
-    null,
-  ],
+  responses: [{ id: 'r"1\\', form_id: 'f', score: 1.5e1, answers: [{ question_id: 'q', value: 'ä → 😀 \\" ]}' }] }, { form_id: 'f', score: -1 }, 7, null],
   datatables: [{ id: 't', rows: [{ data: { a: [1, { b: '}' }] } }, { data: {} }], name: 'n', workspace_id: 'w' }, 'x'],
   forms: [],
   extra: { nested: ['[', '{'] },

@@ -30,7 +30,9 @@ describe('memoryReexec', () => {
   });
 
   it('restarts `import` too, also when NODE_OPTIONS holds flags that do not size the heap', () => {
-    const r = memoryReexec(facts({ argv: ['/usr/bin/node', 'cli.js', 'import', '-'], env: { NODE_OPTIONS: '--enable-source-maps --max-http-header-size=32768' } }));
+    const r = memoryReexec(
+      facts({ argv: ['/usr/bin/node', 'cli.js', 'import', '-'], env: { NODE_OPTIONS: '--enable-source-maps --max-http-header-size=32768' } }),
+    );
     expect(r?.args).toEqual(['/usr/bin/node', '--max-semi-space-size=16', '--max-old-space-size=384', 'cli.js', 'import', '-']);
     expect(r?.env.NODE_OPTIONS).toBe('--enable-source-maps --max-http-header-size=32768');
   });
@@ -77,12 +79,19 @@ describe('the CLI process', () => {
       child.on('error', reject);
       child.on('close', (code) => {
         expect(code).toBe(1);
-        resolve(stderr.split('\n').filter((l) => l.startsWith('started ')).map((l) => l.replace(String(child.pid), 'PID')));
+        resolve(
+          stderr
+            .split('\n')
+            .filter((l) => l.startsWith('started '))
+            .map((l) => l.replace(String(child.pid), 'PID')),
+        );
       });
     });
 
   it(canExecve ? 'restarts `import` in the same process with the flags' : 'runs `import` as started (no process.execve on this node)', async () => {
-    expect(await starts({})).toEqual(canExecve ? ['started PID []', 'started PID ["--max-semi-space-size=16","--max-old-space-size=384"]'] : ['started PID []']);
+    expect(await starts({})).toEqual(
+      canExecve ? ['started PID []', 'started PID ["--max-semi-space-size=16","--max-old-space-size=384"]'] : ['started PID []'],
+    );
   });
 
   it('keeps the operator’s own heap flags from NODE_OPTIONS and adds none', async () => {

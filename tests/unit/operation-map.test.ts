@@ -5,7 +5,11 @@ import { operationIndex } from '../../src/platform/operations';
 
 const doc = loadOpenApiDocument();
 const operations = operationIndex(doc).operations;
-const shared = new Set(documentOperations().filter((op) => op.shared).map((op) => `${op.method} ${op.template}`));
+const shared = new Set(
+  documentOperations()
+    .filter((op) => op.shared)
+    .map((op) => `${op.method} ${op.template}`),
+);
 /** Style-only B paths: docs/migrating-between-styles.md, "How the style is chosen". */
 const styleBOnly = (template: string) => /\/workspaces\/\{workspace_id\}\/(tables(\/|$)|emails\/events$)/.test(template);
 const styleB = operations.filter((op) => shared.has(`${op.method} ${op.template}`) || styleBOnly(op.template));

@@ -89,7 +89,10 @@ describe('keyset conditions', () => {
 
   it('expands mixed directions and nullable keys, keeping NULLs last', () => {
     const plan = field('plan', 'text', true);
-    const keys = [{ field: plan, dir: 'asc' as const }, { field: id, dir: 'asc' as const }];
+    const keys = [
+      { field: plan, dir: 'asc' as const },
+      { field: id, dir: 'asc' as const },
+    ];
     const after = keysetCondition(keys, ['pro', 'row_1'], 'after');
     expect(after.sql).toBe('((((??) > ? OR (??) IS NULL)) OR ((??) = ? AND (??) > ?))');
     const afterNull = keysetCondition(keys, [null, 'row_1'], 'after');
@@ -193,9 +196,20 @@ describe('scope check fails closed', () => {
 /** docs/writes-keys-limits.md, "API keys and scopes": the resource of the last collection in a path template (a deliberately separate reading). */
 function lastCollectionResource(template: string): string {
   const bySegment: Record<string, string> = {
-    workspaces: 'workspaces', forms: 'forms', analytics: 'forms', links: 'forms', questions: 'forms', schema: 'forms',
-    responses: 'responses', datatables: 'datatables', tables: 'datatables', emails: 'email_events',
-    'email-events': 'email_events', 'webhook-endpoints': 'webhooks', deliveries: 'webhooks', 'api-keys': 'api_keys',
+    workspaces: 'workspaces',
+    forms: 'forms',
+    analytics: 'forms',
+    links: 'forms',
+    questions: 'forms',
+    schema: 'forms',
+    responses: 'responses',
+    datatables: 'datatables',
+    tables: 'datatables',
+    emails: 'email_events',
+    'email-events': 'email_events',
+    'webhook-endpoints': 'webhooks',
+    deliveries: 'webhooks',
+    'api-keys': 'api_keys',
   };
   const segs = template.split('/').filter((s) => s && !s.startsWith('{'));
   for (let i = segs.length - 1; i >= 0; i--) {

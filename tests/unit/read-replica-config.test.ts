@@ -15,7 +15,10 @@ describe('DATABASE_READ_URL', () => {
   });
 
   it('takes one or more comma-separated URLs', () => {
-    const config = loadConfig({}, { DATABASE_URL: primary, DATABASE_READ_URL: ' postgres://r1/feedback , postgresql://u:p@r2:6432/feedback', DATABASE_READ_MAX_LAG_MS: '2000' });
+    const config = loadConfig(
+      {},
+      { DATABASE_URL: primary, DATABASE_READ_URL: ' postgres://r1/feedback , postgresql://u:p@r2:6432/feedback', DATABASE_READ_MAX_LAG_MS: '2000' },
+    );
     expect(config.databaseReadUrls).toEqual(['postgres://r1/feedback', 'postgresql://u:p@r2:6432/feedback']);
     expect(config.databaseReadMaxLagMs).toBe(2000);
   });

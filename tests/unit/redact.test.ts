@@ -27,7 +27,19 @@ describe('redactUrl (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"
   });
 
   it('redacts a key or token in the query whatever its spelling', () => {
-    const spellings = ['apiKey', 'x-api-key', 'X-API-Key', 'api_key', 'ApiKey', 'x_api_key', 'api%5Fkey', 'access_token', '_token', 'client_secret', 'password'];
+    const spellings = [
+      'apiKey',
+      'x-api-key',
+      'X-API-Key',
+      'api_key',
+      'ApiKey',
+      'x_api_key',
+      'api%5Fkey',
+      'access_token',
+      '_token',
+      'client_secret',
+      'password',
+    ];
     for (const name of spellings) expect(redactUrl(`/api/v1/workspaces?${name}=fa_x&limit=5`)).toBe(`/api/v1/workspaces?${name}=[redacted]&limit=5`);
     for (const name of ['apiKey', 'X-API-Key', 'x_api_key', 'API_KEY', 'api%5Fkey', 'Api-Key']) expect(isApiKeyParam(name)).toBe(true);
     for (const name of ['key', 'token', 'keyword', 'limit']) expect(isApiKeyParam(name)).toBe(false);

@@ -53,7 +53,12 @@ function headings(body: string): string[] {
   return body
     .split('\n')
     .filter((l) => /^#{1,6}\s/.test(l))
-    .map((l) => l.replace(/^#+\s+/, '').replace(/`/g, '').trim());
+    .map((l) =>
+      l
+        .replace(/^#+\s+/, '')
+        .replace(/`/g, '')
+        .trim(),
+    );
 }
 
 // A `docs/<file>.md` or the root README.md, then optional `, "Heading"` items.

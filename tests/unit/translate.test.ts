@@ -29,7 +29,13 @@ describe('translateStyleB', () => {
   });
 
   it('sets X-API-Style: A, keeps other headers and never echoes X-API-Key', () => {
-    const t = ok(translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/tables', headers: { 'x-api-style': 'b', 'X-API-Key': 'fa_secret', Accept: 'application/json' } }));
+    const t = ok(
+      translateStyleB({
+        method: 'GET',
+        path: '/api/v1/workspaces/ws_1/tables',
+        headers: { 'x-api-style': 'b', 'X-API-Key': 'fa_secret', Accept: 'application/json' },
+      }),
+    );
     expect(t.request.headers).toEqual({ Accept: 'application/json', 'X-API-Style': 'A' });
     expect(JSON.stringify(t)).not.toContain('fa_secret');
   });
@@ -81,7 +87,11 @@ describe('translateStyleB', () => {
       responses({ cursor: 'abc' }),
       translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/tables/tbl_1/entries', query: { start_date: '2026-01-01' } }),
       translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/emails/events', query: { filter: 'email = a@b.c' } }),
-      translateStyleB({ method: 'POST', path: '/api/v1/workspaces/ws_1/tables/tbl_1/bulk-entries', body: { data: Array.from({ length: 101 }, (_v, i) => ({ id: `r${i}` })) } }),
+      translateStyleB({
+        method: 'POST',
+        path: '/api/v1/workspaces/ws_1/tables/tbl_1/bulk-entries',
+        body: { data: Array.from({ length: 101 }, (_v, i) => ({ id: `r${i}` })) },
+      }),
       translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/datatables/tbl_1/rows' }),
       translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/responses', headers: { 'x-api-style': 'a' } }),
     ].map(refusal);

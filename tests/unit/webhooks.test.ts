@@ -83,7 +83,10 @@ describe('webhook address policy', () => {
       const check = await checkWebhookUrl(url, { allowHttp: false, allowPrivate: false }, async () => {
         throw new Error('an IP literal is never resolved');
       });
-      expect([url, check]).toEqual([url, { ok: false, reason: expect.stringMatching(/^`url` must point to a public address; "\[::[0-9a-f:]+\]" is a deprecated IPv4-compatible address\.$/) }]);
+      expect([url, check]).toEqual([
+        url,
+        { ok: false, reason: expect.stringMatching(/^`url` must point to a public address; "\[::[0-9a-f:]+\]" is a deprecated IPv4-compatible address\.$/) },
+      ]);
     }
   });
 

@@ -145,8 +145,7 @@ function written<T>({ data, response }: { data: T; response: Response }): WriteR
   return { data, status: response.status, replayed: response.headers.get('Idempotent-Replayed') === 'true', response };
 }
 
-const idempotency = (options: WriteOptions | undefined) =>
-  options?.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': options.idempotencyKey };
+const idempotency = (options: WriteOptions | undefined) => (options?.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': options.idempotencyKey });
 
 function styleA(client: Client): StyleAClient {
   return {
@@ -155,9 +154,11 @@ function styleA(client: Client): StyleAClient {
     responses: {
       list: (workspace_id, query = {}) =>
         // A single value is serialized as `name=value`, a list as the parameter repeated: both are what the generated type's arrays mean.
-        eachItem(async (cursor) => (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...(query as ResponsesQuery), cursor } }))).data as ResponseListEnvelopeA),
-      get: async (workspace_id, response_id) =>
-        ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeA).data,
+        eachItem(
+          async (cursor) =>
+            (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...(query as ResponsesQuery), cursor } }))).data as ResponseListEnvelopeA,
+        ),
+      get: async (workspace_id, response_id) => ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeA).data,
     },
     rows: {
       list: (workspace_id, datatable_id, query = {}) =>
@@ -174,9 +175,11 @@ function styleB(client: Client): StyleBClient {
     client,
     responses: {
       pages: (workspace_id, query = {}) =>
-        eachPage(async (page) => (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...query, page } }))).data as ResponseListEnvelopeB, query.page),
-      get: async (workspace_id, response_id) =>
-        ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeB).data,
+        eachPage(
+          async (page) => (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...query, page } }))).data as ResponseListEnvelopeB,
+          query.page,
+        ),
+      get: async (workspace_id, response_id) => ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeB).data,
     },
     entries: {
       pages: (workspace_id, table_id, query = {}) =>

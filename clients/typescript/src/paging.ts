@@ -54,10 +54,7 @@ export async function* eachItem<T>(fetchPage: (cursor: string | undefined) => Pr
  * The pages of a Style B list from `firstPage` (default 1) until the last one (`links.next` null or an
  * empty page).
  */
-export async function* eachPage<T>(
-  fetchPage: (page: number) => Promise<NumberedPage<T>>,
-  firstPage = 1,
-): AsyncGenerator<PageB<T>, void, undefined> {
+export async function* eachPage<T>(fetchPage: (page: number) => Promise<NumberedPage<T>>, firstPage = 1): AsyncGenerator<PageB<T>, void, undefined> {
   for (let n = firstPage; ; n++) {
     const { data, meta, links } = await fetchPage(n);
     yield { items: data, page: meta.page, limit: meta.limit, total: meta.total, filteredTotal: meta.filtered_total };

@@ -39,7 +39,12 @@ export function presentMigrationReportA(r: MigrationReport): MigrationReportA {
       requests: o.requests,
       first_seen: o.firstSeen.toISOString(),
       last_seen: o.lastSeen.toISOString(),
-      style_a: { operation: o.styleA.operation, method: o.styleA.method, path: o.styleA.path, params: o.styleA.params.map((p) => ({ b: p.b, a: p.a, how: p.how })) },
+      style_a: {
+        operation: o.styleA.operation,
+        method: o.styleA.method,
+        path: o.styleA.path,
+        params: o.styleA.params.map((p) => ({ b: p.b, a: p.a, how: p.how })),
+      },
       status: o.status,
       ...(o.reason === null ? {} : { reason: o.reason }),
     })),

@@ -21,7 +21,8 @@ function toInput(item: EmailEventInputWire, field: string, details: ErrorDetail[
   if (typeof item.created_at === 'string') {
     try {
       const p = parseDateValue(item.created_at, `${field}.created_at`, 'body');
-      if (p.kind !== 'date-time') throw errors.invalid('body', `${field}.created_at`, `\`${field}.created_at\` must be an ISO 8601 date-time with an offset; got "${item.created_at}".`);
+      if (p.kind !== 'date-time')
+        throw errors.invalid('body', `${field}.created_at`, `\`${field}.created_at\` must be an ISO 8601 date-time with an offset; got "${item.created_at}".`);
       createdAt = new Date(p.value);
     } catch (err) {
       const d = (err as { details?: ErrorDetail[] }).details;

@@ -17,7 +17,6 @@ import { keysetParams } from './params';
 import { presentResponseA } from './present';
 import type { ResponseCreateRequest } from '../../wire/types.gen';
 
-
 const TYPED_FILTER_NAMES = RESPONSE_FILTER_PARAMS.map((p) => p.name);
 
 /**

@@ -5,14 +5,23 @@
  */
 import { Router } from 'express';
 import type { CoreDeps } from '../deps';
-import { checkWebhookPatch, createWebhookEndpoint, deleteWebhookEndpoint, getDelivery, listDeliveries, patchWebhookEndpoint, retryDelivery, rotateWebhookSecret, sendTestEvent } from '../../core/webhooks/webhooks.store';
+import {
+  checkWebhookPatch,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getDelivery,
+  listDeliveries,
+  patchWebhookEndpoint,
+  retryDelivery,
+  rotateWebhookSecret,
+  sendTestEvent,
+} from '../../core/webhooks/webhooks.store';
 import { withTransaction } from '../../db';
 import { keysetPage, single } from '../envelope';
 import { bodyOf, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
 import { presentDelivery, presentWebhookEndpoint } from './present';
 import type { WebhookEndpointCreateRequest, WebhookEndpointPatchRequest, WebhookSecretRotateRequest } from '../../wire/types.gen';
-
 
 /** Routes mounted at `/api/v1/workspaces`. */
 export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
@@ -56,7 +65,9 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
     res.status(204).end();
   });
   r.post(`${base}/:endpoint_id/rotate-secret`, async (req, res) => {
-    const rotated = await rotateWebhookSecret(db, workspaceOf(req), param(req, 'endpoint_id'), { immediate: bodyOf<WebhookSecretRotateRequest>(req).immediate === true });
+    const rotated = await rotateWebhookSecret(db, workspaceOf(req), param(req, 'endpoint_id'), {
+      immediate: bodyOf<WebhookSecretRotateRequest>(req).immediate === true,
+    });
     res.json(single(req, { ...presentWebhookEndpoint(rotated), secret: rotated.secret }));
   });
   r.post(`${base}/:endpoint_id/test`, async (req, res) => {

@@ -37,14 +37,20 @@ export function styleAWritesRouter({ db, keysChanged, rateLimitPerMinute }: Core
     const b = bodyOf<ApiKeyCreateRequest>(req);
     const creator = req.auth;
     const key = await withTransaction(db, (trx) =>
-      createApiKeyFor(trx, creator, workspaceOf(req), {
-        name: b.name,
-        scopes: b.scopes,
-        workspaceIds: b.workspace_ids,
-        expiresAt: b.expires_at,
-        style: b.style,
-        rateLimitPerMinute: b.rate_limit_per_minute,
-      }, rateLimitPerMinute),
+      createApiKeyFor(
+        trx,
+        creator,
+        workspaceOf(req),
+        {
+          name: b.name,
+          scopes: b.scopes,
+          workspaceIds: b.workspace_ids,
+          expiresAt: b.expires_at,
+          style: b.style,
+          rateLimitPerMinute: b.rate_limit_per_minute,
+        },
+        rateLimitPerMinute,
+      ),
     );
     res.status(201).json(single(req, { ...presentApiKey({ ...key, lastUsedAt: null }), secret: key.secret }));
   });

@@ -16,7 +16,6 @@ import { pageParams } from './params';
 import { presentResponseB } from './present';
 import type { ResponseCreateRequest } from '../../wire/types.gen';
 
-
 /** The Style B filters and sort of a responses list (shared by the list and the export). */
 export function responsesFilterB(req: Request): ResponseFilterQuery {
   return {
@@ -38,7 +37,13 @@ export function responsesListB({ db }: CoreDeps, opts: { v2?: boolean } = {}) {
   return async (req: Request, res: Response) => {
     const pagination = pageParams(req);
     const page = await listResponsesOffset(db, workspaceOf(req), { ...responsesFilterB(req), pagination });
-    res.json(offsetPage(req, page.items.map((r) => presentResponseB(r, opts.v2)), page));
+    res.json(
+      offsetPage(
+        req,
+        page.items.map((r) => presentResponseB(r, opts.v2)),
+        page,
+      ),
+    );
   };
 }
 

@@ -34,7 +34,13 @@ export function styleBRouter({ db }: CoreDeps): Router {
       created: createdRangeB(req),
       pagination,
     });
-    res.json(offsetPage(req, page.items.map((row) => presentRowB(row, withMetadata)), page));
+    res.json(
+      offsetPage(
+        req,
+        page.items.map((row) => presentRowB(row, withMetadata)),
+        page,
+      ),
+    );
   };
   r.get('/:workspace_id/tables/:table_id', rowsHandler);
   r.get('/:workspace_id/tables/:table_id/entries', rowsHandler);

@@ -13,7 +13,6 @@ import { rowItemRoutes } from '../row-item.routes';
 import type { BulkEntriesRequestB, EntryUpsertRequestB } from '../../wire/types.gen';
 import { presentRowB } from './present';
 
-
 /** Write routes mounted at `/api/v1/workspaces`. */
 export function styleBWritesRouter({ db }: CoreDeps): Router {
   const r = Router();
@@ -34,7 +33,13 @@ export function styleBWritesRouter({ db }: CoreDeps): Router {
     });
     const rows = await withTransactionIf(upsert.needsTransaction, db, (h) => writeRowUpsert(h, upsert));
     const created = rows.filter((row) => row.created).length;
-    res.json({ ...single(req, rows.map((r) => presentRowB(r))), meta: { created, updated: rows.length - created } });
+    res.json({
+      ...single(
+        req,
+        rows.map((r) => presentRowB(r)),
+      ),
+      meta: { created, updated: rows.length - created },
+    });
   });
   rowItemRoutes(r, db, { path: '/:workspace_id/tables/:table_id/entries/:row_id', tableParam: 'table_id', present: (row) => presentRowB(row) });
   return r;

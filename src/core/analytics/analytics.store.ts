@@ -13,7 +13,6 @@ import type { DbHandle } from '../../db';
 import { type DateBound, DAY_MS, utcDay } from '../query/dates';
 import { listQuestions, type Question } from '../forms/forms.store';
 
-
 export interface OptionCount {
   id: string;
   /** In the form's default language. */
@@ -289,13 +288,7 @@ export interface TimeSeries {
  *   in the first coarser interval that fits, and `interval` of the answer says which.
  * @throws AppError resource_not_found when the form is not in the workspace.
  */
-export async function timeSeries(
-  db: DbHandle,
-  workspaceId: string,
-  formId: string,
-  created: readonly DateBound[],
-  interval: Interval,
-): Promise<TimeSeries> {
+export async function timeSeries(db: DbHandle, workspaceId: string, formId: string, created: readonly DateBound[], interval: Interval): Promise<TimeSeries> {
   const questions = await listQuestions(db, workspaceId, formId);
   const npsQuestion = questions.find((q) => q.type === 'nps')?.id;
   const range = splitRange(created);

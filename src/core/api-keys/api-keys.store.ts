@@ -165,7 +165,9 @@ export async function createApiKeyFor(
   const missing = scopes.find((s) => !creator.scopes.includes(s));
   if (missing !== undefined) throw errors.insufficientScope(missing);
   const rateLimitPerMinute =
-    input.rateLimitPerMinute === undefined ? creator.rateLimitPerMinute : rateLimitWithinCreator(input.rateLimitPerMinute, creator.rateLimitPerMinute, serviceRateLimit);
+    input.rateLimitPerMinute === undefined
+      ? creator.rateLimitPerMinute
+      : rateLimitWithinCreator(input.rateLimitPerMinute, creator.rateLimitPerMinute, serviceRateLimit);
   let expiresAt = creator.expiresAt;
   if (input.expiresAt !== undefined) {
     expiresAt = expiryWithinCreator(input.expiresAt === null ? null : futureDateTime(input.expiresAt, 'expires_at'), creator, 'expires_at');
@@ -201,6 +203,10 @@ export async function revokeApiKey(db: DbHandle, revoker: ApiKeyMeta, workspaceI
     const missing = target.scopes.find((s) => !revoker.scopes.includes(s));
     if (missing !== undefined) throw errors.insufficientScope(missing);
   }
-  const n = await affectedRows(db('api_keys').where('id', keyId).update({ revoked_at: db.raw('COALESCE(revoked_at, now())') }));
+  const n = await affectedRows(
+    db('api_keys')
+      .where('id', keyId)
+      .update({ revoked_at: db.raw('COALESCE(revoked_at, now())') }),
+  );
   if (n === 0) throw errors.notFound('API key', keyId);
 }

@@ -59,7 +59,16 @@ export async function addOperationUsage(db: DbHandle, counts: readonly Operation
   if (counts.length === 0) return;
   const rows = [...counts]
     .sort((a, b) => byKey([a.keyId, a.date, a.style, a.operation, a.attention], [b.keyId, b.date, b.style, b.operation, b.attention]))
-    .map((c) => ({ api_key_id: c.keyId, day: c.date, style: c.style, operation: c.operation, attention: c.attention, requests: c.requests, first_seen: c.firstSeen, last_seen: c.lastSeen }));
+    .map((c) => ({
+      api_key_id: c.keyId,
+      day: c.date,
+      style: c.style,
+      operation: c.operation,
+      attention: c.attention,
+      requests: c.requests,
+      first_seen: c.firstSeen,
+      last_seen: c.lastSeen,
+    }));
   await db('api_key_operation_usage')
     .insert(rows)
     .onConflict(['api_key_id', 'day', 'style', 'operation', 'attention'])
@@ -100,7 +109,12 @@ export async function addAllUsage(trx: DbHandle, counts: readonly OperationUsage
  * @throws AppError resource_not_found when the key does not exist or has no access to the workspace;
  * workspace_access_denied when the key opens a workspace `viewer` does not.
  */
-export async function assertUsageVisible(db: DbHandle, workspaceId: string, keyId: string, viewer: { id: string; workspaceIds: readonly string[] }): Promise<void> {
+export async function assertUsageVisible(
+  db: DbHandle,
+  workspaceId: string,
+  keyId: string,
+  viewer: { id: string; workspaceIds: readonly string[] },
+): Promise<void> {
   const rows = (await db('api_key_workspaces').where('api_key_id', keyId).select('workspace_id')) as Array<{ workspace_id: string }>;
   const opens = rows.map((r) => r.workspace_id);
   if (!opens.includes(workspaceId)) throw errors.notFound('API key', keyId);
@@ -153,7 +167,13 @@ export function daysBefore(today: string, days: number): string {
 function pruneDaysBefore(db: DbHandle, table: string, key: string[], before: string, opts: BatchOptions): Promise<number> {
   return deleteInBatches(
     (limit) =>
-      affectedRows(db(table).whereIn(key, db(table).select(key).where('day', '<', before).limit(limit)).where('day', '<', before).delete(), 'api_key_id'),
+      affectedRows(
+        db(table)
+          .whereIn(key, db(table).select(key).where('day', '<', before).limit(limit))
+          .where('day', '<', before)
+          .delete(),
+        'api_key_id',
+      ),
     opts,
   );
 }
@@ -177,5 +197,11 @@ export function pruneKeyUsage(db: DbHandle, today: string, opts: BatchOptions = 
  * @returns rows deleted.
  */
 export function pruneOperationUsage(db: DbHandle, today: string, opts: BatchOptions = {}): Promise<number> {
-  return pruneDaysBefore(db, 'api_key_operation_usage', ['api_key_id', 'day', 'style', 'operation', 'attention'], daysBefore(today, OPERATION_USAGE_WINDOW_DAYS), opts);
+  return pruneDaysBefore(
+    db,
+    'api_key_operation_usage',
+    ['api_key_id', 'day', 'style', 'operation', 'attention'],
+    daysBefore(today, OPERATION_USAGE_WINDOW_DAYS),
+    opts,
+  );
 }

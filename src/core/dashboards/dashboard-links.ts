@@ -225,7 +225,10 @@ export function pruneDownloadClaims(db: DbHandle, now: Date, opts: BatchOptions 
     (limit) =>
       affectedRows(
         db('dashboard_download_claims')
-          .whereIn(['workspace_id', 'nonce', 'format'], db('dashboard_download_claims').select('workspace_id', 'nonce', 'format').where('claimed_at', '<', before).limit(limit))
+          .whereIn(
+            ['workspace_id', 'nonce', 'format'],
+            db('dashboard_download_claims').select('workspace_id', 'nonce', 'format').where('claimed_at', '<', before).limit(limit),
+          )
           .where('claimed_at', '<', before)
           .delete(),
         'nonce',

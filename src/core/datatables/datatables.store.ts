@@ -67,11 +67,7 @@ const toDatatable = (r: DatatableRow): Datatable => ({
   updatedAt: r.updated_at,
 });
 
-export async function listDatatables(
-  db: DbHandle,
-  workspaceId: string,
-  params: SortedKeysetParams,
-): Promise<KeysetPage<Datatable>> {
+export async function listDatatables(db: DbHandle, workspaceId: string, params: SortedKeysetParams): Promise<KeysetPage<Datatable>> {
   const query = db('datatables').select('id', 'name', 'row_count', 'created_at', 'updated_at').where('workspace_id', workspaceId);
   const page = await listByCreatedOrName<DatatableRow & Record<string, unknown>>(db, query, `datatables:${workspaceId}`, params);
   return { ...page, items: page.items.map(toDatatable) };
@@ -88,10 +84,8 @@ export async function listAllDatatables(db: DbHandle, workspaceId: string): Prom
 
 /** @throws AppError resource_not_found */
 export async function getDatatable(db: DbHandle, workspaceId: string, id: string, opts: { fields?: boolean } = {}): Promise<Datatable> {
-  const row = (await db('datatables')
-    .select('id', 'name', 'row_count', 'created_at', 'updated_at')
-    .where({ workspace_id: workspaceId, id })
-    .first()) as DatatableRow | undefined;
+  const row = (await db('datatables').select('id', 'name', 'row_count', 'created_at', 'updated_at').where({ workspace_id: workspaceId, id }).first()) as
+    DatatableRow | undefined;
   if (!row) throw errors.notFound('Datatable', id);
   const table = toDatatable(row);
   if (opts.fields) table.fields = await listFields(db, workspaceId, id);
@@ -111,7 +105,12 @@ const ROW_ID = builtin('row_id', 'text');
 /** A column's expression, typed by its field: numbers sort and compare as numbers. */
 export function columnField(f: DatatableField): ListField {
   const cast = f.type === 'number' ? '::numeric' : f.type === 'boolean' ? '::boolean' : '';
-  return { name: f.name, expr: sql(`(data ->> ?)${cast}`, f.name), type: f.type === 'number' ? 'number' : f.type === 'boolean' ? 'boolean' : 'text', nullable: true };
+  return {
+    name: f.name,
+    expr: sql(`(data ->> ?)${cast}`, f.name),
+    type: f.type === 'number' ? 'number' : f.type === 'boolean' ? 'boolean' : 'text',
+    nullable: true,
+  };
 }
 
 export interface RowListQuery {
@@ -318,7 +317,6 @@ async function writeContext(db: DbHandle, workspaceId: string, datatableId: stri
   return { fields: new Map(found.fields.map((f) => [f.name, f.type])), endpoints: found.endpoints };
 }
 
-
 /** A checked upsert, ready to write (see prepareRowUpsert). */
 export interface RowUpsert {
   workspaceId: string;
@@ -478,13 +476,7 @@ async function upsertStatement(q: DbHandle, workspaceId: string, datatableId: st
  * `data.<column>` for an unknown column or a wrong type.
  * Spec: Style A PATCH {ws}/datatables/{id}/rows/{row_id}; Style B PATCH {ws}/tables/{id}/entries/{row_id}.
  */
-export async function patchRow(
-  trx: Knex.Transaction,
-  workspaceId: string,
-  datatableId: string,
-  rowId: string,
-  patch: Record<string, unknown>,
-): Promise<Row> {
+export async function patchRow(trx: Knex.Transaction, workspaceId: string, datatableId: string, rowId: string, patch: Record<string, unknown>): Promise<Row> {
   const { fields, endpoints } = await writeContext(trx, workspaceId, datatableId);
   const problems: ErrorDetail[] = [];
   checkColumns(patch, fields, 'data', problems, { idMayBeNull: true });

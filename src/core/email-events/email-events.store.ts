@@ -94,9 +94,7 @@ function eventsQuery(db: DbHandle, workspaceId: string, q: EmailEventListQuery) 
     tieBreaker: ID,
     multi: q.multiSort ?? false,
   });
-  const base = db('email_events')
-    .select('id', 'email_id', 'email', 'type', 'row_id', 'form_id', 'flow_id', 'created_at')
-    .where('workspace_id', workspaceId);
+  const base = db('email_events').select('id', 'email_id', 'email', 'type', 'row_id', 'form_id', 'flow_id', 'created_at').where('workspace_id', workspaceId);
   if (q.emailId !== undefined) base.where('email_id', q.emailId);
   if (q.type !== undefined) base.where('type', q.type);
   if (q.recipient !== undefined) base.whereRaw('lower(email) = lower(?)', [q.recipient]);
@@ -197,7 +195,11 @@ export async function recordEmailEvents(
   const details: ErrorDetail[] = [];
   items.forEach((it, i) => {
     if (!(EMAIL_EVENT_TYPES as readonly string[]).includes(it.type)) {
-      details.push({ location: 'body', field: `${at(i)}.type`, message: `\`${at(i)}.type\` must be one of ${EMAIL_EVENT_TYPES.join(', ')}; got "${it.type}".` });
+      details.push({
+        location: 'body',
+        field: `${at(i)}.type`,
+        message: `\`${at(i)}.type\` must be one of ${EMAIL_EVENT_TYPES.join(', ')}; got "${it.type}".`,
+      });
     }
   });
   if (details.length > 0) throw errors.validation(details);
@@ -211,11 +213,7 @@ export async function recordEmailEvents(
   const rows = [...firstIndex.entries()].map(([id, i]) => emailEventRecord(workspaceId, id, items[i]!, items[i]!.createdAt ?? now));
   const columns = ['id', 'email_id', 'email', 'type', 'row_id', 'form_id', 'flow_id', 'created_at'];
 
-  const inserted = (await trx('email_events')
-    .insert(rows)
-    .onConflict(['workspace_id', 'id'])
-    .ignore()
-    .returning(columns)) as EventRow[];
+  const inserted = (await trx('email_events').insert(rows).onConflict(['workspace_id', 'id']).ignore().returning(columns)) as EventRow[];
   const byId = new Map(inserted.map((r) => [r.id, toEvent(r)]));
   const fresh = [...byId.values()];
   const missing = [...firstIndex.keys()].filter((id) => !byId.has(id));

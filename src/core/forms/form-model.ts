@@ -5,16 +5,7 @@
  */
 import type { DbHandle } from '../../db';
 
-export const QUESTION_TYPES = [
-  'single_choice',
-  'multiple_choice',
-  'text',
-  'email',
-  'number',
-  'rating',
-  'nps',
-  'date',
-] as const;
+export const QUESTION_TYPES = ['single_choice', 'multiple_choice', 'text', 'email', 'number', 'rating', 'nps', 'date'] as const;
 
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
@@ -55,7 +46,12 @@ export interface FormDefinition {
 
 /** A form's languages: the default first, then its translations' languages sorted. */
 export function formLanguages(defaultLanguage: string, translations: FormTranslations | null | undefined): string[] {
-  return [defaultLanguage, ...Object.keys(translations ?? {}).filter((l) => l !== defaultLanguage).sort()];
+  return [
+    defaultLanguage,
+    ...Object.keys(translations ?? {})
+      .filter((l) => l !== defaultLanguage)
+      .sort(),
+  ];
 }
 
 /**
@@ -112,10 +108,7 @@ export interface StoredFormDefinition extends FormDefinition {
  * and meant to be unique; the caller decides what an id found in two workspaces means).
  * @returns every match, questions in `position` order; an empty array when no id is known.
  */
-export async function formDefinitionsFromDb(
-  db: DbHandle,
-  formIds: readonly string[],
-): Promise<StoredFormDefinition[]> {
+export async function formDefinitionsFromDb(db: DbHandle, formIds: readonly string[]): Promise<StoredFormDefinition[]> {
   if (formIds.length === 0) return [];
   const forms = await db('forms')
     .select<FormRow[]>('workspace_id', 'id', 'name', 'default_language', 'translations', 'score_question_id')
@@ -136,9 +129,7 @@ export async function formDefinitionsFromDb(
       languages: formLanguages(f.default_language, translations),
       translations,
       scoreQuestionId: f.score_question_id,
-      questions: questions
-        .filter((q) => q.workspace_id === f.workspace_id && q.form_id === f.id)
-        .map(toFormQuestion),
+      questions: questions.filter((q) => q.workspace_id === f.workspace_id && q.form_id === f.id).map(toFormQuestion),
     };
   });
 }
@@ -147,10 +138,6 @@ export async function formDefinitionsFromDb(
  * Loads one form of a workspace as a StoredFormDefinition (for validating and rendering a new response).
  * @returns undefined when the form is not in the workspace.
  */
-export async function formDefinitionFromDb(
-  db: DbHandle,
-  workspaceId: string,
-  formId: string,
-): Promise<StoredFormDefinition | undefined> {
+export async function formDefinitionFromDb(db: DbHandle, workspaceId: string, formId: string): Promise<StoredFormDefinition | undefined> {
   return (await formDefinitionsFromDb(db, [formId])).find((f) => f.workspaceId === workspaceId);
 }

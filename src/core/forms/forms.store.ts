@@ -97,11 +97,7 @@ function toForm(row: FormRow): Form {
 const toQuestion = (q: QuestionRow): Question => ({ ...toFormQuestion(q), formId: q.form_id, position: q.position });
 
 /** Keyset list of forms (sort `created_at` or `name`). */
-export async function listForms(
-  db: DbHandle,
-  workspaceId: string,
-  params: SortedKeysetParams,
-): Promise<KeysetPage<Form>> {
+export async function listForms(db: DbHandle, workspaceId: string, params: SortedKeysetParams): Promise<KeysetPage<Form>> {
   // Unqualified sort columns: wrap so `created_at`/`name`/`id` are unambiguous.
   const inner = formQuery(db, workspaceId);
   const query = db.select('*').from(inner.as('forms_list'));

@@ -14,7 +14,11 @@ import type { ImportContext, Item } from './context';
  */
 export async function checkApiKeys(ctx: ImportContext, items: Item<FixtureApiKey>[], ids: string[]): Promise<CreateApiKeyInput[]> {
   const hashes = items.map((k) => (k.ok && k.value.secret !== undefined ? hashApiKeySecret(k.value.secret) : undefined));
-  const usedHashes = await ctx.existing('api_keys', 'key_hash', hashes.filter((h): h is string => h !== undefined));
+  const usedHashes = await ctx.existing(
+    'api_keys',
+    'key_hash',
+    hashes.filter((h): h is string => h !== undefined),
+  );
   const firstSecret = new Map<string, number>();
   const keys: CreateApiKeyInput[] = [];
   items.forEach((item, i) => {

@@ -97,7 +97,10 @@ function checkRow(ctx: ImportContext, e: RowEntry, table: TableInfo & { types: M
   if (ext !== undefined) {
     const prev = table.externalIds.get(ext);
     if (prev !== undefined) {
-      ctx.problems.add(`${path}.data.id`, `duplicate data.id ${JSON.stringify(ext)} in datatable "${table.id}" (first at datatables[${e.index}].rows[${prev}])`);
+      ctx.problems.add(
+        `${path}.data.id`,
+        `duplicate data.id ${JSON.stringify(ext)} in datatable "${table.id}" (first at datatables[${e.index}].rows[${prev}])`,
+      );
     } else {
       table.externalIds.set(ext, e.row);
     }

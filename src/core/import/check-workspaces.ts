@@ -28,7 +28,11 @@ export async function checkWorkspaces(ctx: ImportContext, items: Item<FixtureWor
   }
 
   const links = items.map((w, i) => (w.ok ? (w.value.link ?? (slugify(w.value.name) || slugify(ids[i]!) || ids[i]!)) : undefined));
-  const takenLinks = await ctx.existing('workspaces', 'link', links.filter((l): l is string => l !== undefined));
+  const takenLinks = await ctx.existing(
+    'workspaces',
+    'link',
+    links.filter((l): l is string => l !== undefined),
+  );
   const firstLink = new Map<string, number>();
   const records: Rec[] = [];
   items.forEach((w, i) => {

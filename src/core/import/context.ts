@@ -105,7 +105,14 @@ export class ImportContext {
   async claimIds(collection: Collection, kind: IdKind, label: string, items: Item<unknown>[]): Promise<string[]> {
     const given = (item: Item<unknown>) => (item.value && typeof item.value === 'object' ? (item.value as { id?: unknown }).id : undefined);
     const ids = items.map((item) => this.claimId(collection, kind, label, item.index, given(item)));
-    const exists = await this.existing(collection, 'id', items.flatMap((item) => { const id = given(item); return typeof id === 'string' ? [id] : []; }));
+    const exists = await this.existing(
+      collection,
+      'id',
+      items.flatMap((item) => {
+        const id = given(item);
+        return typeof id === 'string' ? [id] : [];
+      }),
+    );
     items.forEach((item, i) => {
       if (typeof given(item) === 'string' && exists.has(ids[i]!)) this.problems.add(`${idx(collection, item.index)}.id`, `${label} "${ids[i]}" already exists`);
     });
@@ -123,10 +130,12 @@ export class ImportContext {
     if (list.length === 0) return new Set();
     // A join on unnest() (hash join) rather than `= any(array)`: linear whatever the sizes, on every
     // PostgreSQL version, even where the column has no index of its own.
-    const { rows } = await this.db.raw<{ rows: { v: string }[] }>(
-      'select distinct t.?? as v from ?? t join unnest(?::text[]) as x(v) on t.?? = x.v',
-      [column, table, list, column],
-    );
+    const { rows } = await this.db.raw<{ rows: { v: string }[] }>('select distinct t.?? as v from ?? t join unnest(?::text[]) as x(v) on t.?? = x.v', [
+      column,
+      table,
+      list,
+      column,
+    ]);
     return new Set(rows.map((r) => r.v));
   }
 

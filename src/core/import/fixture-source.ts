@@ -8,15 +8,7 @@
 import { isPlainObject } from '../plain-object';
 
 /** The top-level arrays whose items are entries of their own; other keys arrive whole. */
-export const COLLECTIONS = [
-  'workspaces',
-  'api_keys',
-  'forms',
-  'datatables',
-  'responses',
-  'email_events',
-  'webhook_endpoints',
-] as const;
+export const COLLECTIONS = ['workspaces', 'api_keys', 'forms', 'datatables', 'responses', 'email_events', 'webhook_endpoints'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
 /** What one reading parses: item collections, and `rows` for the rows of datatables. */

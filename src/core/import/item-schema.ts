@@ -41,10 +41,7 @@ function problemOf(e: ErrorObject, base: string): { path: string; message: strin
     case 'format':
       return {
         path,
-        message:
-          p.format === 'date-time'
-            ? 'must be an ISO 8601 date-time with an offset, e.g. "2026-11-22T10:15:30Z"'
-            : `must be a valid ${String(p.format)}`,
+        message: p.format === 'date-time' ? 'must be an ISO 8601 date-time with an offset, e.g. "2026-11-22T10:15:30Z"' : `must be a valid ${String(p.format)}`,
       };
     case 'pattern':
       return { path, message: `must match ${String(p.pattern)}` };

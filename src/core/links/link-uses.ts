@@ -48,7 +48,6 @@ export async function isLinkUsedUp(db: Knex, claims: LinkClaims, token: string):
   return row !== undefined && Number(row.uses) >= claims.maxResponses;
 }
 
-
 /**
  * Deletes the uses of links that expired more than a day before `now` (such a link is refused with 410 before its
  * uses are read), in batches (index `email_link_uses_expires_idx`); safe on several instances at once.

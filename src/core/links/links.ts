@@ -158,13 +158,7 @@ export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInp
  *   for another form; 410 link_expired when it is past its expiry (checked after the signature).
  * Spec: docs/collecting.md, "Email links".
  */
-export async function verifyLinkToken(
-  db: Knex,
-  token: string,
-  formId: string,
-  now = new Date(),
-  location: ErrorLocation = 'query',
-): Promise<LinkClaims> {
+export async function verifyLinkToken(db: Knex, token: string, formId: string, now = new Date(), location: ErrorLocation = 'query'): Promise<LinkClaims> {
   const claims = decode(await linkSecret(db), token);
   if (!claims) throw errors.invalid(location, 't', '`t` is not a valid email-link token (it was changed or cut short).');
   if (claims.formId !== formId) throw errors.invalid(location, 't', '`t` is an email link for another form.');

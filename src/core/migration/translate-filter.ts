@@ -60,7 +60,11 @@ function intersect(a: InList, b: InList): InList {
 /** The parameters of one field's `in` lists (several lists are ANDed: their intersection). */
 function inParams(field: string, list: InList, some: string): QueryPairs {
   const values = [...new Set(list.values)];
-  if (values.length === 0 && !list.withNull) return [[`${field}_in`, some], [`${field}_ne`, some]]; // matches nothing, as B does
+  if (values.length === 0 && !list.withNull)
+    return [
+      [`${field}_in`, some],
+      [`${field}_ne`, some],
+    ]; // matches nothing, as B does
   if (values.length === 0) return [[`${field}_present`, 'false']];
   if (list.withNull) {
     throw new Untranslatable(

@@ -46,7 +46,8 @@ function intParam(query: Query, name: string, max: number, fallback: number): nu
   const raw = one(query, name);
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > max) throw refused(`query.${name}`, `\`${name}\` must be an integer from 1 to ${max}; got "${raw}".`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > max)
+    throw refused(`query.${name}`, `\`${name}\` must be an integer from 1 to ${max}; got "${raw}".`);
   return n;
 }
 
@@ -65,7 +66,10 @@ function pageWalk(query: Query): { limit: number; walk: CursorWalk } {
     );
   }
   const reads = perPage === 1 ? 'read that page' : `read ${perPage} pages in a row (following links.next between them)`;
-  const note = follow === 0 ? `Send the request and ${reads}.` : `Send the request, follow links.next ${follow === 1 ? 'once' : `${follow} times`}, then ${reads}; stop early when links.next is null.`;
+  const note =
+    follow === 0
+      ? `Send the request and ${reads}.`
+      : `Send the request, follow links.next ${follow === 1 ? 'once' : `${follow} times`}, then ${reads}; stop early when links.next is null.`;
   return { limit, walk: { limit, follow_next: follow, read_pages: perPage, note } };
 }
 
@@ -93,7 +97,10 @@ function microAfter(value: string): string | undefined {
   const m = FRACTION.exec(value)!;
   const digits = m[2] ?? '';
   if (/[1-9]/.test(digits.slice(6))) {
-    throw new Untranslatable('query.end_date', `an end_date finer than a microsecond: the database rounds "${value}" to a microsecond, and a created_before cannot name the same bound.`);
+    throw new Untranslatable(
+      'query.end_date',
+      `an end_date finer than a microsecond: the database rounds "${value}" to a microsecond, and a created_before cannot name the same bound.`,
+    );
   }
   const micros = BigInt(Date.parse(`${m[1]}${m[3]}`)) * 1000n + BigInt(digits.slice(0, 6).padEnd(6, '0')) + 1n;
   const ms = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
@@ -163,7 +170,10 @@ function eventPairs(query: Query, notes: string[]): QueryPairs {
   for (const [name, value] of pairs) {
     const seen = out.find(([n]) => n === name);
     if (seen && seen[1] !== value) {
-      throw new Untranslatable('query.filter', `an email event filter condition other than event_type = v or email_id = v: Style A takes one \`${name}\`; "${seen[1]}" and "${value}" both asked.`);
+      throw new Untranslatable(
+        'query.filter',
+        `an email event filter condition other than event_type = v or email_id = v: Style A takes one \`${name}\`; "${seen[1]}" and "${value}" both asked.`,
+      );
     }
     if (!seen) out.push([name, value]);
   }
@@ -202,7 +212,11 @@ export function translateQuery(rule: QueryRule, query: Query, notes: string[]): 
     case 'responses-list':
     case 'responses-export':
     case 'response-item': {
-      const pairs = [...head, ...(rule === 'responses-export' && query.has('format') ? [['format', one(query, 'format')!] as [string, string]] : []), ...responsePairs(query, rule, notes)];
+      const pairs = [
+        ...head,
+        ...(rule === 'responses-export' && query.has('format') ? [['format', one(query, 'format')!] as [string, string]] : []),
+        ...responsePairs(query, rule, notes),
+      ];
       return { pairs, ...(paged ? { walk: paged.walk } : {}) };
     }
     case 'rows':
@@ -211,7 +225,13 @@ export function translateQuery(rule: QueryRule, query: Query, notes: string[]): 
       return { pairs: [...head, ...eventPairs(query, notes)], walk: paged!.walk };
     case 'tables': {
       const note = 'Send the request and follow links.next until it is null: together the pages hold every table, ordered by name.';
-      return { pairs: [['sort', 'name:asc'], ['limit', '100']], walk: { limit: 100, follow_next: 0, read_pages: null, note } };
+      return {
+        pairs: [
+          ['sort', 'name:asc'],
+          ['limit', '100'],
+        ],
+        walk: { limit: 100, follow_next: 0, read_pages: null, note },
+      };
     }
     case 'fields':
       notes.push('Read the field names from data.fields[].name (Style B lists row_id first).');

@@ -32,7 +32,10 @@ const compiled = STYLE_B_OPERATIONS.map((mapping) => {
 function matchOperation(method: string, path: string): Matched {
   const onPath = compiled.filter((c) => c.regex.test(path));
   if (onPath.length === 0) {
-    throw new Untranslatable('path', `not a Style B operation: no Style B path matches "${path}" (Style B paths: {ws}/responses…, /api/v2/…/responses, {ws}/tables…, {ws}/emails/events).`);
+    throw new Untranslatable(
+      'path',
+      `not a Style B operation: no Style B path matches "${path}" (Style B paths: {ws}/responses…, /api/v2/…/responses, {ws}/tables…, {ws}/emails/events).`,
+    );
   }
   const hit = onPath.find((c) => c.mapping.method === method);
   if (!hit) {
@@ -135,7 +138,7 @@ function responseBody(body: unknown, notes: string[]): unknown {
       });
     } else out[name === 'createdAt' ? 'created_at' : snakeCase(name)] = value;
   }
-  notes.push('Style A answers name each answer\'s question `question_id` (Style B: `id`); the answer is the Style A response shape.');
+  notes.push("Style A answers name each answer's question `question_id` (Style B: `id`); the answer is the Style A response shape.");
   return out;
 }
 
@@ -196,13 +199,20 @@ const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 export function checkTranslateInput(req: StyleBRequest): void {
   const sizes = {
     path: utf8Bytes(String(req.path ?? '')),
-    query: Object.entries(req.query ?? {}).reduce((n, [k, v]) => n + utf8Bytes(k) + (Array.isArray(v) ? v : [v]).reduce((m, x) => m + utf8Bytes(String(x)), 0), 0),
+    query: Object.entries(req.query ?? {}).reduce(
+      (n, [k, v]) => n + utf8Bytes(k) + (Array.isArray(v) ? v : [v]).reduce((m, x) => m + utf8Bytes(String(x)), 0),
+      0,
+    ),
     headers: Object.entries(req.headers ?? {}).reduce((n, [k, v]) => n + utf8Bytes(k) + utf8Bytes(String(v)), 0),
   };
   const total = sizes.path + sizes.query + sizes.headers;
   if (total > TRANSLATE_LIMITS.bytes) {
     const largest = (Object.keys(sizes) as Array<keyof typeof sizes>).reduce((a, b) => (sizes[b] > sizes[a] ? b : a));
-    throw errors.invalid('body', largest, `The request to translate holds ${total} bytes in path, query and headers; at most ${TRANSLATE_LIMITS.bytes} (a real request line and headers hold at most 16384).`);
+    throw errors.invalid(
+      'body',
+      largest,
+      `The request to translate holds ${total} bytes in path, query and headers; at most ${TRANSLATE_LIMITS.bytes} (a real request line and headers hold at most 16384).`,
+    );
   }
   const filters: string[] = [];
   try {
@@ -215,7 +225,11 @@ export function checkTranslateInput(req: StyleBRequest): void {
   for (const f of filters) {
     const n = filterValueCount(String(f));
     if (n > TRANSLATE_LIMITS.filterValues) {
-      throw errors.invalid('body', 'query.filter', `\`filter\` holds ${n} values (each condition one, an in list one per value); at most ${TRANSLATE_LIMITS.filterValues}.`);
+      throw errors.invalid(
+        'body',
+        'query.filter',
+        `\`filter\` holds ${n} values (each condition one, an in list one per value); at most ${TRANSLATE_LIMITS.filterValues}.`,
+      );
     }
   }
 }

@@ -59,11 +59,7 @@ export function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
   const field = lookupField(ctx.fields, clause.field);
   if (!field) {
     const known = [...ctx.fields.keys()].join(', ');
-    throw errors.invalid(
-      location,
-      param,
-      `\`${param}\`: unknown field "${clause.field}" at position ${clause.position}; filterable fields: ${known}.`,
-    );
+    throw errors.invalid(location, param, `\`${param}\`: unknown field "${clause.field}" at position ${clause.position}; filterable fields: ${known}.`);
   }
   const e = field.expr;
   const isNull = (v: FilterValue) => !v.quoted && v.text.toLowerCase() === 'null';
@@ -73,17 +69,11 @@ export function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
       const v = clause.values[0]!;
       if (isNull(v)) return sql(`(${e.sql}) IS ${clause.op === '=' ? '' : 'NOT '}NULL`, ...e.bindings);
       const value = typedValue(field, v, clause, ctx);
-      return clause.op === '='
-        ? sql(`(${e.sql}) = ?`, ...e.bindings, value)
-        : sql(`(${e.sql}) IS DISTINCT FROM ?`, ...e.bindings, value);
+      return clause.op === '=' ? sql(`(${e.sql}) = ?`, ...e.bindings, value) : sql(`(${e.sql}) IS DISTINCT FROM ?`, ...e.bindings, value);
     }
     case '~': {
       if (field.type !== 'text') {
-        throw errors.invalid(
-          location,
-          param,
-          `\`${param}\`: "~" (contains) applies to text fields; "${clause.field}" is a ${field.type}${at(clause)}.`,
-        );
+        throw errors.invalid(location, param, `\`${param}\`: "~" (contains) applies to text fields; "${clause.field}" is a ${field.type}${at(clause)}.`);
       }
       return sql(`(${e.sql}) ILIKE ?`, ...e.bindings, `%${escapeLike(clause.values[0]!.text)}%`);
     }
@@ -112,6 +102,9 @@ export function compileFilter(expression: string, ctx: FilterContext): CompiledF
     }
     throw e;
   }
-  const where = joinSql(clauses.map((c) => compileClause(c, ctx)), ' AND ');
+  const where = joinSql(
+    clauses.map((c) => compileClause(c, ctx)),
+    ' AND ',
+  );
   return { clauses, where };
 }

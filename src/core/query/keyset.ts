@@ -104,14 +104,20 @@ export function keysetCondition(keys: readonly SortKey[], values: readonly unkno
   const noNulls = keys.every((k, i) => !k.field.nullable && values[i] !== null);
   if (sameDir && noNulls) {
     const forward = (keys[0]!.dir === 'asc') === (towards === 'after');
-    const lhs = joinSql(keys.map((k) => k.field.expr), ', ');
+    const lhs = joinSql(
+      keys.map((k) => k.field.expr),
+      ', ',
+    );
     return sql(`(${lhs.sql}) ${forward ? '>' : '<'} (${keys.map(() => '?').join(', ')})`, ...lhs.bindings, ...values);
   }
   const ors: Sql[] = keys.map((key, i) => {
     const eqs = keys.slice(0, i).map((k, j) => equal(k, values[j]));
     return joinSql([...eqs, strictly(key, values[i], towards)], ' AND ');
   });
-  const joined = joinSql(ors.map((o) => sql(`(${o.sql})`, ...o.bindings)), ' OR ');
+  const joined = joinSql(
+    ors.map((o) => sql(`(${o.sql})`, ...o.bindings)),
+    ' OR ',
+  );
   return sql(`(${joined.sql})`, ...joined.bindings);
 }
 

@@ -146,8 +146,17 @@ export async function fetchOffsetPage<TRow>(
   if (!primaryKey || offset === 0) {
     return (await base.clone().orderByRaw(order.sql, order.bindings).offset(offset).limit(limit)) as TRow[];
   }
-  const pageKeys = base.clone().clearSelect().select([...primaryKey]).orderByRaw(order.sql, order.bindings).offset(offset).limit(limit);
-  return (await base.clone().whereIn([...primaryKey], pageKeys).orderByRaw(order.sql, order.bindings)) as TRow[];
+  const pageKeys = base
+    .clone()
+    .clearSelect()
+    .select([...primaryKey])
+    .orderByRaw(order.sql, order.bindings)
+    .offset(offset)
+    .limit(limit);
+  return (await base
+    .clone()
+    .whereIn([...primaryKey], pageKeys)
+    .orderByRaw(order.sql, order.bindings)) as TRow[];
 }
 
 /** `SELECT count(*)` of a query (its selected columns and order dropped), as a number. */

@@ -180,11 +180,7 @@ export function validateAnswers(form: FormDefinition, raw: unknown, opts: Valida
   return { answers, score: typeof scored?.value === 'number' ? scored.value : 0, problems };
 }
 
-function renderValue(
-  q: FormQuestion,
-  v: unknown,
-  optionText: (opt: FormOption) => string,
-): StoredAnswerValue | { problem: string } {
+function renderValue(q: FormQuestion, v: unknown, optionText: (opt: FormOption) => string): StoredAnswerValue | { problem: string } {
   const choice = (c: unknown): ChoiceValue | { problem: string } => {
     const id = typeof c === 'string' ? c : isPlainObject(c) && typeof c.id === 'string' ? c.id : undefined;
     if (id === undefined) {

@@ -56,18 +56,7 @@ export interface ResponseNarrowing {
   filter?: Sql | undefined;
 }
 
-const BASE_COLUMNS = [
-  'id',
-  'form_id',
-  'score',
-  'version',
-  'language',
-  'created_at',
-  'answers',
-  'respondent_email',
-  'email_id',
-  'row_id',
-];
+const BASE_COLUMNS = ['id', 'form_id', 'score', 'version', 'language', 'created_at', 'answers', 'respondent_email', 'email_id', 'row_id'];
 
 /** Applies every narrowing condition to a query over `responses` or `response_counts` (same column names). */
 export function applyNarrowing(q: Knex.QueryBuilder, workspaceId: string, n: ResponseNarrowing, dates = true): Knex.QueryBuilder {
@@ -164,7 +153,6 @@ export async function countNarrowed(db: DbHandle, workspaceId: string, n: Respon
   return Number(row?.n ?? 0);
 }
 
-
 /**
  * Where the row at `offset` of a created_at-ordered list lies, from `response_day_counts`: the list
  * narrowed to that UTC day and the days after it in `dir` order, and how many rows the days before
@@ -173,13 +161,7 @@ export async function countNarrowed(db: DbHandle, workspaceId: string, n: Respon
  * Only for narrowings the counters answer (form and score, no dates; see countNarrowed).
  * @returns null when the list holds no more than `offset` rows.
  */
-export async function findDayStart(
-  db: DbHandle,
-  workspaceId: string,
-  n: ResponseNarrowing,
-  dir: SortDirection,
-  offset: number,
-): Promise<OffsetStart | null> {
+export async function findDayStart(db: DbHandle, workspaceId: string, n: ResponseNarrowing, dir: SortDirection, offset: number): Promise<OffsetStart | null> {
   const days = applyNarrowing(db('response_day_counts'), workspaceId, n, false)
     .select(db.raw("to_char(day, 'YYYY-MM-DD') AS day_text"))
     .sum({ n: 'responses' })
@@ -188,15 +170,11 @@ export async function findDayStart(
     .orderBy('day', dir);
   // The outer query keeps the subquery's order; an ORDER BY of its own there makes the planner
   // aggregate every day before the limit instead of stopping at the first day past the offset.
-  const row = (await db
-    .select('day_text', db.raw('through - n AS skipped'))
-    .from(days.as('d'))
-    .where('through', '>', offset)
-    .first()) as { day_text: string; skipped: unknown } | undefined;
+  const row = (await db.select('day_text', db.raw('through - n AS skipped')).from(days.as('d')).where('through', '>', offset).first()) as
+    { day_text: string; skipped: unknown } | undefined;
   if (!row) return null;
   const dayStart = Date.parse(`${row.day_text}T00:00:00.000Z`);
-  const where =
-    dir === 'desc' ? sql('?? < ?', 'created_at', new Date(dayStart + DAY_MS)) : sql('?? >= ?', 'created_at', new Date(dayStart));
+  const where = dir === 'desc' ? sql('?? < ?', 'created_at', new Date(dayStart + DAY_MS)) : sql('?? >= ?', 'created_at', new Date(dayStart));
   return { where, skipped: Number(row.skipped) };
 }
 
@@ -220,7 +198,6 @@ export interface ResponseFilterQuery {
   include?: ResponseIncludes;
 }
 
-
 const DEFAULT_SORT = [{ field: RESPONSE_SORT_FIELDS.get('created_at')!, dir: 'desc' as const }];
 
 /** The `filter` expression and the typed parameters of a list, compiled and ANDed (undefined when neither is given). */
@@ -231,7 +208,13 @@ function bothFilters(q: ResponseFilterQuery): CompiledFilter | undefined {
     typed === undefined ? undefined : compileTypedFilter(RESPONSE_FILTER_FIELDS, RESPONSE_FILTER_PARAMS, (name) => typed[name]),
   ].filter((c): c is CompiledFilter => c !== undefined);
   if (parts.length <= 1) return parts[0];
-  return { clauses: parts.flatMap((c) => c.clauses), where: joinSql(parts.map((c) => c.where), ' AND ') };
+  return {
+    clauses: parts.flatMap((c) => c.clauses),
+    where: joinSql(
+      parts.map((c) => c.where),
+      ' AND ',
+    ),
+  };
 }
 
 /**
@@ -271,11 +254,7 @@ async function recordsOf(db: DbHandle, workspaceId: string, rows: ResponseRow[],
  * Lists a workspace's responses (all forms, or one with `formId`) as a keyset page (Style A).
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or cursor.
  */
-export async function listResponsesKeyset(
-  db: DbHandle,
-  workspaceId: string,
-  q: KeysetQuery<ResponseFilterQuery>,
-): Promise<KeysetPage<ResponseRecord>> {
+export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: KeysetQuery<ResponseFilterQuery>): Promise<KeysetPage<ResponseRecord>> {
   const { keys, narrowing, include } = prepareList(q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const { limit, cursor } = q.pagination;
@@ -289,11 +268,7 @@ export async function listResponsesKeyset(
  * `total` and `filteredTotal`.
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or a `page` too large.
  */
-export async function listResponsesOffset(
-  db: DbHandle,
-  workspaceId: string,
-  q: OffsetQuery<ResponseFilterQuery>,
-): Promise<OffsetPage<ResponseRecord>> {
+export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: OffsetQuery<ResponseFilterQuery>): Promise<OffsetPage<ResponseRecord>> {
   const { keys, compiled, narrowing, include } = prepareList(q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const { page, limit } = q.pagination;

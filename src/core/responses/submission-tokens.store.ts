@@ -83,13 +83,7 @@ export async function isSubmissionTokenClaimed(db: DbHandle, workspaceId: string
  * token waits on the unique index until this one commits, then inserts nothing.
  * @throws DuplicateSubmission when the token is already claimed.
  */
-export async function claimSubmissionToken(
-  trx: Knex.Transaction,
-  workspaceId: string,
-  formId: string,
-  token: string,
-  responseId: string,
-): Promise<void> {
+export async function claimSubmissionToken(trx: Knex.Transaction, workspaceId: string, formId: string, token: string, responseId: string): Promise<void> {
   const claimed = await trx('submission_tokens')
     .insert({ token, workspace_id: workspaceId, form_id: formId, response_id: responseId })
     .onConflict(['workspace_id', 'token'])

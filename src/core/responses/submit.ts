@@ -75,11 +75,7 @@ export async function loadSubmissionForm(db: DbHandle, workspaceId: string, form
  * form language; `answers[i]…` per bad answer and `answers` per required question left out (the
  * message names it); `created_at` before 1970 or in the future (responseTimeProblem, src/core/query/dates.ts); `respondent_email`/`email_id` not both set or both absent.
  */
-export function checkSubmission(
-  form: SubmissionForm,
-  input: SubmissionInput,
-  validated?: { language: string; checked: ValidatedAnswers },
-): CheckedSubmission {
+export function checkSubmission(form: SubmissionForm, input: SubmissionInput, validated?: { language: string; checked: ValidatedAnswers }): CheckedSubmission {
   const language = validated?.language ?? chooseLanguage(form, { explicit: input.language });
   const checked = validated?.checked ?? validateAnswers(form, input.answers, { language, enforceRequired: true });
   const details: ErrorDetail[] = checked.problems.map((p) => answerProblemDetail(p));
@@ -113,8 +109,7 @@ export async function storeSubmission(trx: Knex.Transaction, workspaceId: string
   if (rowId !== null) {
     // FOR SHARE: the captured data is the row as committed now, not overwritten before we commit.
     const row = (await trx('datatable_rows').select('data').where({ workspace_id: workspaceId, row_id: rowId }).forShare().first()) as
-      | { data: Record<string, unknown> }
-      | undefined;
+      { data: Record<string, unknown> } | undefined;
     if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` names no row of this workspace; got "${rowId}".`);
     tableData = { rowId, capturedAt: now, columns: row.data };
   }

@@ -155,8 +155,12 @@ function demoForms({ rnd, setupMs }: DemoContext, acme: string, globex: string):
   const forms: Partial<DemoForms> = {};
   for (const f of FORMS) {
     forms[f.key as keyof DemoForms] = {
-      id: rnd.id('frm'), workspace_id: f.workspace === 'acme' ? acme : globex, name: f.name, default_language: 'en',
-      created_at: iso(setupMs + f.day * DAY_MS), questions: f.questions as FixtureForm['questions'],
+      id: rnd.id('frm'),
+      workspace_id: f.workspace === 'acme' ? acme : globex,
+      name: f.name,
+      default_language: 'en',
+      created_at: iso(setupMs + f.day * DAY_MS),
+      questions: f.questions as FixtureForm['questions'],
       ...('translations' in f ? { translations: f.translations as FixtureForm['translations'] } : {}),
     };
   }
@@ -166,7 +170,13 @@ function demoForms({ rnd, setupMs }: DemoContext, acme: string, globex: string):
 function person(rnd: Random): { name: string; email: string } {
   const first = rnd.pick(FIRST_NAMES);
   const last = rnd.pick(LAST_NAMES);
-  return { name: `${first} ${last}`, email: `${first}.${last}`.toLowerCase().normalize('NFKD').replace(/[^a-z.]/g, '') };
+  return {
+    name: `${first} ${last}`,
+    email: `${first}.${last}`
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z.]/g, ''),
+  };
 }
 
 /** Acme's 300 customers (the rows of its "Customers" datatable). */
@@ -220,7 +230,10 @@ function accountRows({ rnd, nowMs, setupMs }: DemoContext): FixtureRow[] {
 /** The two datatables (Customers of Acme, Accounts of Globex), as demo-data.json lists their fields. */
 function demoDatatables({ rnd, setupMs }: DemoContext, rows: DemoRows, acme: string, globex: string): FixtureDatatable[] {
   return DATATABLES.map((t) => ({
-    id: rnd.id('tbl'), workspace_id: t.workspace === 'acme' ? acme : globex, name: t.name, created_at: iso(setupMs - 10 * DAY_MS),
+    id: rnd.id('tbl'),
+    workspace_id: t.workspace === 'acme' ? acme : globex,
+    name: t.name,
+    created_at: iso(setupMs - 10 * DAY_MS),
     fields: t.fields as FixtureDatatable['fields'],
     rows: t.workspace === 'acme' ? rows.customers : rows.accounts,
   }));
@@ -229,13 +242,27 @@ function demoDatatables({ rnd, setupMs }: DemoContext, rows: DemoRows, acme: str
 /** How many responses each form gets (10,000 in all), in the order they are drawn. */
 function responsePlan(f: DemoForms): [FixtureForm, number][] {
   return [
-    [f.nps, 3500], [f.csat, 1800], [f.product, 1100], [f.onboarding, 700], [f.intl, 1400], [f.globexNps, 1000], [f.globexEvent, 500],
+    [f.nps, 3500],
+    [f.csat, 1800],
+    [f.product, 1100],
+    [f.onboarding, 700],
+    [f.intl, 1400],
+    [f.globexNps, 1000],
+    [f.globexEvent, 500],
   ];
 }
 
 /** The 10,000 responses and the e-mail events of those answered by e-mail, each sorted by time. */
 function demoResponses(c: DemoContext, forms: DemoForms, rows: DemoRows): { responses: FixtureResponse[]; emailEvents: FixtureEmailEvent[] } {
-  const flows = new Map(Object.values(forms).map((f) => [f.id!, `flow_${f.name.toLowerCase().replace(/[^a-z]+/g, '_').replace(/^_|_$/g, '')}`]));
+  const flows = new Map(
+    Object.values(forms).map((f) => [
+      f.id!,
+      `flow_${f.name
+        .toLowerCase()
+        .replace(/[^a-z]+/g, '_')
+        .replace(/^_|_$/g, '')}`,
+    ]),
+  );
   const responses: FixtureResponse[] = [];
   const emailEvents: FixtureEmailEvent[] = [];
   for (const [form, count] of responsePlan(forms)) {
@@ -299,10 +326,19 @@ function demoResponse(c: DemoContext, s: ResponseSource, emailEvents: FixtureEma
     response.email_id = emailId;
     // Delivery events exist for the last three weeks only (when the mail provider was connected).
     if (ageMs < 21 * DAY_MS) {
-      emailEvents.push(...emailHistory(rnd, {
-        workspaceId: form.workspace_id, emailId, email, rowId: row?.row_id ?? null, formId: form.id!,
-        flowId: s.flowId, answeredMs: createdMs, nowMs, iso,
-      }));
+      emailEvents.push(
+        ...emailHistory(rnd, {
+          workspaceId: form.workspace_id,
+          emailId,
+          email,
+          rowId: row?.row_id ?? null,
+          formId: form.id!,
+          flowId: s.flowId,
+          answeredMs: createdMs,
+          nowMs,
+          iso,
+        }),
+      );
     }
   }
   return response;
@@ -323,14 +359,17 @@ function npsAnswers(rnd: Random, f: DemoForms, form: FixtureForm, lang: Lang): D
   const score = rnd.weighted(NPS_WEIGHTS);
   const cat = npsCategory(score);
   answers.push({ question_id: 'q_score', value: score });
-  if (form === f.globexNps) answers.push({ question_id: 'q_products', value: rnd.some(['opt_widgets', 'opt_gadgets', 'opt_cloud', 'opt_consulting'], 1, 3).map((id) => ({ id })) });
+  if (form === f.globexNps)
+    answers.push({ question_id: 'q_products', value: rnd.some(['opt_widgets', 'opt_gadgets', 'opt_cloud', 'opt_consulting'], 1, 3).map((id) => ({ id })) });
   if (rnd.chance(0.7)) answers.push({ question_id: 'q_reason', value: rnd.pick(REASONS[lang][cat]) });
   if (form === f.nps && cat !== 'promoter') {
     answers.push({ question_id: 'q_improve', value: { id: rnd.pick(['opt_performance', 'opt_pricing', 'opt_support', 'opt_docs', 'opt_features']) } });
   }
   if (form === f.intl) {
-    if (rnd.chance(0.8)) answers.push({ question_id: 'q_channel', value: { id: rnd.pick(['opt_search', 'opt_referral', 'opt_social', 'opt_event', 'opt_other']) } });
-    if (rnd.chance(0.6)) answers.push({ question_id: 'q_valued', value: rnd.some(['opt_ease', 'opt_price', 'opt_support', 'opt_reliability'], 1, 2).map((id) => ({ id })) });
+    if (rnd.chance(0.8))
+      answers.push({ question_id: 'q_channel', value: { id: rnd.pick(['opt_search', 'opt_referral', 'opt_social', 'opt_event', 'opt_other']) } });
+    if (rnd.chance(0.6))
+      answers.push({ question_id: 'q_valued', value: rnd.some(['opt_ease', 'opt_price', 'opt_support', 'opt_reliability'], 1, 2).map((id) => ({ id })) });
   }
   if (cat === 'detractor') {
     actionlists.push({ actionlist_id: 'al_detractor_follow_up', triggered_score: score, triggers: score <= 3 ? ['detractor', 'churn_risk'] : ['detractor'] });
@@ -357,7 +396,10 @@ function productAnswers(rnd: Random): DemoAnswers {
   answers.push({ question_id: 'q_overall', value: score });
   answers.push({ question_id: 'q_area', value: { id: rnd.pick(['opt_dashboard', 'opt_reports', 'opt_integrations', 'opt_mobile']) } });
   if (rnd.chance(0.75)) {
-    answers.push({ question_id: 'q_features', value: rnd.some(['opt_dark_mode', 'opt_sso', 'opt_webhooks', 'opt_csv', 'opt_custom_fields'], 1, 3).map((id) => ({ id })) });
+    answers.push({
+      question_id: 'q_features',
+      value: rnd.some(['opt_dark_mode', 'opt_sso', 'opt_webhooks', 'opt_csv', 'opt_custom_fields'], 1, 3).map((id) => ({ id })),
+    });
   }
   if (rnd.chance(0.5)) answers.push({ question_id: 'q_feedback', value: rnd.pick(PRODUCT_COMMENTS) });
   if (rnd.chance(0.2)) answers.push({ question_id: 'q_contact', value: `${person(rnd).email}@example.com` });
@@ -401,8 +443,15 @@ function emailHistory(rnd: Random, c: EmailContext): FixtureEmailEvent[] {
   const sentMs = c.answeredMs - rnd.int(10, 3 * 24 * 60) * 60_000;
   const add = (type: FixtureEmailEvent['type'], ms: number) =>
     events.push({
-      id: rnd.id('ev'), workspace_id: c.workspaceId, email_id: c.emailId, email: c.email, type,
-      created_at: c.iso(Math.min(ms, c.nowMs - 1000)), row_id: c.rowId, form_id: c.formId, flow_id: c.flowId,
+      id: rnd.id('ev'),
+      workspace_id: c.workspaceId,
+      email_id: c.emailId,
+      email: c.email,
+      type,
+      created_at: c.iso(Math.min(ms, c.nowMs - 1000)),
+      row_id: c.rowId,
+      form_id: c.formId,
+      flow_id: c.flowId,
     });
   add('send', sentMs);
   let t = sentMs + rnd.int(1, 30) * 1000;
@@ -462,9 +511,7 @@ export async function createDemoKey(
   const rows = await db('workspaces')
     .select<{ id: string; link: string }[]>('id', 'link')
     .whereIn('link', [...DEMO_WORKSPACE_LINKS]);
-  const workspaceIds = DEMO_WORKSPACE_LINKS.map((link) => rows.find((r) => r.link === link)?.id).filter(
-    (id): id is string => id !== undefined,
-  );
+  const workspaceIds = DEMO_WORKSPACE_LINKS.map((link) => rows.find((r) => r.link === link)?.id).filter((id): id is string => id !== undefined);
   if (workspaceIds.length !== DEMO_WORKSPACE_LINKS.length) {
     throw new Error('the demo workspaces (links "acme" and "globex") are not in this database; seed the demo into an empty database first');
   }

@@ -155,7 +155,10 @@ export async function checkWebhookUrl(raw: string, policy: AddressPolicy, resolv
     for (const a of addresses) {
       const why = nonPublicReason(a.address);
       if (why) {
-        return { ok: false, reason: `\`url\` must point to a public address; "${url.hostname}" ${literal ? 'is' : `resolves to ${a.address},`} a ${why} address.` };
+        return {
+          ok: false,
+          reason: `\`url\` must point to a public address; "${url.hostname}" ${literal ? 'is' : `resolves to ${a.address},`} a ${why} address.`,
+        };
       }
     }
   }

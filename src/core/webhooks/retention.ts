@@ -26,7 +26,10 @@ export function pruneWebhookDeliveries(db: DbHandle, before: Date, opts: BatchOp
     (limit) =>
       affectedRows(
         db('webhook_deliveries')
-          .whereIn(['workspace_id', 'id'], db('webhook_deliveries').select('workspace_id', 'id').whereIn('status', TERMINAL).where('updated_at', '<', before).limit(limit))
+          .whereIn(
+            ['workspace_id', 'id'],
+            db('webhook_deliveries').select('workspace_id', 'id').whereIn('status', TERMINAL).where('updated_at', '<', before).limit(limit),
+          )
           .whereIn('status', TERMINAL)
           .where('updated_at', '<', before)
           .delete(),
@@ -38,7 +41,9 @@ export function pruneWebhookDeliveries(db: DbHandle, before: Date, opts: BatchOp
 /** Deletes events created before `before` that no delivery refers to, in batches. @returns rows deleted. */
 export function pruneWebhookEvents(db: DbHandle, before: Date, opts: BatchOptions = {}): Promise<number> {
   const unreferenced = <TRecord extends object, TResult>(q: Knex.QueryBuilder<TRecord, TResult>) =>
-    q.where('e.created_at', '<', before).whereNotExists(db('webhook_deliveries as d').select(db.raw('1')).whereRaw('d.workspace_id = e.workspace_id AND d.event_id = e.id'));
+    q
+      .where('e.created_at', '<', before)
+      .whereNotExists(db('webhook_deliveries as d').select(db.raw('1')).whereRaw('d.workspace_id = e.workspace_id AND d.event_id = e.id'));
   return deleteInBatches(
     (limit) =>
       affectedRows(
@@ -56,7 +61,12 @@ export function pruneWebhookEvents(db: DbHandle, before: Date, opts: BatchOption
  * @param retentionDays `WEBHOOK_LOG_RETENTION_DAYS`; rows last changed more than this many days before `now` go.
  * @returns the rows deleted from each table.
  */
-export async function pruneWebhookLog(db: DbHandle, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<{ deliveries: number; events: number }> {
+export async function pruneWebhookLog(
+  db: DbHandle,
+  retentionDays: number,
+  now: Date,
+  opts: BatchOptions = {},
+): Promise<{ deliveries: number; events: number }> {
   const before = new Date(now.getTime() - retentionDays * DAY_MS);
   const deliveries = await pruneWebhookDeliveries(db, before, opts);
   const events = await pruneWebhookEvents(db, before, opts);

@@ -306,12 +306,7 @@ export async function checkWebhookPatch(patch: WebhookEndpointPatch, guard: UrlG
  * @throws AppError resource_not_found.
  * Spec: docs/webhooks.md, "Endpoints", PATCH {ws}/webhook-endpoints/{id}.
  */
-export async function patchWebhookEndpoint(
-  trx: Knex.Transaction,
-  workspaceId: string,
-  id: string,
-  patch: CheckedWebhookPatch,
-): Promise<WebhookEndpoint> {
+export async function patchWebhookEndpoint(trx: Knex.Transaction, workspaceId: string, id: string, patch: CheckedWebhookPatch): Promise<WebhookEndpoint> {
   const set = { ...patch.set };
   // Locks the endpoint before its deliveries (the worker's outcome records lock in the same order).
   await trx('webhook_endpoints').where({ workspace_id: workspaceId, id }).forNoKeyUpdate().first('id');

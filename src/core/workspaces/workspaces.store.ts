@@ -11,10 +11,13 @@ export interface Workspace {
 /** The given workspaces (a key's), ordered by name then id. */
 export async function listWorkspaces(db: DbHandle, ids: readonly string[]): Promise<Workspace[]> {
   if (ids.length === 0) return [];
-  return (await db('workspaces').select('id', 'name', 'link').whereIn('id', ids).orderBy([
-    { column: 'name', order: 'asc' },
-    { column: 'id', order: 'asc' },
-  ])) as Workspace[];
+  return (await db('workspaces')
+    .select('id', 'name', 'link')
+    .whereIn('id', ids)
+    .orderBy([
+      { column: 'name', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ])) as Workspace[];
 }
 
 /** @throws AppError resource_not_found */

@@ -134,7 +134,10 @@ describe('GET {ws}/forms/{form_id}/analytics/questions', () => {
         'created_after=2026-01-04T05:00:00Z&created_before=2026-01-09T20:00:00Z',
         (t) => t >= Date.parse('2026-01-04T05:00:00Z') && t < Date.parse('2026-01-09T20:00:00Z'),
       ],
-      ['start_date=2026-01-05T06:00:00Z&end_date=2026-01-05T22:00:00Z', (t) => t >= Date.parse('2026-01-05T06:00:00Z') && t <= Date.parse('2026-01-05T22:00:00Z')],
+      [
+        'start_date=2026-01-05T06:00:00Z&end_date=2026-01-05T22:00:00Z',
+        (t) => t >= Date.parse('2026-01-05T06:00:00Z') && t <= Date.parse('2026-01-05T22:00:00Z'),
+      ],
       // An inclusive end_date instant: a response exactly at it counts.
       ['end_date=' + encodeURIComponent(responses[5]!.created_at), (t) => t <= Date.parse(responses[5]!.created_at)],
       ['start_date=2030-01-01', () => false],
@@ -173,10 +176,9 @@ describe('GET {ws}/forms/{form_id}/analytics/questions', () => {
 
 describe('rollups stay right with every write', () => {
   const rollupRows = async (ws: string) =>
-    (await ctx.db.raw(
-      `SELECT form_id, day::text, question_id, value_key, answers FROM answer_rollups WHERE workspace_id = ? ORDER BY 1, 2, 3, 4`,
-      [ws],
-    )) as { rows: unknown[] };
+    (await ctx.db.raw(`SELECT form_id, day::text, question_id, value_key, answers FROM answer_rollups WHERE workspace_id = ? ORDER BY 1, 2, 3, 4`, [ws])) as {
+      rows: unknown[];
+    };
 
   it('counts responses inserted with SQL (submissions, backfills), and subtracts deletes and moves updates', async () => {
     const { ws, key, form, responses } = await setup(12);
@@ -195,7 +197,16 @@ describe('rollups stay right with every write', () => {
           { question_id: 'q_feat', value: [{ id: 'f_a' }, { id: 'f_b' }] },
         ],
       },
-      { id: uid('rsp'), form_id: form, created_at: '2025-12-20T23:59:59.999Z', score: 6, answers: [{ question_id: 'q_nps', value: 6 }, { question_id: 'q_rate', value: 5 }] },
+      {
+        id: uid('rsp'),
+        form_id: form,
+        created_at: '2025-12-20T23:59:59.999Z',
+        score: 6,
+        answers: [
+          { question_id: 'q_nps', value: 6 },
+          { question_id: 'q_rate', value: 5 },
+        ],
+      },
     ];
     const stored = (a: { question_id: string; value: unknown }) => {
       const q = QUESTIONS.find((x) => x.id === a.question_id)!;
@@ -235,10 +246,13 @@ describe('rollups stay right with every write', () => {
 
     // An update of time and answers moves the counts.
     const moved = responses[2]!;
-    await ctx.db('responses')
+    await ctx
+      .db('responses')
       .where({ workspace_id: ws, id: moved.id })
       .update({ created_at: '2026-02-01T00:00:00.000Z', score: 9, answers: JSON.stringify([stored({ question_id: 'q_nps', value: 9 })]) });
-    current = current.map((r) => (r.id === moved.id ? { ...r, created_at: '2026-02-01T00:00:00.000Z', score: 9, answers: [{ question_id: 'q_nps', value: 9 }] } : r));
+    current = current.map((r) =>
+      r.id === moved.id ? { ...r, created_at: '2026-02-01T00:00:00.000Z', score: 9, answers: [{ question_id: 'q_nps', value: 9 }] } : r,
+    );
     await check();
   });
 
@@ -264,7 +278,11 @@ describe('rollups stay right with every write', () => {
     const before = await rollupRows(ws);
     const del = await ctx.http().delete(`/api/v1/workspaces/${ws}/datatables/${table}/rows/${rows[0]}`).set('X-API-Key', key);
     expect(del.status).toBe(204);
-    const patched = await ctx.http().patch(`/api/v1/workspaces/${ws}/datatables/${table}/rows/${rows[1]}`).set('X-API-Key', key).send({ data: { id: 'c-9' } });
+    const patched = await ctx
+      .http()
+      .patch(`/api/v1/workspaces/${ws}/datatables/${table}/rows/${rows[1]}`)
+      .set('X-API-Key', key)
+      .send({ data: { id: 'c-9' } });
     expect(patched.status).toBe(200);
     const linked = await ctx.db('responses').where({ workspace_id: ws }).whereNull('row_id').count({ n: '*' }).first();
     expect(Number(linked!.n)).toBe(5);
@@ -294,7 +312,9 @@ describe('GET {ws}/forms/{form_id}/analytics/timeseries', () => {
   it('applies date bounds (either style) and answers nps null for a form without an nps question', async () => {
     const { ws, key, form, responses } = await setup(40);
     const res = await get(key, `/api/v1/workspaces/${ws}/forms/${form}/analytics/timeseries?interval=day&start_date=2026-01-05T12:00:00Z&end_date=2026-01-09`);
-    const inRange = responses.filter((r) => Date.parse(r.created_at) >= Date.parse('2026-01-05T12:00:00Z') && Date.parse(r.created_at) < Date.parse('2026-01-10'));
+    const inRange = responses.filter(
+      (r) => Date.parse(r.created_at) >= Date.parse('2026-01-05T12:00:00Z') && Date.parse(r.created_at) < Date.parse('2026-01-10'),
+    );
     expect(res.body.data).toEqual(expectedTimeseries(inRange, 'day', 'q_nps'));
 
     const noNps = QUESTIONS.filter((q) => q.type !== 'nps');

@@ -14,8 +14,14 @@ const PUBLIC_URL = 'https://feedback.example.com';
 const t = useTestApp({ publicUrl: PUBLIC_URL });
 
 const post = (w: FormWorkspace, body: unknown, style: 'A' | 'B') =>
-  t.http().post(`/api/v1/workspaces/${w.ws}/responses`).set('X-API-Key', w.key).set('X-API-Style', style).send(body as object);
-const series = (w: FormWorkspace, query: string) => t.http().get(`/api/v1/workspaces/${w.ws}/forms/${w.form}/analytics/timeseries?${query}`).set('X-API-Key', w.key);
+  t
+    .http()
+    .post(`/api/v1/workspaces/${w.ws}/responses`)
+    .set('X-API-Key', w.key)
+    .set('X-API-Style', style)
+    .send(body as object);
+const series = (w: FormWorkspace, query: string) =>
+  t.http().get(`/api/v1/workspaces/${w.ws}/forms/${w.form}/analytics/timeseries?${query}`).set('X-API-Key', w.key);
 
 /** Inserts responses straight into the table (as rows written before the rule, or a seed, would be). */
 async function seed(w: FormWorkspace, times: string[]): Promise<void> {
@@ -98,7 +104,7 @@ describe('a time series over a huge span', () => {
   it('answers weeks for days asked from the earliest allowed date to now, and the interval asked when it fits', async () => {
     const w = await formWorkspace(t.db, { form: surveyForm });
     await seed(w, ['1970-01-01T00:00:00Z', new Date().toISOString()]);
-    const mondayOf = (ms: number) => ms - (((new Date(ms).getUTCDay() + 6) % 7) * 86_400_000);
+    const mondayOf = (ms: number) => ms - ((new Date(ms).getUTCDay() + 6) % 7) * 86_400_000;
     const today = Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
     const weeks = (mondayOf(today) - Date.parse('1969-12-29T00:00:00Z')) / (7 * 86_400_000) + 1;
     const days = await series(w, 'interval=day');

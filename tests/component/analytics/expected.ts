@@ -22,7 +22,11 @@ export function ratio(num: number, den: number, decimals: number): number {
 }
 
 const ids = (v: unknown): string[] =>
-  Array.isArray(v) ? v.map((o) => (typeof o === 'string' ? o : (o as { id: string }).id)) : v === undefined ? [] : [typeof v === 'string' ? v : (v as { id: string }).id];
+  Array.isArray(v)
+    ? v.map((o) => (typeof o === 'string' ? o : (o as { id: string }).id))
+    : v === undefined
+      ? []
+      : [typeof v === 'string' ? v : (v as { id: string }).id];
 
 /** The expected `data` of GET …/analytics/questions for these responses (already narrowed to the range). */
 export function expectedQuestions(questions: FixtureQuestion[], responses: RawResponse[]): unknown[] {

@@ -114,7 +114,7 @@ function get(path: string, key: string | undefined, stall = false) {
 
 /** Resolves when `check()` holds (polled), or false after `ms`. */
 async function until(check: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; !check(); ) {
+  for (const end = Date.now() + ms; !check();) {
     if (Date.now() > end) return false;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -176,7 +176,9 @@ describe('exports whose clients stop reading', () => {
     expect(await until(() => pool().numUsed() === 0, 2_000)).toBe(true);
     if (!embedded) {
       // The sessions that were idle in the exports' transactions are idle in none now.
-      const still = (await db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY(?) AND state = 'idle in transaction'", [pids])) as { rows: Array<{ n: number }> };
+      const still = (await db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY(?) AND state = 'idle in transaction'", [pids])) as {
+        rows: Array<{ n: number }>;
+      };
       expect(still.rows[0]!.n).toBe(0);
     }
     expect(await Promise.all(stalled.map((x) => x.resume()))).toEqual(stalled.map(() => 'cut'));
@@ -190,7 +192,14 @@ describe('exports whose clients stop reading', () => {
   it('a dashboard download counts against the caps (the 429 page keeps its token) and is cut after the stall timeout', async () => {
     const minted = await new Promise<string>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: `/api/v1/workspaces/${big.ws}/forms/${big.form}/dashboard-links`, headers: { 'X-API-Key': big.keys[0]!, 'Content-Type': 'application/json' }, agent: false },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/api/v1/workspaces/${big.ws}/forms/${big.form}/dashboard-links`,
+          headers: { 'X-API-Key': big.keys[0]!, 'Content-Type': 'application/json' },
+          agent: false,
+        },
         (res) => {
           let body = '';
           res.setEncoding('utf8');
@@ -211,8 +220,14 @@ describe('exports whose clients stop reading', () => {
       // for the one connection the export holds, so the refusal is shown on PostgreSQL).
       for (const key of big.keys.slice(0, MAX)) holders.push(await get(exportPath(), key, true));
       const refused = await get(download, undefined);
-      expect([refused.res.statusCode, refused.res.headers['retry-after'], refused.res.headers['content-type']]).toEqual([429, '10', 'text/html; charset=utf-8']);
-      expect(await until(() => log.filter((l) => l.msg === 'export aborted: the client stopped reading').length === before + MAX, STALL_MS + 10_000)).toBe(true);
+      expect([refused.res.statusCode, refused.res.headers['retry-after'], refused.res.headers['content-type']]).toEqual([
+        429,
+        '10',
+        'text/html; charset=utf-8',
+      ]);
+      expect(await until(() => log.filter((l) => l.msg === 'export aborted: the client stopped reading').length === before + MAX, STALL_MS + 10_000)).toBe(
+        true,
+      );
       for (const h of holders) expect(await h.resume()).toBe('cut');
     }
     // The token was not spent by the 429: it opens the download now, whose client then reads nothing.

@@ -16,8 +16,24 @@ const ctx = useTestApp();
 
 const QUESTIONS: FixtureQuestion[] = [
   { id: 'q_nps', type: 'nps', title: 'How likely?', required: true },
-  { id: 'q_plan', type: 'single_choice', title: 'Plan?', options: [{ id: 'o_a', value: 'Alpha, "quoted"' }, { id: 'o_b', value: 'Beta' }] },
-  { id: 'q_feat', type: 'multiple_choice', title: 'Features?', options: [{ id: 'f_1', value: 'One' }, { id: 'f_2', value: 'Two' }] },
+  {
+    id: 'q_plan',
+    type: 'single_choice',
+    title: 'Plan?',
+    options: [
+      { id: 'o_a', value: 'Alpha, "quoted"' },
+      { id: 'o_b', value: 'Beta' },
+    ],
+  },
+  {
+    id: 'q_feat',
+    type: 'multiple_choice',
+    title: 'Features?',
+    options: [
+      { id: 'f_1', value: 'One' },
+      { id: 'f_2', value: 'Two' },
+    ],
+  },
   { id: 'q_text', type: 'text', title: 'Comment' },
 ];
 
@@ -231,7 +247,15 @@ describe('GET {ws}/responses/export', () => {
       const text = 'y'.repeat(2500);
       await importFixture(ctx.db, {
         forms: [{ id: form, workspace_id: big.ws, name: 'Big', questions: QUESTIONS }],
-        responses: Array.from({ length: 6000 }, (_, i) => ({ id: uid('rsp'), form_id: form, score: i % 11, answers: [{ question_id: 'q_nps', value: i % 11 }, { question_id: 'q_text', value: text }] })),
+        responses: Array.from({ length: 6000 }, (_, i) => ({
+          id: uid('rsp'),
+          form_id: form,
+          score: i % 11,
+          answers: [
+            { question_id: 'q_nps', value: i % 11 },
+            { question_id: 'q_text', value: text },
+          ],
+        })),
       });
       path = `/api/v1/workspaces/${big.ws}/responses/export?format=ndjson`;
       key = big.key;
@@ -280,21 +304,40 @@ describe('CSV cells that a spreadsheet would run as formulas (OWASP "CSV Injecti
     await importFixture(ctx.db, {
       forms: [{ id: form, workspace_id: ws, name: 'Formulas', questions }],
       responses: [
-        ...FORMULA_CHARS.map(([name, c]) => ({ id: ids.get(name)!, form_id: form, score: 0, answers: [{ question_id: 'q_text', value: `${c}HYPERLINK("http://evil.example")` }] })),
+        ...FORMULA_CHARS.map(([name, c]) => ({
+          id: ids.get(name)!,
+          form_id: form,
+          score: 0,
+          answers: [{ question_id: 'q_text', value: `${c}HYPERLINK("http://evil.example")` }],
+        })),
         // A number answer is typed: -5 stays a number; the same characters as text are neutralised.
-        { id: negative, form_id: form, score: 0, answers: [{ question_id: 'q_text', value: '-5' }, { question_id: 'q_num', value: -5 }] },
+        {
+          id: negative,
+          form_id: form,
+          score: 0,
+          answers: [
+            { question_id: 'q_text', value: '-5' },
+            { question_id: 'q_num', value: -5 },
+          ],
+        },
       ],
     });
     w = { ws, key, form, ids, negative };
   });
   const csvOf = async (id: string, style: 'A' | 'B') => {
     const only = style === 'A' ? `id=${id}` : `filter=${encodeURIComponent(`id = ${id}`)}`;
-    const res = await ctx.http().get(`/api/v1/workspaces/${w.ws}/responses/export?format=csv&form_id=${w.form}&${only}`).set('X-API-Key', w.key).set('X-API-Style', style).buffer(true).parse((r, cb) => {
-      let text = '';
-      r.setEncoding('utf8');
-      r.on('data', (c: string) => (text += c));
-      r.on('end', () => cb(null, text));
-    });
+    const res = await ctx
+      .http()
+      .get(`/api/v1/workspaces/${w.ws}/responses/export?format=csv&form_id=${w.form}&${only}`)
+      .set('X-API-Key', w.key)
+      .set('X-API-Style', style)
+      .buffer(true)
+      .parse((r, cb) => {
+        let text = '';
+        r.setEncoding('utf8');
+        r.on('data', (c: string) => (text += c));
+        r.on('end', () => cb(null, text));
+      });
     expect(res.status).toBe(200);
     return (res.body as string).split('\r\n')[1];
   };

@@ -137,7 +137,9 @@ describe('Style B deprecation headers (STYLE_B_SUNSET=2027-03-01)', () => {
       Link: '<http://h/docs/migrating>; rel="deprecation"',
     });
     expect(deprecationHeaders({ styleBSunset: undefined, publicUrl: 'http://h' })).toBeUndefined();
-    expect(() => deprecationHeaders({ styleBSunset: '2027-02-30', publicUrl: 'http://h' })).toThrow('STYLE_B_SUNSET must be a date YYYY-MM-DD, got "2027-02-30"');
+    expect(() => deprecationHeaders({ styleBSunset: '2027-02-30', publicUrl: 'http://h' })).toThrow(
+      'STYLE_B_SUNSET must be a date YYYY-MM-DD, got "2027-02-30"',
+    );
   });
 });
 
@@ -156,7 +158,10 @@ describe('GET /docs/migrating', () => {
 
   it('has the translator form, which shows a curl command for the request asked and never a key', async () => {
     const request = '/api/v1/workspaces/ws_1/responses?filter=score in [9,10]&page=2';
-    const res = await ctx.http().get('/docs/migrating').query({ method: 'GET', request: `${request}<b>` });
+    const res = await ctx
+      .http()
+      .get('/docs/migrating')
+      .query({ method: 'GET', request: `${request}<b>` });
     expect(res.status).toBe(200);
     expect(res.text).toContain('<form id="translate" method="get" action="/docs/migrating#translate">');
     expect(res.text).toContain('$FEEDBACK_API_KEY');

@@ -123,7 +123,10 @@ describe('GET {ws}/api-keys/{key_id}/migration-report', () => {
     const recent = await report(ws, id, key);
     expect(recent.body.data.operations).toEqual([]);
     expect(recent.body.data.window).toEqual({ days: 30, from: day(29), to: today() });
-    expect(recent.body.data.verdict).toEqual({ no_style_b_calls: true, message: "No Style B call in the last 30 days: this key's clients already call Style A only." });
+    expect(recent.body.data.verdict).toEqual({
+      no_style_b_calls: true,
+      message: "No Style B call in the last 30 days: this key's clients already call Style A only.",
+    });
     const longer = await report(ws, id, key, '?days=400');
     expect(longer.body.data.operations).toMatchObject([
       { operation: 'listTablesB', requests: 5, first_seen: `${day(41)}T10:00:00.000Z`, last_seen: `${day(40)}T10:00:00.000Z`, status: 'ready' },
@@ -136,7 +139,7 @@ describe('GET {ws}/api-keys/{key_id}/migration-report', () => {
     }
   });
 
-  it('answers 404 for a key of another workspace; a key reads its own report without api_keys:read, not another key\'s', async () => {
+  it("answers 404 for a key of another workspace; a key reads its own report without api_keys:read, not another key's", async () => {
     const a = await workspaceWithKey(db);
     const b = await workspaceWithKey(db);
     const bId = await keyIdOf(db, b.key);

@@ -35,14 +35,18 @@ interface Row {
   last_seen: Date;
 }
 const rowsOf = async (keyId: string): Promise<Row[]> =>
-  ((await ctx.db('api_key_operation_usage').where('api_key_id', keyId).orderBy(['style', 'operation'])) as Row[]).map((r) => ({ ...r, requests: Number(r.requests) }));
+  ((await ctx.db('api_key_operation_usage').where('api_key_id', keyId).orderBy(['style', 'operation'])) as Row[]).map((r) => ({
+    ...r,
+    requests: Number(r.requests),
+  }));
 
 /** Parses one sample of the text format (undefined when absent). */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}{`)) continue;
     const have = Object.fromEntries([...(/\{([^}]*)\}/.exec(line)?.[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.keys(labels).length === Object.keys(have).length && Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.keys(labels).length === Object.keys(have).length && Object.entries(labels).every(([k, v]) => have[k] === v))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return undefined;
 }
@@ -66,7 +70,11 @@ describe('usage per operation', () => {
     ];
     expect(statuses).toEqual([200, 200, 200, 200, 404, 404]);
     const started = Date.now();
-    const rows = await until(() => rowsOf(id), (r) => r.reduce((n, x) => n + x.requests, 0) === 6, 5000);
+    const rows = await until(
+      () => rowsOf(id),
+      (r) => r.reduce((n, x) => n + x.requests, 0) === 6,
+      5000,
+    );
     expect(Date.now() - started).toBeLessThan(FLUSH_MS * 5);
     expect(rows.map((r) => [r.style, r.operation, r.requests])).toEqual([
       ['A', 'getForm', 1],
@@ -91,10 +99,18 @@ describe('usage per operation', () => {
     const s = await scenario(ctx.db, { responseCount: 1 });
     const id = await keyIdOf(ctx.db, s.key);
     await supertest(app).get(`/api/v1/workspaces/${s.ws}/forms`).set('X-API-Key', s.key).expect(200);
-    const first = await until(() => rowsOf(id), (r) => r.length === 1, 5000);
+    const first = await until(
+      () => rowsOf(id),
+      (r) => r.length === 1,
+      5000,
+    );
     await new Promise((r) => setTimeout(r, 20));
     await supertest(app).get(`/api/v1/workspaces/${s.ws}/forms`).set('X-API-Key', s.key).expect(200);
-    const [second] = await until(() => rowsOf(id), (r) => r[0]?.requests === 2, 5000);
+    const [second] = await until(
+      () => rowsOf(id),
+      (r) => r[0]?.requests === 2,
+      5000,
+    );
     expect(second!.first_seen.getTime()).toBe(first[0]!.first_seen.getTime());
     expect(second!.last_seen.getTime()).toBeGreaterThan(first[0]!.last_seen.getTime());
   });
@@ -114,7 +130,11 @@ describe('usage per operation', () => {
       await supertest(own).get(`/api/v1/workspaces/${s.ws}/forms`).set('X-API-Key', s.key).expect(200);
       expect(counted).toEqual(['A listForms']);
       const id = await keyIdOf(ctx.db, s.key);
-      const rows = await until(() => rowsOf(id), (r) => r.length === 1, 5000);
+      const rows = await until(
+        () => rowsOf(id),
+        (r) => r.length === 1,
+        5000,
+      );
       expect(rows.map((r) => [r.style, r.operation, r.requests])).toEqual([['A', 'listForms', 1]]);
     } finally {
       await stopAppBackground(own);

@@ -9,7 +9,11 @@ import { workspaceWithKey } from '../../support/given';
 const t = useTestApp();
 
 const post = (ws: string, key: string, body: unknown) =>
-  t.http().post(`/api/v1/workspaces/${ws}/email-events`).set('X-API-Key', key).send(body as object);
+  t
+    .http()
+    .post(`/api/v1/workspaces/${ws}/email-events`)
+    .set('X-API-Key', key)
+    .send(body as object);
 const count = async (ws: string) => Number((await t.db('email_events').where('workspace_id', ws).count({ n: '*' }).first())!.n);
 
 describe('POST {ws}/email-events', () => {
@@ -21,7 +25,16 @@ describe('POST {ws}/email-events', () => {
     expect(res.status).toBe(201);
     expect(res.headers['x-api-style']).toBe('A');
     expect(res.body).toEqual({
-      data: { id, email_id: 'em_1', email: 'a@example.com', type: 'delivery', row_id: null, form_id: 'frm_x', flow_id: null, created_at: '2026-01-05T09:00:00.000Z' },
+      data: {
+        id,
+        email_id: 'em_1',
+        email: 'a@example.com',
+        type: 'delivery',
+        row_id: null,
+        form_id: 'frm_x',
+        flow_id: null,
+        created_at: '2026-01-05T09:00:00.000Z',
+      },
       meta: {},
       links: {},
       request_id: res.headers['x-request-id'],

@@ -47,7 +47,10 @@ const freshForm = async (): Promise<string> => {
   const other = await formWorkspace(db);
   return other.form;
 };
-const submit = (formId: string, body: unknown, app = direct) => supertest(app).post(`/api/v1/forms/${formId}/submissions`).send(body as object);
+const submit = (formId: string, body: unknown, app = direct) =>
+  supertest(app)
+    .post(`/api/v1/forms/${formId}/submissions`)
+    .send(body as object);
 const storedFor = async (formId: string) => Number((await db('responses').where('form_id', formId).count({ n: '*' }).first())!.n);
 
 describe('POST /api/v1/forms/{form_id}/submissions', () => {
@@ -76,7 +79,12 @@ describe('POST /api/v1/forms/{form_id}/submissions', () => {
     expect(missing.body.error.code).toBe('resource_not_found');
 
     const form = await freshForm();
-    const bad = await submit(form, { answers: [{ question_id: 'q_nps', value: 12 }, { question_id: 'q_plan', value: 'opt_pro' }] });
+    const bad = await submit(form, {
+      answers: [
+        { question_id: 'q_nps', value: 12 },
+        { question_id: 'q_plan', value: 'opt_pro' },
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual([
       { location: 'body', field: 'answers[0].value', message: '`answers[0].value` must be an integer from 0 to 10; got 12' },
@@ -213,7 +221,13 @@ describe('POST /api/v1/forms/{form_id}/submissions', () => {
 
   it('prunes the uses of links expired more than a day ago and keeps the others', async () => {
     const ww = await formWorkspace(db);
-    const old = await mintLink(db, ww.ws, { formId: ww.form, email: 'old@example.com', expiresInDays: 1 }, 'https://feedback.example.com', new Date(Date.now() - 3 * 86_400_000));
+    const old = await mintLink(
+      db,
+      ww.ws,
+      { formId: ww.form, email: 'old@example.com', expiresInDays: 1 },
+      'https://feedback.example.com',
+      new Date(Date.now() - 3 * 86_400_000),
+    );
     const live = await mintLink(db, ww.ws, { formId: ww.form, email: 'live@example.com' }, 'https://feedback.example.com');
     await withTransaction(db, async (trx) => {
       await claimLinkUse(trx, old, old.token);
@@ -234,7 +248,13 @@ describe('POST /api/v1/forms/{form_id}/submissions', () => {
     const foreign = await submit(form, { answers: goodAnswers(), t: link.token });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.details[0].field).toBe('t');
-    const old = await mintLink(db, w.ws, { formId: w.form, email: 'e@example.com', expiresInDays: 1 }, 'https://feedback.example.com', new Date(Date.now() - 3 * 86_400_000));
+    const old = await mintLink(
+      db,
+      w.ws,
+      { formId: w.form, email: 'e@example.com', expiresInDays: 1 },
+      'https://feedback.example.com',
+      new Date(Date.now() - 3 * 86_400_000),
+    );
     const expired = await submit(w.form, { answers: goodAnswers(), t: old.token });
     expect(expired.status).toBe(410);
     expect(expired.body.error.code).toBe('link_expired');

@@ -113,7 +113,13 @@ describe('the hosted page and the public JSON way', () => {
         answers: [
           { question_id: 'q_nps', reporting_label: 'How likely are you to recommend us?', title: 'How likely are you to recommend us?', type: 'nps', value: 9 },
           { question_id: 'q_rating', reporting_label: 'How do you rate the support?', title: 'How do you rate the support?', type: 'rating', value: 4 },
-          { question_id: 'q_plan', reporting_label: 'Which plan do you use?', title: 'Which plan do you use?', type: 'single_choice', value: { id: 'opt_pro', value: 'Pro' } },
+          {
+            question_id: 'q_plan',
+            reporting_label: 'Which plan do you use?',
+            title: 'Which plan do you use?',
+            type: 'single_choice',
+            value: { id: 'opt_pro', value: 'Pro' },
+          },
         ],
         respondent_email: null,
         email_id: null,

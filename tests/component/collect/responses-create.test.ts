@@ -38,7 +38,15 @@ describe('POST {ws}/responses, Style A', () => {
         answers: [
           { question_id: 'q_nps', title: 'How likely?', type: 'nps', value: 9 },
           { question_id: 'q_plan', title: 'Plan?', type: 'single_choice', value: { id: 'opt_pro', value: 'Pro' } },
-          { question_id: 'q_feat', title: 'Features?', type: 'multiple_choice', value: [{ id: 'opt_api', value: 'API' }, { id: 'opt_sso', value: 'SSO' }] },
+          {
+            question_id: 'q_feat',
+            title: 'Features?',
+            type: 'multiple_choice',
+            value: [
+              { id: 'opt_api', value: 'API' },
+              { id: 'opt_sso', value: 'SSO' },
+            ],
+          },
           { question_id: 'q_text', title: 'Why?', type: 'text', value: 'Great support' },
           { question_id: 'q_email', title: 'Email?', type: 'email', value: 'a@example.com' },
           { question_id: 'q_num', title: 'Team size?', type: 'number', value: 12.5 },
@@ -59,7 +67,13 @@ describe('POST {ws}/responses, Style A', () => {
 
   it('is visible at once in both styles: lists, the single response, v2 labels, the summary and Style B totals', async () => {
     const w = await formWorkspace(t.db);
-    const first = await post(w, { form_id: w.form, answers: [{ question_id: 'q_nps', value: 6 }, { question_id: 'q_plan', value: 'opt_basic' }] });
+    const first = await post(w, {
+      form_id: w.form,
+      answers: [
+        { question_id: 'q_nps', value: 6 },
+        { question_id: 'q_plan', value: 'opt_basic' },
+      ],
+    });
     const res = await post(w, { form_id: w.form, language: 'de', answers: goodAnswers() });
     expect(first.status).toBe(201);
     expect(res.status).toBe(201);
@@ -86,7 +100,10 @@ describe('POST {ws}/responses, Style A', () => {
         question_id: 'q_feat',
         title: 'Funktionen?',
         type: 'multiple_choice',
-        value: [{ id: 'opt_api', value: 'Schnittstelle' }, { id: 'opt_sso', value: 'SSO' }],
+        value: [
+          { id: 'opt_api', value: 'Schnittstelle' },
+          { id: 'opt_sso', value: 'SSO' },
+        ],
         reporting_label: 'Features?',
       },
     ]);
@@ -119,7 +136,11 @@ describe('POST {ws}/responses, Style A', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'validation_error', status: 400 });
-    const d = (field: string, message: RegExp | string) => ({ location: 'body', field, message: typeof message === 'string' ? message : expect.stringMatching(message) });
+    const d = (field: string, message: RegExp | string) => ({
+      location: 'body',
+      field,
+      message: typeof message === 'string' ? message : expect.stringMatching(message),
+    });
     expect(res.body.error.details).toEqual([
       d('answers[0].value', '`answers[0].value` must be an integer from 0 to 10; got 11'),
       d('answers[1].value', '`answers[1].value` unknown option "opt_gold" of question "q_plan"'),
@@ -259,10 +280,23 @@ describe('POST {ws}/responses, Style B', () => {
     });
     expect(res.body.data.answers[0]).toEqual({ id: 'q_nps', title: 'How likely?', type: 'nps', value: 9 });
 
-    const bad = await post(w, { form_id: w.form, answers: [{ question_id: 'q_nps', value: 9 }, { id: 'q_plan', value: 'opt_x' }] });
+    const bad = await post(w, {
+      form_id: w.form,
+      answers: [
+        { question_id: 'q_nps', value: 9 },
+        { id: 'q_plan', value: 'opt_x' },
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((x: { field: string }) => x.field)).toEqual(['answers[0].question_id']);
-    const badValue = await post(w, { form_id: w.form, answers: [{ id: 'q_nps', value: 9 }, { id: 'q_plan', value: 'opt_x' }, { id: 'q_zz', value: 1 }] });
+    const badValue = await post(w, {
+      form_id: w.form,
+      answers: [
+        { id: 'q_nps', value: 9 },
+        { id: 'q_plan', value: 'opt_x' },
+        { id: 'q_zz', value: 1 },
+      ],
+    });
     expect(badValue.body.error.details.map((x: { field: string }) => x.field)).toEqual(['answers[1].value', 'answers[2].id']);
 
     const list = await get(w, '/responses');
@@ -290,7 +324,13 @@ describe('score rule', () => {
     });
     const byId = await post(w, { form_id: `${w.ws}_byid`, answers: goodAnswers() });
     expect(byId.body.data.score).toBe(4);
-    const rating = await post(w, { form_id: `${w.ws}_rating`, answers: [{ question_id: 'q_r2', value: 2 }, { question_id: 'q_r1', value: 5 }] });
+    const rating = await post(w, {
+      form_id: `${w.ws}_rating`,
+      answers: [
+        { question_id: 'q_r2', value: 2 },
+        { question_id: 'q_r1', value: 5 },
+      ],
+    });
     expect(rating.body.data.score).toBe(5);
     const missing = await post(w, { form_id: `${w.ws}_rating`, answers: [{ question_id: 'q_r2', value: 2 }] });
     expect(missing.body.error.details).toEqual([{ location: 'body', field: 'answers', message: 'question "q_r1" is required but has no answer' }]);
@@ -306,7 +346,11 @@ describe('integers past their database column (openapi/ maximum)', () => {
     const answers = style === 'A' ? goodAnswers() : goodAnswers().map(({ question_id, value }) => ({ id: question_id, value }));
     const res = await post(w, { form_id: w.form, answers, version: 99999999999999 });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_error', status: 400, details: [{ location: 'body', field: 'version', message: expect.stringContaining('2147483647') }] });
+    expect(res.body.error).toMatchObject({
+      code: 'validation_error',
+      status: 400,
+      details: [{ location: 'body', field: 'version', message: expect.stringContaining('2147483647') }],
+    });
     expect(await stored(w)).toBe(0);
     const max = await post(w, { form_id: w.form, answers, version: 2147483647 });
     expect(max.status).toBe(201);

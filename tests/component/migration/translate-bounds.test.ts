@@ -11,12 +11,21 @@ import { workspaceWithKey } from '../../support/given';
 const t = useTestApp();
 let ws: string;
 let key: string;
-const translate = (body: unknown) => t.http().post('/api/v1/translate').set('X-API-Key', key).send(body as object);
+const translate = (body: unknown) =>
+  t
+    .http()
+    .post('/api/v1/translate')
+    .set('X-API-Key', key)
+    .send(body as object);
 const clauses = (n: number) => Array.from({ length: n }, (_, i) => `score != ${i}`).join(',');
 beforeAll(async () => {
   ({ ws, key } = await workspaceWithKey(t.db, { scopes: [] }));
   // The first request compiles the path's validators and the translator's code: not what is measured.
-  await t.http().post('/api/v1/translate').set('X-API-Key', key).send({ method: 'GET', path: `/api/v1/workspaces/${ws}/responses`, query: { filter: clauses(10_000) } });
+  await t
+    .http()
+    .post('/api/v1/translate')
+    .set('X-API-Key', key)
+    .send({ method: 'GET', path: `/api/v1/workspaces/${ws}/responses`, query: { filter: clauses(10_000) } });
 });
 
 describe('POST /api/v1/translate input bounds', () => {
@@ -42,7 +51,11 @@ describe('POST /api/v1/translate input bounds', () => {
   it('intersects two in lists of 20,000 values each in linear time (today about 10 s)', () => {
     const list = Array.from({ length: 20_000 }, (_, i) => `e${i}`).join(',');
     const started = performance.now();
-    const result = translateStyleB({ method: 'GET', path: `/api/v1/workspaces/${ws}/responses`, query: { filter: `email_id in [${list}], email_id in [${list}]` } });
+    const result = translateStyleB({
+      method: 'GET',
+      path: `/api/v1/workspaces/${ws}/responses`,
+      query: { filter: `email_id in [${list}], email_id in [${list}]` },
+    });
     const elapsed = performance.now() - started;
     expect(result.ok && (result.request.query.email_id_in as string[]).length).toBe(20_000);
     expect(elapsed).toBeLessThan(1000);
@@ -53,7 +66,13 @@ describe('POST /api/v1/translate input bounds', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({
       code: 'validation_error',
-      details: [{ location: 'body', field: 'query.filter', message: `\`filter\` holds 10001 values (each condition one, an in list one per value); at most ${TRANSLATE_LIMITS.filterValues}.` }],
+      details: [
+        {
+          location: 'body',
+          field: 'query.filter',
+          message: `\`filter\` holds 10001 values (each condition one, an in list one per value); at most ${TRANSLATE_LIMITS.filterValues}.`,
+        },
+      ],
     });
   });
 
@@ -62,7 +81,11 @@ describe('POST /api/v1/translate input bounds', () => {
     const over = await translate({ method: 'GET', path: `/api/v1/workspaces/${ws}/responses`, query: { filter: [`email_id in [${values}]`] } });
     expect(over.status).toBe(400);
     expect(over.body.error.details[0].field).toBe('query.filter');
-    const quoted = await translate({ method: 'GET', path: `/api/v1/workspaces/${ws}/responses`, query: { filter: `respondent_email ~ "${','.repeat(20_000)}"` } });
+    const quoted = await translate({
+      method: 'GET',
+      path: `/api/v1/workspaces/${ws}/responses`,
+      query: { filter: `respondent_email ~ "${','.repeat(20_000)}"` },
+    });
     expect(quoted.status).toBe(200);
     expect(quoted.body.data.request.query).toEqual({ limit: '50', respondent_email_contains: ','.repeat(20_000) });
   });

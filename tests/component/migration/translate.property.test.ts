@@ -146,13 +146,20 @@ async function check(g: Gen, pick: number): Promise<void> {
 // ---- generators ----
 
 /** A filter value as written: bare when it can be, else quoted with `\"` and `\\` escapes. */
-const written = (text: string, quote: boolean) =>
-  !quote && /^[^,[\]"\s]+$/.test(text) ? text : `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+const written = (text: string, quote: boolean) => (!quote && /^[^,[\]"\s]+$/.test(text) ? text : `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
 const valueArb = (pool: () => string[]) =>
   fc.oneof(
     { weight: 6, arbitrary: fc.record({ text: fc.nat().map((i) => pool()[i % pool().length]!), quote: fc.boolean() }) },
     { weight: 1, arbitrary: fc.constant({ text: 'null', quote: false }) },
-    { weight: 1, arbitrary: fc.constantFrom({ text: 'null', quote: true }, { text: '', quote: true }, { text: 'a, "b" [c]', quote: true }, { text: 'back\\slash', quote: true }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        { text: 'null', quote: true },
+        { text: '', quote: true },
+        { text: 'a, "b" [c]', quote: true },
+        { text: 'back\\slash', quote: true },
+      ),
+    },
   );
 
 const part = (v: string, from: number, len: number) => v.slice(Math.min(from, Math.max(0, v.length - 1)), from + len);
@@ -168,22 +175,32 @@ const CAMEL: Record<string, string> = { form_id: 'formId', email_id: 'emailId', 
 
 const clauseArb = (pools: Record<string, () => string[]>, camel: Record<string, string> = {}) =>
   fc.constantFrom(...Object.keys(pools)).chain((field) =>
-    fc.record({
-      name: camel[field] ? fc.constantFrom(field, field, camel[field]!) : fc.constant(field),
-      op: fc.constantFrom('=', '!=', '~', ' in ', ' = ', ' in'),
-      values: fc.array(valueArb(pools[field]!), { minLength: 1, maxLength: 3 }),
-    }).map(({ name, op, values }) =>
-      op.trim() === 'in'
-        ? `${name}${op}[${values.map((v) => written(v.text, v.quote)).join(', ')}]`
-        : `${name}${op}${written(values[0]!.text, values[0]!.quote)}`,
-    ),
+    fc
+      .record({
+        name: camel[field] ? fc.constantFrom(field, field, camel[field]!) : fc.constant(field),
+        op: fc.constantFrom('=', '!=', '~', ' in ', ' = ', ' in'),
+        values: fc.array(valueArb(pools[field]!), { minLength: 1, maxLength: 3 }),
+      })
+      .map(({ name, op, values }) =>
+        op.trim() === 'in'
+          ? `${name}${op}[${values.map((v) => written(v.text, v.quote)).join(', ')}]`
+          : `${name}${op}${written(values[0]!.text, values[0]!.quote)}`,
+      ),
   );
 
 const filterArb = (pools: Record<string, () => string[]>, camel?: Record<string, string>) =>
   fc.array(clauseArb(pools, camel), { minLength: 1, maxLength: 3 }).chain((clauses) => fc.constantFrom(', ', ',').map((sep) => clauses.join(sep)));
 
 const limitArb = fc.constantFrom('1', '2', '3', '5', '7', '10', '50', '150', '1000');
-const DATES = ['2026-01-10', '2026-01-11', '2026-01-10T15:00:00Z', '2026-01-10T17:00:00+01:00', '2026-01-11T05:00:00.000001Z', '2026-01-10T16:00:00.0000000Z', '9999-12-31'];
+const DATES = [
+  '2026-01-10',
+  '2026-01-11',
+  '2026-01-10T15:00:00Z',
+  '2026-01-10T17:00:00+01:00',
+  '2026-01-11T05:00:00.000001Z',
+  '2026-01-10T16:00:00.0000000Z',
+  '9999-12-31',
+];
 /** Dates, now and then one with a digit past the microsecond (refused). */
 const dateArb = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...DATES) }, { weight: 1, arbitrary: fc.constant('2026-01-10T16:00:00.0000001Z') });
 
@@ -243,7 +260,10 @@ const eventsArb: fc.Arbitrary<Gen> = fc
   .record({
     // Mostly what Style A can say (`event_type = v`, `email_id = v`), now and then anything of the grammar.
     filter: fc.oneof(
-      { weight: 3, arbitrary: opt(fc.constantFrom('event_type = open', 'eventType = send', 'event_type = click, email_id = EM', 'email_id = EM', 'email_id = "EM"')) },
+      {
+        weight: 3,
+        arbitrary: opt(fc.constantFrom('event_type = open', 'eventType = send', 'event_type = click, email_id = EM', 'email_id = EM', 'email_id = "EM"')),
+      },
       { weight: 1, arbitrary: filterArb(eventPools()) },
     ),
     sort: opt(fc.constantFrom('created_at:asc', 'createdAt:desc')),
@@ -282,7 +302,11 @@ async function checkExport(g: Gen): Promise<void> {
   const { limit: _limit, ...rest } = g.query;
   const query = { ...rest, format: 'ndjson' };
   const path = `/api/v1/workspaces/${s.ws}/responses/export`;
-  const res = await t.http().post('/api/v1/translate').set('X-API-Key', s.key).send({ method: 'GET', path, query, headers: { 'X-API-Style': 'B' } });
+  const res = await t
+    .http()
+    .post('/api/v1/translate')
+    .set('X-API-Key', s.key)
+    .send({ method: 'GET', path, query, headers: { 'X-API-Style': 'B' } });
   if (res.status === 422) {
     const reason = res.body.error.details[0].message as string;
     expect({ reason, documented: documented(reason) }).toEqual({ reason, documented: true });
@@ -319,7 +343,9 @@ describe.each(cases)('translated Style B %s lists return the same ids in the sam
     try {
       await fc.assert(property(), { seed, numRuns: runs, endOnFailure: true });
     } catch (e) {
-      throw new Error(`failed with random seed ${seed} (rerun: TRANSLATE_SEED=${seed} npx jest tests/component/migration/translate.property.test.ts)\n${(e as Error).message}\n${String((e as Error & { cause?: unknown }).cause ?? '')}`);
+      throw new Error(
+        `failed with random seed ${seed} (rerun: TRANSLATE_SEED=${seed} npx jest tests/component/migration/translate.property.test.ts)\n${(e as Error).message}\n${String((e as Error & { cause?: unknown }).cause ?? '')}`,
+      );
     }
   }, 120_000);
 });

@@ -87,7 +87,10 @@ describe('graceful shutdown', () => {
     const proc = run(['serve', '--no-worker'], { DATABASE_URL: testDbUrl(), PORT: String(port) });
     await until(async () => {
       if (proc.child.exitCode !== null) throw new Error(`serve exited: ${(await proc.exit).stderr}`);
-      return fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      return fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
     }, 30_000);
     return { ...proc, port };
   };

@@ -26,8 +26,14 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ AUTH_FAILURES_PER_MINUTE: '1.5' }, 'AUTH_FAILURES_PER_MINUTE must be a positive integer, got "1.5"'],
   [{ SUBMISSIONS_PER_MINUTE: 'ten' }, 'SUBMISSIONS_PER_MINUTE must be a positive integer, got "ten"'],
   [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
-  [{ TRUST_PROXY: 'yes please' }, 'TRUST_PROXY must be true, false, a hop count, or comma-separated addresses/CIDRs (loopback, linklocal, uniquelocal), got "yes please"'],
-  [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY must be true, false, a hop count, or comma-separated addresses/CIDRs (loopback, linklocal, uniquelocal), got "10.0.0.0/33"'],
+  [
+    { TRUST_PROXY: 'yes please' },
+    'TRUST_PROXY must be true, false, a hop count, or comma-separated addresses/CIDRs (loopback, linklocal, uniquelocal), got "yes please"',
+  ],
+  [
+    { TRUST_PROXY: '10.0.0.0/33' },
+    'TRUST_PROXY must be true, false, a hop count, or comma-separated addresses/CIDRs (loopback, linklocal, uniquelocal), got "10.0.0.0/33"',
+  ],
   [{ WEBHOOK_ALLOW_HTTP: 'maybe' }, 'WEBHOOK_ALLOW_HTTP must be true or false, got "maybe"'],
   [{ WEBHOOK_ALLOW_PRIVATE: '2' }, 'WEBHOOK_ALLOW_PRIVATE must be true or false, got "2"'],
   [{ WEBHOOK_RETRY_SCHEDULE: '10,-5' }, 'WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds (e.g. "1,2,5"), got "10,-5"'],
@@ -38,7 +44,10 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ STYLE_B_SUNSET: '2027-02-30' }, 'STYLE_B_SUNSET must be a date YYYY-MM-DD, got "2027-02-30"'],
   [{ STYLE_B_DEPRECATED_AT: '01/06/2027' }, 'STYLE_B_DEPRECATED_AT must be a date YYYY-MM-DD, got "01/06/2027"'],
   [{ HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS must be a positive integer, got "0"'],
-  [{ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '10000' }, 'HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (10000), got "5000"'],
+  [
+    { HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '10000' },
+    'HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (10000), got "5000"',
+  ],
   [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be a positive integer, got "5s"'],
   [{ CONNECTIONS_PER_ADDRESS: '-1' }, 'CONNECTIONS_PER_ADDRESS must be a whole number (0 or more), got "-1"'],
   [{ EXPORT_STALL_TIMEOUT_MS: '0' }, 'EXPORT_STALL_TIMEOUT_MS must be a positive integer, got "0"'],
@@ -84,7 +93,14 @@ it('loads good values of every setting', () => {
     metricsEnabled: false,
     styleBSunset: '2027-06-30',
   });
-  expect(loadConfig({}, {})).toMatchObject({ port: 3000, host: '127.0.0.1', metricsEnabled: true, trustProxy: undefined, logLevel: 'info', webhookLogRetentionDays: 30 });
+  expect(loadConfig({}, {})).toMatchObject({
+    port: 3000,
+    host: '127.0.0.1',
+    metricsEnabled: true,
+    trustProxy: undefined,
+    logLevel: 'info',
+    webhookLogRetentionDays: 30,
+  });
 });
 
 it('loads the slow-client and export settings, with their defaults (docs/operations.md, "Slow clients")', () => {
@@ -111,7 +127,15 @@ it('loads the slow-client and export settings, with their defaults (docs/operati
     },
   );
   // A headers timeout above the request timeout's default lifts that default with it.
-  expect(c).toMatchObject({ httpHeadersTimeoutMs: 40_000, httpRequestTimeoutMs: 40_000, httpKeepAliveTimeoutMs: 65_000, connectionsPerAddress: 0, exportStallTimeoutMs: 5_000, exportsPerKey: 1, exportsMax: 3 });
+  expect(c).toMatchObject({
+    httpHeadersTimeoutMs: 40_000,
+    httpRequestTimeoutMs: 40_000,
+    httpKeepAliveTimeoutMs: 65_000,
+    connectionsPerAddress: 0,
+    exportStallTimeoutMs: 5_000,
+    exportsPerKey: 1,
+    exportsMax: 3,
+  });
 });
 
 it('gives Express a trust proxy value it accepts, so X-Forwarded-For counts only when configured', async () => {
@@ -122,7 +146,10 @@ it('gives Express a trust proxy value it accepts, so X-Forwarded-For counts only
   const db = await openTestDb();
   try {
     const logger = createLogger('silent');
-    for (const [setting, budgetPerSender] of [['loopback', true], [undefined, false]] as const) {
+    for (const [setting, budgetPerSender] of [
+      ['loopback', true],
+      [undefined, false],
+    ] as const) {
       const app = buildApp(loadConfig({ trustProxy: setting, authFailuresPerMinute: 1, logLevel: 'silent' }, {}), { db, logger });
       const from = (ip: string) => supertest(app).get('/api/v1/workspaces').set('X-Forwarded-For', ip);
       expect((await from('203.0.113.1')).status).toBe(401);

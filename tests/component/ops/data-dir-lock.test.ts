@@ -51,20 +51,29 @@ async function serve(): Promise<{ child: ChildProcess; exit: Promise<Exit>; port
   const proc = start(['serve', '--no-worker', '--port', String(port)]);
   await until(async () => {
     if (proc.child.exitCode !== null) throw new Error(`serve exited: ${(await proc.exit).stderr}`);
-    return fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    return fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
   }, 60_000);
   return { ...proc, port };
 }
 
 const workspaces = (port: number, key: string) =>
-  fetch(`http://127.0.0.1:${port}/api/v1/workspaces`, { headers: { 'X-API-Key': key } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data?: Array<{ id: string }> } }));
+  fetch(`http://127.0.0.1:${port}/api/v1/workspaces`, { headers: { 'X-API-Key': key } }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { data?: Array<{ id: string }> },
+  }));
 
 beforeAll(async () => {
   await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: root });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-lock-'));
   dataDir = path.join(dir, 'data');
   fixture = path.join(dir, 'fixture.json');
-  fs.writeFileSync(fixture, JSON.stringify({ workspaces: [{ id: 'ws_lock', name: 'Lock', link: 'lock' }], api_keys: [{ name: 'k', secret, workspace_ids: ['ws_lock'] }] }));
+  fs.writeFileSync(
+    fixture,
+    JSON.stringify({ workspaces: [{ id: 'ws_lock', name: 'Lock', link: 'lock' }], api_keys: [{ name: 'k', secret, workspace_ids: ['ws_lock'] }] }),
+  );
   const imported = await run(['import', fixture]);
   expect(imported.stderr).toBe('');
   expect(imported.code).toBe(0);
@@ -80,7 +89,13 @@ it('refuses every writer while serve holds the folder, and lets it in once serve
   const refusal =
     `error: the data directory ${dataDir} is in use by process ${server.child.pid} (feedback-service serve --no-worker --port ${server.port}): ` +
     'stop it first, or let it do the work through its API (e.g. POST /api/v1/workspaces/{ws}/api-keys creates a key)\n';
-  for (const args of [['keys', 'create', '--workspace', 'ws_lock'], ['seed', '--demo'], ['import', fixture], ['keys', 'report', '--key-id', 'key_x'], ['migrate']]) {
+  for (const args of [
+    ['keys', 'create', '--workspace', 'ws_lock'],
+    ['seed', '--demo'],
+    ['import', fixture],
+    ['keys', 'report', '--key-id', 'key_x'],
+    ['migrate'],
+  ]) {
     const r = await run(args);
     expect({ args, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ args, code: 1, stdout: '', stderr: refusal });
   }

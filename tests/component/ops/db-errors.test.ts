@@ -17,7 +17,11 @@ afterAll(async () => {
   await db.destroy();
 });
 
-const failure = async (p: Promise<unknown>): Promise<unknown> => p.then(() => new Error('did not fail'), (e: unknown) => e);
+const failure = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => new Error('did not fail'),
+    (e: unknown) => e,
+  );
 
 it('a connection cut while a query runs', async () => {
   const target = new URL(testDbUrl());

@@ -45,7 +45,10 @@ describe('database unreachable', () => {
     const down = createDb({ databaseUrl: urlOnPort(testDbUrl(), await freePort()), dataDir: '', requestTimeouts: true });
     try {
       const app = buildApp(testConfig(), { db: down, logger: silent });
-      const request = () => supertest(app).get('/api/v1/workspaces').set('X-API-Key', `fa_${'x'.repeat(40)}`);
+      const request = () =>
+        supertest(app)
+          .get('/api/v1/workspaces')
+          .set('X-API-Key', `fa_${'x'.repeat(40)}`);
       // A new app's first request shares the event loop with its start-up work: time the second one.
       expectUnavailable(await request());
       const started = Date.now();
@@ -83,7 +86,10 @@ describe('database unreachable', () => {
     const stuck = createDb({ databaseUrl: urlOnPort(testDbUrl(), hanging.port), dataDir: '', requestTimeouts: true });
     try {
       const app = buildApp(testConfig(), { db: stuck, logger: silent });
-      const request = () => supertest(app).get('/api/v1/workspaces').set('X-API-Key', `fa_${'x'.repeat(40)}`);
+      const request = () =>
+        supertest(app)
+          .get('/api/v1/workspaces')
+          .set('X-API-Key', `fa_${'x'.repeat(40)}`);
       expectUnavailable(await request());
       const started = Date.now();
       const res = await request();
@@ -145,7 +151,10 @@ describe('Redis hanging', () => {
     await until(async () => {
       const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
       probe.on('error', () => undefined);
-      const up = await probe.connect().then(() => true, () => false);
+      const up = await probe.connect().then(
+        () => true,
+        () => false,
+      );
       probe.disconnect();
       return up;
     });

@@ -42,13 +42,27 @@ it('warns once and mints links on http://localhost:{PORT} when HOST is 0.0.0.0 a
   const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', FEEDBACK_DATA_DIR: path.join(dir, 'data') };
   await promisify(execFile)(process.execPath, [cliJs, 'import', fixture], { cwd: root, env });
   const port = await freePort();
-  server = spawn(process.execPath, [cliJs, 'serve', '--no-worker'], { cwd: root, env: { ...env, HOST: '0.0.0.0', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, [cliJs, 'serve', '--no-worker'], {
+    cwd: root,
+    env: { ...env, HOST: '0.0.0.0', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   server.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   const exit = new Promise<number | null>((resolve) => server!.on('close', resolve));
-  await until(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 60_000);
+  await until(
+    () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    60_000,
+  );
 
-  const minted = await fetch(`http://127.0.0.1:${port}/api/v1/workspaces/ws_pub/forms/frm_pub/dashboard-links`, { method: 'POST', headers: { 'X-API-Key': secret } });
+  const minted = await fetch(`http://127.0.0.1:${port}/api/v1/workspaces/ws_pub/forms/frm_pub/dashboard-links`, {
+    method: 'POST',
+    headers: { 'X-API-Key': secret },
+  });
   expect(minted.status).toBe(201);
   expect(((await minted.json()) as { data: { url: string } }).data.url).toMatch(new RegExp(`^http://localhost:${port}/d/[\\w.-]+$`));
 

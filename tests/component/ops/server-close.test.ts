@@ -8,8 +8,7 @@ import { loadConfig } from '../../../src/config';
 import { startServer } from '../../../src/server';
 import { testDbUrl } from '../../support/db';
 
-const config = () =>
-  loadConfig({ databaseUrl: testDbUrl(), port: 0, host: '127.0.0.1', logLevel: 'silent', redisUrl: undefined }, {});
+const config = () => loadConfig({ databaseUrl: testDbUrl(), port: 0, host: '127.0.0.1', logLevel: 'silent', redisUrl: undefined }, {});
 
 it('stops registered background work, then closes the database pool', async () => {
   const server = await startServer(config(), { worker: false });

@@ -79,7 +79,9 @@ describe('HTTP server timeouts (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS
     try {
       await c.opened;
       c.since();
-      c.socket.write(`POST /api/v1/forms/frm_${nanoid(8)}/submissions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"answers":`);
+      c.socket.write(
+        `POST /api/v1/forms/frm_${nanoid(8)}/submissions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"answers":`,
+      );
       const after = await within(c.closed, 5_000);
       expect(after).not.toBe('still open');
       expect(after as number).toBeGreaterThanOrEqual(900);
@@ -136,7 +138,7 @@ describe('open connections per client address (CONNECTIONS_PER_ADDRESS)', () => 
       await held[0]!.closed;
       // The server counts the close when it handles it: ask until it has (a busy machine may take a moment).
       let again = 0;
-      for (const end = Date.now() + 3_000; again !== 200 && Date.now() < end; ) {
+      for (const end = Date.now() + 3_000; again !== 200 && Date.now() < end;) {
         again = (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { Connection: 'close' } })).status;
       }
       expect(again).toBe(200);
@@ -186,7 +188,9 @@ describe('a client that aborts its upload', () => {
     const c = connect(port);
     try {
       await c.opened;
-      c.socket.write(`POST /api/v1/forms/frm_${nanoid(8)}/submissions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"answers":[`);
+      c.socket.write(
+        `POST /api/v1/forms/frm_${nanoid(8)}/submissions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"answers":[`,
+      );
       await new Promise((r) => setTimeout(r, 200));
       c.socket.destroy();
       const deadline = Date.now() + 5_000;

@@ -47,7 +47,8 @@ const page = (url: string, lang?: string) => {
   const r = t.http().get(pathOf(url));
   return lang ? r.set('Accept-Language', lang) : r;
 };
-const downloadHref = (html: string, format: string) => new RegExp(`href="(/d/[^"]+/export\\?format=${format}&amp;t=[^"]+)"`).exec(html)![1]!.replace(/&amp;/g, '&');
+const downloadHref = (html: string, format: string) =>
+  new RegExp(`href="(/d/[^"]+/export\\?format=${format}&amp;t=[^"]+)"`).exec(html)![1]!.replace(/&amp;/g, '&');
 
 describe('dashboard links through the API', () => {
   it('mints a link in Style A (30 days by default) and in Style B with expiresAt', async () => {
@@ -183,7 +184,10 @@ describe('GET /d/{token}', () => {
 
   it('answers the 404 page for an expired link, a tampered token and a token naming another workspace', async () => {
     const made = (await mint()).body.data as { id: string; url: string };
-    await t.db('dashboard_links').where({ workspace_id: s.ws, id: made.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await t
+      .db('dashboard_links')
+      .where({ workspace_id: s.ws, id: made.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expect((await page(made.url)).status).toBe(404);
     const good = (await mint()).body.data as { url: string };
     const [payload, sig] = pathOf(good.url).slice(3).split('.') as [string, string];
@@ -207,7 +211,12 @@ describe('GET /d/{token}', () => {
     expect((await t.http().get(csv)).status).toBe(404);
     const nd = await t.http().get(downloadHref(html, 'ndjson'));
     expect(nd.status).toBe(200);
-    expect(nd.text.trim().split('\n').map((l) => JSON.parse(l).form_id)).toEqual([s.form, s.form, s.form]);
+    expect(
+      nd.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).form_id),
+    ).toEqual([s.form, s.form, s.form]);
     // The token of another link's page does not open this one.
     const otherLink = (await mint()).body.data as { url: string };
     const stolen = downloadHref((await page(otherLink.url)).text, 'csv').replace(/^\/d\/[^/]+/, pathOf(url));
@@ -247,7 +256,10 @@ describe('who may mint, list, revoke and download (issue 25 item 1; docs/analyti
     expect(mintWrite.status).toBe(403);
     expect(mintWrite.body.error).toMatchObject({ code: 'insufficient_scope', message: 'This API key lacks the scope "responses:read".' });
     const made = (await mint({}, 'A', addressForm)).body.data as { id: string; url: string };
-    const revoke = await t.http().delete(`${base(addressForm)}/${made.id}`).set('X-API-Key', reader);
+    const revoke = await t
+      .http()
+      .delete(`${base(addressForm)}/${made.id}`)
+      .set('X-API-Key', reader);
     expect(revoke.status).toBe(403);
     expect(revoke.body.error).toMatchObject({ code: 'insufficient_scope', message: 'This API key lacks the scope "forms:write".' });
     // The reader may list the links, without a URL to open.
@@ -256,7 +268,14 @@ describe('who may mint, list, revoke and download (issue 25 item 1; docs/analyti
     expect(list.body.data.map((l: { id: string }) => l.id)).toContain(made.id);
     expect(JSON.stringify(list.body)).not.toContain(made.url.slice(PUBLIC_URL.length));
     expect((await page(made.url)).status).toBe(200);
-    expect((await t.http().delete(`${base(addressForm)}/${made.id}`).set('X-API-Key', writer)).status).toBe(204);
+    expect(
+      (
+        await t
+          .http()
+          .delete(`${base(addressForm)}/${made.id}`)
+          .set('X-API-Key', writer)
+      ).status,
+    ).toBe(204);
   });
 
   it('mints with forms:write and responses:read, records the minting key, and downloads carry no address nor email answer', async () => {
@@ -285,7 +304,10 @@ describe('who may mint, list, revoke and download (issue 25 item 1; docs/analyti
     expect(csv).toContain('ada.private@example.com');
     const b = await t.http().post(base(addressForm)).set('X-API-Key', s.key).set('X-API-Style', 'B').send({ includeAddresses: true });
     expect(b.body.data.includeAddresses).toBe(true);
-    const nd = JSON.parse((await download(b.body.data.url, 'ndjson')).text.trim()) as { respondent_email: unknown; answers: Array<{ question_id: string; value: unknown }> };
+    const nd = JSON.parse((await download(b.body.data.url, 'ndjson')).text.trim()) as {
+      respondent_email: unknown;
+      answers: Array<{ question_id: string; value: unknown }>;
+    };
     expect(nd.respondent_email).toBe('ada@example.com');
     expect(nd.answers.find((x) => x.question_id === 'q_email')?.value).toBe('ada.private@example.com');
     const foreign = await mintWith(s.key, { includeAddresses: true });
@@ -308,14 +330,24 @@ describe('who may mint, list, revoke and download (issue 25 item 1; docs/analyti
     const minter = await withScopes(['forms:write', 'responses:read', 'api_keys:write']);
     const made = (await mintWith(minter)).body.data as { id: string; url: string };
     expect((await page(made.url)).status).toBe(200);
-    expect((await t.http().delete(`/api/v1/workspaces/${s.ws}/api-keys/${await keyIdOf(minter)}`).set('X-API-Key', minter)).status).toBe(204);
+    expect(
+      (
+        await t
+          .http()
+          .delete(`/api/v1/workspaces/${s.ws}/api-keys/${await keyIdOf(minter)}`)
+          .set('X-API-Key', minter)
+      ).status,
+    ).toBe(204);
     expect((await page(made.url)).status).toBe(404);
     const gone = await t.db('dashboard_links').first('revoked_at').where({ workspace_id: s.ws, id: made.id });
     expect(gone.revoked_at).toBeInstanceOf(Date);
     // An expiry moved earlier by an operator reaches the link too.
     const other = await withScopes(['forms:write', 'responses:read']);
     const second = (await mintWith(other)).body.data as { id: string; url: string };
-    await t.db('api_keys').where('id', await keyIdOf(other)).update({ expires_at: new Date(Date.now() - 1000) });
+    await t
+      .db('api_keys')
+      .where('id', await keyIdOf(other))
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expect((await page(second.url)).status).toBe(404);
   });
 });

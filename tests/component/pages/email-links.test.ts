@@ -66,7 +66,10 @@ describe('POST {ws}/forms/{form_id}/links', () => {
   it('refuses a row of another workspace (400 naming row_id), bad days and addresses, an unknown form (404)', async () => {
     const foreignRow = await mint({ email: 'a@example.com', row_id: other.row });
     expect(foreignRow.status).toBe(400);
-    expect(foreignRow.body.error).toMatchObject({ code: 'validation_error', details: [{ location: 'body', field: 'row_id', message: expect.stringContaining(other.row) }] });
+    expect(foreignRow.body.error).toMatchObject({
+      code: 'validation_error',
+      details: [{ location: 'body', field: 'row_id', message: expect.stringContaining(other.row) }],
+    });
     for (const days of [0, 91]) {
       const res = await mint({ email: 'a@example.com', expires_in_days: days });
       expect(res.status).toBe(400);
@@ -101,13 +104,22 @@ describe('a link takes one response unless minted with more (max_responses)', ()
   it('answers a second page through a used link with a 409 page and stores nothing; a double submit of one page is one response', async () => {
     const { data: link } = (await mint({ email: 'one@example.com' })).body;
     const first = await pageToken(local(link.url));
-    const post = (token: string) => t.http().post(`/f/${s.form}`).type('form').send(form({ _token: token, _lang: 'de', _t: tokenOf(link.url), ...answers }));
+    const post = (token: string) =>
+      t
+        .http()
+        .post(`/f/${s.form}`)
+        .type('form')
+        .send(form({ _token: token, _lang: 'de', _t: tokenOf(link.url), ...answers }));
     expect((await post(first)).status).toBe(303);
     // The same page sent again: the one-time token's thank-you page, not the link's refusal.
     const repeated = await post(first);
     expect([repeated.status, repeated.headers.location]).toEqual([303, `/f/${s.form}/thanks?lang=de`]);
 
-    const second = await t.http().post(`/f/${s.form}`).type('form').send(form({ _token: 'fresh-page-token', _lang: 'de', _t: tokenOf(link.url), ...answers }));
+    const second = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form({ _token: 'fresh-page-token', _lang: 'de', _t: tokenOf(link.url), ...answers }));
     expect(second.status).toBe(409);
     expect(second.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(second.text).toContain('<html lang="de">');
@@ -125,11 +137,29 @@ describe('a link takes one response unless minted with more (max_responses)', ()
   it('counts the page and the public JSON way together, up to max_responses', async () => {
     const { data: link } = (await mint({ email: 'team@example.com', max_responses: 2 })).body;
     expect(link.max_responses).toBe(2);
-    const viaPage = await t.http().post(`/f/${s.form}`).type('form').send(form({ _token: await pageToken(local(link.url)), _t: tokenOf(link.url), ...answers }));
+    const viaPage = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form({ _token: await pageToken(local(link.url)), _t: tokenOf(link.url), ...answers }));
     expect(viaPage.status).toBe(303);
-    const viaJson = await t.http().post(`/api/v1/forms/${s.form}/submissions`).send({ answers: [{ question_id: 'q_nps', value: 9 }, { question_id: 'q_rating', value: 4 }, { question_id: 'q_plan', value: 'opt_pro' }], t: tokenOf(link.url) });
+    const viaJson = await t
+      .http()
+      .post(`/api/v1/forms/${s.form}/submissions`)
+      .send({
+        answers: [
+          { question_id: 'q_nps', value: 9 },
+          { question_id: 'q_rating', value: 4 },
+          { question_id: 'q_plan', value: 'opt_pro' },
+        ],
+        t: tokenOf(link.url),
+      });
     expect(viaJson.status).toBe(201);
-    const third = await t.http().post(`/f/${s.form}`).type('form').send(form({ _token: 'another-page-token', _t: tokenOf(link.url), ...answers }));
+    const third = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form({ _token: 'another-page-token', _t: tokenOf(link.url), ...answers }));
     expect(third.status).toBe(409);
     expect(third.text).toContain('<h1>This link has already been used</h1>');
     expect(await stored(link.email_id)).toBe(2);
@@ -191,7 +221,11 @@ describe('following a link and loading its image', () => {
     expect(b.body.data).toMatchObject({ respondent_email: 'di@example.com', email_id: link.email_id, row_id: s.row, table_data: { plan: 'pro' } });
     // Submitting records no extra click.
     expect((await eventsA(link.email_id)).map((e) => e.type)).toEqual(['click']);
-    await t.http().patch(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows/${s.row}`).set('X-API-Key', s.key).send({ data: { plan: 'pro' } });
+    await t
+      .http()
+      .patch(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows/${s.row}`)
+      .set('X-API-Key', s.key)
+      .send({ data: { plan: 'pro' } });
   });
 
   it('answers a tampered or foreign link with a 400 page and an expired one with a 410 page, recording nothing', async () => {
@@ -204,17 +238,33 @@ describe('following a link and loading its image', () => {
     expect(tampered.text).toContain('<html lang="en">');
     expect(tampered.text).toContain('<h1>This link does not work</h1>');
 
-    const { data: foreign } = (await t.http().post(`/api/v1/workspaces/${other.ws}/forms/${other.form}/links`).set('X-API-Key', other.key).send({ email: 'ed@example.com', email_id: link.email_id })).body;
+    const { data: foreign } = (
+      await t
+        .http()
+        .post(`/api/v1/workspaces/${other.ws}/forms/${other.form}/links`)
+        .set('X-API-Key', other.key)
+        .send({ email: 'ed@example.com', email_id: link.email_id })
+    ).body;
     const wrongForm = await t.http().get(`/f/${s.form}?t=${tokenOf(foreign.url)}&lang=de`);
     expect(wrongForm.status).toBe(400);
     expect(wrongForm.text).toContain('<html lang="de">');
     expect(wrongForm.text).toContain('<h1>Dieser Link funktioniert nicht</h1>');
 
-    const expired = await mintLink(t.db, s.ws, { formId: s.form, email: 'ed@example.com', emailId: link.email_id, expiresInDays: 1 }, PUBLIC_URL, new Date(Date.now() - 2 * 86_400_000));
+    const expired = await mintLink(
+      t.db,
+      s.ws,
+      { formId: s.form, email: 'ed@example.com', emailId: link.email_id, expiresInDays: 1 },
+      PUBLIC_URL,
+      new Date(Date.now() - 2 * 86_400_000),
+    );
     const gone = await t.http().get(local(expired.url));
     expect(gone.status).toBe(410);
     expect(gone.text).toContain('<h1>This link has expired</h1>');
-    const post = await t.http().post(`/f/${s.form}`).type('form').send(form({ _t: expired.token, 'q.q_nps': '9', 'q.q_rating': '4', 'q.q_plan': 'opt_pro' }));
+    const post = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form({ _t: expired.token, 'q.q_nps': '9', 'q.q_rating': '4', 'q.q_plan': 'opt_pro' }));
     expect(post.status).toBe(410);
 
     // The GIF is served for every bad token, recording nothing.
@@ -228,16 +278,29 @@ describe('following a link and loading its image', () => {
 
   it('verifyLinkToken names t in a validation_error and throws 410 link_expired', async () => {
     const link = await mintLink(t.db, s.ws, { formId: s.form, email: 'fi@example.com' }, PUBLIC_URL);
-    await expect(verifyLinkToken(t.db, link.token, s.form)).resolves.toMatchObject({ workspaceId: s.ws, email: 'fi@example.com', emailId: link.emailId, rowId: null, flowId: null });
-    await expect(verifyLinkToken(t.db, `${link.token}x`, s.form, new Date(), 'body')).rejects.toMatchObject({ code: 'validation_error', status: 400, details: [{ location: 'body', field: 't' }] });
-    await expect(verifyLinkToken(t.db, link.token, other.form)).rejects.toMatchObject({ code: 'validation_error', details: [{ location: 'query', field: 't', message: '`t` is an email link for another form.' }] });
+    await expect(verifyLinkToken(t.db, link.token, s.form)).resolves.toMatchObject({
+      workspaceId: s.ws,
+      email: 'fi@example.com',
+      emailId: link.emailId,
+      rowId: null,
+      flowId: null,
+    });
+    await expect(verifyLinkToken(t.db, `${link.token}x`, s.form, new Date(), 'body')).rejects.toMatchObject({
+      code: 'validation_error',
+      status: 400,
+      details: [{ location: 'body', field: 't' }],
+    });
+    await expect(verifyLinkToken(t.db, link.token, other.form)).rejects.toMatchObject({
+      code: 'validation_error',
+      details: [{ location: 'query', field: 't', message: '`t` is an email link for another form.' }],
+    });
     const later = new Date(link.expiresAt.getTime() + 1000);
     const err = await verifyLinkToken(t.db, link.token, s.form, later).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'link_expired', status: 410 });
   });
 
-  it('opens the form of the token\'s workspace when another workspace has a form with the same id', async () => {
+  it("opens the form of the token's workspace when another workspace has a form with the same id", async () => {
     // The importer refuses a form id twice, so the twin is written directly. Its workspace id sorts after
     // s.ws: an id-only lookup finds s.ws's form first.
     const twinWs = `ws_zzzz${uid('x').slice(2)}`;
@@ -249,9 +312,16 @@ describe('following a link and loading its image', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h1>Twin survey</h1>');
     const token = /name="_token" value="([^"]+)"/.exec(page.text)![1]!;
-    const res = await t.http().post(`/f/${s.form}`).type('form').send(form({ _token: token, _t: link.token, 'q.q_only': '4' }));
+    const res = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form({ _token: token, _t: link.token, 'q.q_only': '4' }));
     expect(res.status).toBe(303);
-    const stored: Array<{ score: number; respondent_email: string }> = await t.db('responses').where({ workspace_id: twinWs, form_id: s.form }).select('score', 'respondent_email');
+    const stored: Array<{ score: number; respondent_email: string }> = await t
+      .db('responses')
+      .where({ workspace_id: twinWs, form_id: s.form })
+      .select('score', 'respondent_email');
     expect(stored).toEqual([{ score: 4, respondent_email: 'tw@example.com' }]);
     const clicks = await t.db('email_events').where({ workspace_id: twinWs, email_id: link.emailId }).select('type');
     expect(clicks).toEqual([{ type: 'click' }]);

@@ -31,7 +31,9 @@ describe('GET /f/{form_id}', () => {
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-store');
     const csp = res.headers['content-security-policy'] as string;
-    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/);
+    expect(csp).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+    );
     const html = res.text;
     expect(html).toContain('<html lang="en">');
     expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
@@ -152,7 +154,17 @@ describe('POST /f/{form_id}', () => {
       .http()
       .post(`/f/${s.form}`)
       .type('form')
-      .send(form({ _token: 'tok-validation-000000000', _lang: 'en', 'q.q_rating': '4', 'q.q_seats': '9000', 'q.q_email': 'not-an-address', 'q.q_comment': '<script>x</script>', 'q.q_features': 'opt_api' }));
+      .send(
+        form({
+          _token: 'tok-validation-000000000',
+          _lang: 'en',
+          'q.q_rating': '4',
+          'q.q_seats': '9000',
+          'q.q_email': 'not-an-address',
+          'q.q_comment': '<script>x</script>',
+          'q.q_features': 'opt_api',
+        }),
+      );
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     const html = res.text;
@@ -177,8 +189,16 @@ describe('POST /f/{form_id}', () => {
   it('stores one response for the same token sent twice, and answers the same 303 again', async () => {
     const before = (await responsesOf(s.ws, s.key)).length;
     const token = tokenOf((await t.http().get(`/f/${s.form}`)).text);
-    const first = await t.http().post(`/f/${s.form}`).type('form').send(form(valid(token)));
-    const second = await t.http().post(`/f/${s.form}`).type('form').send(form(valid(token)));
+    const first = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form(valid(token)));
+    const second = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form(valid(token)));
     expect([first.status, second.status]).toEqual([303, 303]);
     expect(second.headers.location).toBe(first.headers.location);
     expect(await responsesOf(s.ws, s.key)).toHaveLength(before + 1);
@@ -187,7 +207,15 @@ describe('POST /f/{form_id}', () => {
   it('stores one response for two concurrent posts with the same token', async () => {
     const before = (await responsesOf(s.ws, s.key)).length;
     const token = tokenOf((await t.http().get(`/f/${s.form}`)).text);
-    const results = await Promise.all([0, 1, 2].map(() => t.http().post(`/f/${s.form}`).type('form').send(form(valid(token)))));
+    const results = await Promise.all(
+      [0, 1, 2].map(() =>
+        t
+          .http()
+          .post(`/f/${s.form}`)
+          .type('form')
+          .send(form(valid(token))),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual([303, 303, 303]);
     expect(await responsesOf(s.ws, s.key)).toHaveLength(before + 1);
   });
@@ -195,7 +223,11 @@ describe('POST /f/{form_id}', () => {
   it('answers a page open longer than its token lasts (7 days) with the page again, answers kept and a fresh token, storing nothing', async () => {
     const before = (await responsesOf(s.ws, s.key)).length;
     const stale = mintSubmissionToken(new Date(Date.now() - (SUBMISSION_TOKEN_TTL_DAYS * 86_400 + 60) * 1000));
-    const res = await t.http().post(`/f/${s.form}`).type('form').send(form(valid(stale)));
+    const res = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form(valid(stale)));
     expect(res.status).toBe(400);
     expect(res.text).toContain('This page was open for more than a week, so your answers were not sent yet. Check them and send again.');
     expect(res.text).toContain('id="q3-2" name="q.q_plan" value="opt_pro" checked');
@@ -203,13 +235,25 @@ describe('POST /f/{form_id}', () => {
     expect(fresh).not.toBe(stale);
     expect(await responsesOf(s.ws, s.key)).toHaveLength(before);
     // The page it came back as sends as usual.
-    expect((await t.http().post(`/f/${s.form}`).type('form').send(form(valid(fresh)))).status).toBe(303);
+    expect(
+      (
+        await t
+          .http()
+          .post(`/f/${s.form}`)
+          .type('form')
+          .send(form(valid(fresh)))
+      ).status,
+    ).toBe(303);
     expect(await responsesOf(s.ws, s.key)).toHaveLength(before + 1);
   });
 
   it('stores nothing when the honeypot is filled, and still shows thanks', async () => {
     const before = (await responsesOf(s.ws, s.key)).length;
-    const res = await t.http().post(`/f/${s.form}`).type('form').send(form({ ...valid('tok-honeypot-0000000000'), website: 'http://spam.example' }));
+    const res = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form({ ...valid('tok-honeypot-0000000000'), website: 'http://spam.example' }));
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`/f/${s.form}/thanks?lang=en`);
     expect(await responsesOf(s.ws, s.key)).toHaveLength(before);
@@ -226,7 +270,12 @@ describe('the submission budget', () => {
   it('counts page POSTs (not GETs) per address and form and answers a 429 page past it', async () => {
     const own = await formWorkspace(tight.db, { form: surveyForm });
     for (let i = 0; i < 3; i++) expect((await tight.http().get(`/f/${own.form}`)).status).toBe(200);
-    const post = (n: number) => tight.http().post(`/f/${own.form}`).type('form').send(form({ ...valid(`tok-budget-${n}-00000000000`), _lang: 'de' }));
+    const post = (n: number) =>
+      tight
+        .http()
+        .post(`/f/${own.form}`)
+        .type('form')
+        .send(form({ ...valid(`tok-budget-${n}-00000000000`), _lang: 'de' }));
     expect((await post(1)).headers['x-ratelimit-remaining']).toBe('1');
     expect((await post(2)).status).toBe(303);
     const refused = await post(3);
@@ -241,13 +290,21 @@ describe('the submission budget', () => {
 
 describe('bodies the page cannot take', () => {
   it('answers a body over the size limit with a 413 page and a NUL character with a message beside its answer', async () => {
-    const big = await t.http().post(`/f/${s.form}`).type('form').send(form({ 'q.q_comment': 'x'.repeat(300_000) }));
+    const big = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form({ 'q.q_comment': 'x'.repeat(300_000) }));
     expect(big.status).toBe(413);
     expect(big.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(big.text).toContain('<h1>Too much text</h1>');
 
     const before = (await responsesOf(s.ws, s.key)).length;
-    const nul = await t.http().post(`/f/${s.form}`).type('form').send(form({ ...valid('tok-nul-0000000000000000'), 'q.q_comment': 'a\u0000b' }));
+    const nul = await t
+      .http()
+      .post(`/f/${s.form}`)
+      .type('form')
+      .send(form({ ...valid('tok-nul-0000000000000000'), 'q.q_comment': 'a\u0000b' }));
     expect(nul.status).toBe(400);
     expect(nul.text).toContain('<p class="error" id="q8-error">This answer holds a character that cannot be stored (a NUL character). Please remove it.</p>');
     expect(await responsesOf(s.ws, s.key)).toHaveLength(before);

@@ -6,7 +6,12 @@ import { SURVEY_QUESTIONS } from '../../support/given';
 const form: FormDefinition = {
   id: 'frm_1',
   defaultLanguage: 'en',
-  questions: SURVEY_QUESTIONS.map((q) => ({ required: false, options: [], ...q, validation: 'validation' in q ? { ...q.validation } : {} })) as FormDefinition['questions'],
+  questions: SURVEY_QUESTIONS.map((q) => ({
+    required: false,
+    options: [],
+    ...q,
+    validation: 'validation' in q ? { ...q.validation } : {},
+  })) as FormDefinition['questions'],
   translations: { de: { q_plan: { title: 'Tarif?', options: { opt_pro: 'Profi' } } } },
 };
 
@@ -55,7 +60,15 @@ describe('buildFormView', () => {
     });
     const byId = Object.fromEntries(view.questions.map((q) => [q.id, q]));
     expect(view.s.submit).toBe('Senden');
-    expect(byId.q_plan).toMatchObject({ control: 'radio', title: 'Tarif?', required: true, options: [{ label: 'Basic', checked: false }, { label: 'Profi', checked: true }] });
+    expect(byId.q_plan).toMatchObject({
+      control: 'radio',
+      title: 'Tarif?',
+      required: true,
+      options: [
+        { label: 'Basic', checked: false },
+        { label: 'Profi', checked: true },
+      ],
+    });
     expect(byId.q_features!.options.map((o) => o.checked)).toEqual([false, true, false]);
     expect(byId.q_seats).toMatchObject({ control: 'input', inputType: 'number', min: 1, max: 500, value: '7', error: 'Too many' });
     expect(byId.q_nps).toMatchObject({ control: 'radio', scale: true, required: true });

@@ -61,9 +61,7 @@ describe('feedback-service import', () => {
 
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
-    expect(Object.keys(summary)).toEqual([
-      'workspaces', 'forms', 'questions', 'datatables', 'rows', 'responses', 'email_events', 'api_keys',
-    ]);
+    expect(Object.keys(summary)).toEqual(['workspaces', 'forms', 'questions', 'datatables', 'rows', 'responses', 'email_events', 'api_keys']);
     expect(summary).toMatchObject({ workspaces: 1, forms: 1, questions: 1, datatables: 0, rows: 0, responses: 2, email_events: 0 });
     expect(summary.api_keys).toEqual([{ id: `key_${u}`, secret: expect.stringMatching(/^fa_/), workspace_ids: [`ws_${u}`] }]);
     expect(await db('responses').where('workspace_id', `ws_${u}`)).toHaveLength(2);
@@ -153,8 +151,22 @@ describe('feedback-service keys create', () => {
     ]);
 
     const run = await cli([
-      'keys', 'create', '--workspace', `ws_${u}_a`, '--workspace', `ws_${u}_b`, '--name', 'ops',
-      '--scopes', 'responses:read,forms:read', '--expires-at', '2030-01-01T00:00:00Z', '--style', 'B', '--rate-limit', '120',
+      'keys',
+      'create',
+      '--workspace',
+      `ws_${u}_a`,
+      '--workspace',
+      `ws_${u}_b`,
+      '--name',
+      'ops',
+      '--scopes',
+      'responses:read,forms:read',
+      '--expires-at',
+      '2030-01-01T00:00:00Z',
+      '--style',
+      'B',
+      '--rate-limit',
+      '120',
     ]);
 
     expect(run.code).toBe(0);

@@ -59,15 +59,27 @@ describe('routes and openapi/', () => {
 describe('response headers and openapi/', () => {
   it('every answer carries the headers its operation and status declare required, and declares those it sends', async () => {
     const s = await scenario(t.db, { responseCount: 4 });
-    const victim = await t.http().post(`/api/v1/workspaces/${s.ws}/api-keys`).set('X-API-Key', s.key).send({ name: 'victim', scopes: ['forms:read'] });
+    const victim = await t
+      .http()
+      .post(`/api/v1/workspaces/${s.ws}/api-keys`)
+      .set('X-API-Key', s.key)
+      .send({ name: 'victim', scopes: ['forms:read'] });
     const endpoint = await t
       .http()
       .post(`/api/v1/workspaces/${s.ws}/webhook-endpoints`)
       .set('X-API-Key', s.key)
       .send({ url: 'https://hooks.example.com/contract', events: ['row.created'] });
     const ids: Record<string, string> = {
-      workspace_id: s.ws, form_id: s.nps, datatable_id: s.table, table_id: s.table, row_id: s.rows[1]!, response_id: s.responses[0]!.id,
-      email_id: s.emailIds[0]!, endpoint_id: endpoint.body.data.id, key_id: victim.body.data.id, question_id: 'q_score',
+      workspace_id: s.ws,
+      form_id: s.nps,
+      datatable_id: s.table,
+      table_id: s.table,
+      row_id: s.rows[1]!,
+      response_id: s.responses[0]!.id,
+      email_id: s.emailIds[0]!,
+      endpoint_id: endpoint.body.data.id,
+      key_id: victim.body.data.id,
+      question_id: 'q_score',
     };
     const problems: string[] = [];
     const seen = new Set<string>();
@@ -76,7 +88,9 @@ describe('response headers and openapi/', () => {
       problems.push(...headerProblems(op, res.status, res.headers).map((p) => `${op.method} ${op.template} ${style}: ${p}`));
     };
     // Reads first, so the writes (deletes among them) do not empty what the reads look at.
-    const ops = documentOperations().sort((a, b) => Number(a.method !== 'GET') - Number(b.method !== 'GET') || Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
+    const ops = documentOperations().sort(
+      (a, b) => Number(a.method !== 'GET') - Number(b.method !== 'GET') || Number(a.method === 'DELETE') - Number(b.method === 'DELETE'),
+    );
     for (const op of ops) {
       for (const style of op.shared ? ['A', 'B'] : ['']) {
         const query = op.params.filter((p) => p.in === 'query' && p.required).map((p) => `${p.name}=${encodeURIComponent(String(validValue(p.schema)))}`);

@@ -31,12 +31,30 @@ const send = (method: 'post' | 'patch', path: string, body: string, key: string 
 
 describe('a body nested deeper than 32 levels: 400 validation_error naming the member, nothing written', () => {
   const cases: Array<[string, 'post' | 'patch', () => string, () => string, string]> = [
-    ['public submission', 'post', () => `/api/v1/forms/${s.nps}/submissions`, () => `{"answers":[{"question_id":"q_score","value":${deepArrays}}]}`, 'answers[0].value'],
-    ['Style B entries POST (objects)', 'post', () => `${base()}/tables/${s.table}/entries`, () => `{"data":{"id":"deep-1","plan":${deepObjects}}}`, deepObjectsField],
+    [
+      'public submission',
+      'post',
+      () => `/api/v1/forms/${s.nps}/submissions`,
+      () => `{"answers":[{"question_id":"q_score","value":${deepArrays}}]}`,
+      'answers[0].value',
+    ],
+    [
+      'Style B entries POST (objects)',
+      'post',
+      () => `${base()}/tables/${s.table}/entries`,
+      () => `{"data":{"id":"deep-1","plan":${deepObjects}}}`,
+      deepObjectsField,
+    ],
     ['Style B entry PATCH', 'patch', () => `${base()}/tables/${s.table}/entries/${s.rows[1]}`, () => `{"data":{"plan":${deepArrays}}}`, 'data.plan'],
     ['Style A rows POST (the body itself)', 'post', () => `${base()}/datatables/${s.table}/rows`, () => deepArrays, 'body'],
     ['API key', 'post', () => `${base()}/api-keys`, () => `{"name":"deep","scopes":${deepArrays}}`, 'scopes'],
-    ['email events', 'post', () => `${base()}/email-events`, () => `{"data":[{"email_id":"em_1","email":"a@example.com","type":"open","form_id":${deepObjects}}]}`, `data[0].form_id${'.a'.repeat(29)}`],
+    [
+      'email events',
+      'post',
+      () => `${base()}/email-events`,
+      () => `{"data":[{"email_id":"em_1","email":"a@example.com","type":"open","form_id":${deepObjects}}]}`,
+      `data[0].form_id${'.a'.repeat(29)}`,
+    ],
   ];
   it.each(cases)('%s', async (_name, method, path, body, field) => {
     const before = await workspaceState(t.db, s.ws);
@@ -177,10 +195,43 @@ describe('dates at the edge of the calendar: a correct answer or a 400 naming th
     const before = await workspaceState(t.db, s.ws);
     const answers = [{ question_id: 'q_score', value: 9 }];
     const cases: Array<[string, () => supertest.Test, string]> = [
-      ['A created_at', () => t.http().post(`${base()}/responses`).set('X-API-Key', s.key).set('X-API-Style', 'A').send({ form_id: s.nps, answers, created_at: '0000-01-01T00:00:00Z' }), 'created_at'],
-      ['B createdAt', () => t.http().post(`${base()}/responses`).set('X-API-Key', s.key).set('X-API-Style', 'B').send({ form_id: s.nps, answers: [{ id: 'q_score', value: 9 }], createdAt: '0001-01-01T00:00:00+01:00' }), 'createdAt'],
-      ['expires_at', () => t.http().post(`${base()}/api-keys`).set('X-API-Key', s.key).send({ name: 'edge', expires_at: '9999-12-31T23:00:00-12:00' }), 'expires_at'],
-      ['email event', () => t.http().post(`${base()}/email-events`).set('X-API-Key', s.key).send({ data: { email_id: 'em_1', email: 'a@example.com', type: 'open', created_at: '2016-12-31T23:59:60Z' } }), 'data.created_at'],
+      [
+        'A created_at',
+        () =>
+          t
+            .http()
+            .post(`${base()}/responses`)
+            .set('X-API-Key', s.key)
+            .set('X-API-Style', 'A')
+            .send({ form_id: s.nps, answers, created_at: '0000-01-01T00:00:00Z' }),
+        'created_at',
+      ],
+      [
+        'B createdAt',
+        () =>
+          t
+            .http()
+            .post(`${base()}/responses`)
+            .set('X-API-Key', s.key)
+            .set('X-API-Style', 'B')
+            .send({ form_id: s.nps, answers: [{ id: 'q_score', value: 9 }], createdAt: '0001-01-01T00:00:00+01:00' }),
+        'createdAt',
+      ],
+      [
+        'expires_at',
+        () => t.http().post(`${base()}/api-keys`).set('X-API-Key', s.key).send({ name: 'edge', expires_at: '9999-12-31T23:00:00-12:00' }),
+        'expires_at',
+      ],
+      [
+        'email event',
+        () =>
+          t
+            .http()
+            .post(`${base()}/email-events`)
+            .set('X-API-Key', s.key)
+            .send({ data: { email_id: 'em_1', email: 'a@example.com', type: 'open', created_at: '2016-12-31T23:59:60Z' } }),
+        'data.created_at',
+      ],
     ];
     for (const [name, request, field] of cases) {
       const res = await request();
@@ -197,7 +248,9 @@ describe('dates at the edge of the calendar: a correct answer or a 400 naming th
   it('fixture date-times go through the same parser: a problem at their path, nothing imported', async () => {
     const before = await workspaceState(t.db, s.ws);
     const form = (id: string, created_at: string) => ({ id, workspace_id: s.ws, name: 'Edge', created_at, questions: [{ id: 'q', type: 'nps', title: 'Q?' }] });
-    const doc = { forms: [form(uid('frm'), '0000-01-01T00:00:00Z'), form(uid('frm'), '2016-12-31T23:59:60Z'), form(uid('frm'), '9999-12-31T23:59:59.999999999Z')] };
+    const doc = {
+      forms: [form(uid('frm'), '0000-01-01T00:00:00Z'), form(uid('frm'), '2016-12-31T23:59:60Z'), form(uid('frm'), '9999-12-31T23:59:59.999999999Z')],
+    };
     const problems = await importFixture(t.db, doc).then(
       () => [],
       (e: unknown) => (e instanceof ImportError ? e.problems.map((p) => p.path) : [String(e)]),

@@ -81,7 +81,11 @@ async function newLane(): Promise<Lane> {
     .send({ url: 'https://hooks.example.com/fuzz', events: ['row.created'] });
   const delivery = await t.http().post(`/api/v1/workspaces/${s.ws}/webhook-endpoints/${endpoint.body.data.id}/test`).set('X-API-Key', s.key);
   const link = await t.http().post(`/api/v1/workspaces/${s.ws}/forms/${s.nps}/links`).set('X-API-Key', s.key).send({ email: 'fuzz@example.com' });
-  const victim = await t.http().post(`/api/v1/workspaces/${s.ws}/api-keys`).set('X-API-Key', s.key).send({ name: 'victim', scopes: ['forms:read'] });
+  const victim = await t
+    .http()
+    .post(`/api/v1/workspaces/${s.ws}/api-keys`)
+    .set('X-API-Key', s.key)
+    .send({ name: 'victim', scopes: ['forms:read'] });
   // A spare key, so a fuzzed revoke of the victim never locks the test out.
   await keyFor(t.db, [s.ws], { scopes: ['forms:read'] });
   return {
@@ -142,38 +146,140 @@ const deep = [`${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`, `${'{"a":'.repeat(DEPT
 
 /** Query and path values that are wrong for most parameters (already URL-encoded; beforeAll adds foreign cursors). */
 const badUrlValues: string[] = [
-  '', '%20', 'abc', '-1', '0', '1.5', '1e309', '99999999999999999999', 'null', 'true', '[]', '%7B%7D',
-  '%00', '%01%1F', '%7F', '%ED%A0%80', '%FF%FE', '%', '%zz', '%E2%82', 'a'.repeat(6000),
+  '',
+  '%20',
+  'abc',
+  '-1',
+  '0',
+  '1.5',
+  '1e309',
+  '99999999999999999999',
+  'null',
+  'true',
+  '[]',
+  '%7B%7D',
+  '%00',
+  '%01%1F',
+  '%7F',
+  '%ED%A0%80',
+  '%FF%FE',
+  '%',
+  '%zz',
+  '%E2%82',
+  'a'.repeat(6000),
   // dates
-  '2026-02-30', '2026-13-01', '2026-01-01T25%3A00%3A00Z', '2026-01-01T00%3A00%3A00', 'yesterday', '0000-00-00', '%2B275760-09-13',
+  '2026-02-30',
+  '2026-13-01',
+  '2026-01-01T25%3A00%3A00Z',
+  '2026-01-01T00%3A00%3A00',
+  'yesterday',
+  '0000-00-00',
+  '%2B275760-09-13',
   // the edges of the supported range (0001-01-01 .. 9999-12-31) and just past them
-  '0001-01-01T00%3A00%3A00Z', '9999-12-31T23%3A59%3A59.999999999Z', '0000-12-31T23%3A59%3A59Z', '10000-01-01', '%2B010000-01-01T00%3A00%3A00Z',
-  '-000001-01-01T00%3A00%3A00Z', '9999-12-31T23%3A59%3A60Z',
+  '0001-01-01T00%3A00%3A00Z',
+  '9999-12-31T23%3A59%3A59.999999999Z',
+  '0000-12-31T23%3A59%3A59Z',
+  '10000-01-01',
+  '%2B010000-01-01T00%3A00%3A00Z',
+  '-000001-01-01T00%3A00%3A00Z',
+  '9999-12-31T23%3A59%3A60Z',
   // cursors
-  'eyJ4IjoxfQ', '!!!', 'AAAA', Buffer.from('["9999-99-99","x"]').toString('base64url'), Buffer.from('{"v":1,"k":[null,null]}').toString('base64url'),
+  'eyJ4IjoxfQ',
+  '!!!',
+  'AAAA',
+  Buffer.from('["9999-99-99","x"]').toString('base64url'),
+  Buffer.from('{"v":1,"k":[null,null]}').toString('base64url'),
   // filters and sorts
-  'score%20%3E%3E%201', 'nope%20%3D%201', 'score%20in%20%5B1%2C', '%22', 'score%20%3D%20%22a', 'id%20~%20', '%2C%2C%2C', 'score%3D1%2Cscore%3Dx',
-  'plan%20in%20%5B%5D', 'seats%20%3D%20abc', '-', '%2Bcreated_at', 'created_at%3Adesc', 'score%2C-score', '-nope',
+  'score%20%3E%3E%201',
+  'nope%20%3D%201',
+  'score%20in%20%5B1%2C',
+  '%22',
+  'score%20%3D%20%22a',
+  'id%20~%20',
+  '%2C%2C%2C',
+  'score%3D1%2Cscore%3Dx',
+  'plan%20in%20%5B%5D',
+  'seats%20%3D%20abc',
+  '-',
+  '%2Bcreated_at',
+  'created_at%3Adesc',
+  'score%2C-score',
+  '-nope',
 ];
 
 /** Body values of the wrong JSON type or with bad bytes. */
 const badJsonValues: unknown[] = [
-  12345, -1, 1.5, 1e308, true, false, null, [], {}, '', 'x', LONE, `a${LONE}b`, '\udc00x', '\u0000', '\u0001\u001f\u007f',
-  'a'.repeat(70_000), [LONE], { [LONE]: 1 }, [[[[[[[[[[1]]]]]]]]]], '2026-02-30', 'not-a-url', '\u202e\ufeff',
-  '__deep_0__', '__deep_1__', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999999999Z', '0000-12-31T23:59:59Z', '+010000-01-01T00:00:00Z',
+  12345,
+  -1,
+  1.5,
+  1e308,
+  true,
+  false,
+  null,
+  [],
+  {},
+  '',
+  'x',
+  LONE,
+  `a${LONE}b`,
+  '\udc00x',
+  '\u0000',
+  '\u0001\u001f\u007f',
+  'a'.repeat(70_000),
+  [LONE],
+  { [LONE]: 1 },
+  [[[[[[[[[[1]]]]]]]]]],
+  '2026-02-30',
+  'not-a-url',
+  '\u202e\ufeff',
+  '__deep_0__',
+  '__deep_1__',
+  '0001-01-01T00:00:00Z',
+  '9999-12-31T23:59:59.999999999Z',
+  '0000-12-31T23:59:59Z',
+  '+010000-01-01T00:00:00Z',
 ];
 
 /** Bodies that are not (one) JSON value, or JSON of the wrong kind. */
 const badBodies: string[] = [
-  '{', '[1,', '{"a":}', 'nul', '"\\ud800"', '{"data":"\\udfff"}', '{"data":{"x":"\\ud800"}}', '\u0000', '{"a":1}{"b":2}', '', ' ', '[]', 'null', '123', '"str"',
-  `${'['.repeat(3000)}${']'.repeat(3000)}`, `{"data":${deep[1]}}`, `{"answers":${deep[0]}}`, '{"__proto__":{"polluted":1}}', '{"data":{"constructor":{"prototype":{}}}}',
+  '{',
+  '[1,',
+  '{"a":}',
+  'nul',
+  '"\\ud800"',
+  '{"data":"\\udfff"}',
+  '{"data":{"x":"\\ud800"}}',
+  '\u0000',
+  '{"a":1}{"b":2}',
+  '',
+  ' ',
+  '[]',
+  'null',
+  '123',
+  '"str"',
+  `${'['.repeat(3000)}${']'.repeat(3000)}`,
+  `{"data":${deep[1]}}`,
+  `{"answers":${deep[0]}}`,
+  '{"__proto__":{"polluted":1}}',
+  '{"data":{"constructor":{"prototype":{}}}}',
 ];
 
 const badHeaders: Array<[string, string]> = [
-  ['Idempotency-Key', 'a'.repeat(256)], ['Idempotency-Key', 'ü'], ['Idempotency-Key', 'é'.repeat(10)], ['Idempotency-Key', '\t'],
-  ['X-API-Style', 'C'], ['X-API-Style', 'AB'], ['X-API-Style', 'ü'], ['X-API-Style', ' '],
-  ['If-None-Match', 'ü'], ['If-None-Match', '"x", *, W/"y"'], ['Accept', 'image/png'], ['X-API-Key', `${'k'.repeat(300)}`],
-  ['Content-Type', 'application/json; charset=latin1'], ['Content-Type', 'text/plain'], ['Content-Type', 'application/x-www-form-urlencoded'],
+  ['Idempotency-Key', 'a'.repeat(256)],
+  ['Idempotency-Key', 'ü'],
+  ['Idempotency-Key', 'é'.repeat(10)],
+  ['Idempotency-Key', '\t'],
+  ['X-API-Style', 'C'],
+  ['X-API-Style', 'AB'],
+  ['X-API-Style', 'ü'],
+  ['X-API-Style', ' '],
+  ['If-None-Match', 'ü'],
+  ['If-None-Match', '"x", *, W/"y"'],
+  ['Accept', 'image/png'],
+  ['X-API-Key', `${'k'.repeat(300)}`],
+  ['Content-Type', 'application/json; charset=latin1'],
+  ['Content-Type', 'text/plain'],
+  ['Content-Type', 'application/x-www-form-urlencoded'],
 ];
 
 type Mutation =
@@ -203,16 +309,24 @@ const mutationFor = (op: DocOperation): fc.Arbitrary<Mutation> => {
   const known = mutationArbs.get(op);
   if (known) return known;
   const options: Array<fc.Arbitrary<Mutation>> = [
-    fc.record({ kind: fc.constant('query' as const), name: fc.constantFrom(...queryNames(op)), value: fc.nat().map((i) => badUrlValues[i % badUrlValues.length]!) }),
     fc.record({
       kind: fc.constant('query' as const),
       name: fc.constantFrom(...queryNames(op)),
-      value: fc.string({ unit: 'binary', maxLength: 40 }).map((v) => ((v as unknown as { isWellFormed(): boolean }).isWellFormed() ? encodeURIComponent(v) : '%ED%B0%80')),
+      value: fc.nat().map((i) => badUrlValues[i % badUrlValues.length]!),
+    }),
+    fc.record({
+      kind: fc.constant('query' as const),
+      name: fc.constantFrom(...queryNames(op)),
+      value: fc
+        .string({ unit: 'binary', maxLength: 40 })
+        .map((v) => ((v as unknown as { isWellFormed(): boolean }).isWellFormed() ? encodeURIComponent(v) : '%ED%B0%80')),
     }),
     fc.constantFrom(...badHeaders).map(([name, value]) => ({ kind: 'header' as const, name, value })),
   ];
   if (pathNames(op).length > 0) {
-    options.push(fc.record({ kind: fc.constant('path' as const), name: fc.constantFrom(...pathNames(op)), value: fc.constantFrom(...badUrlValues.filter(Boolean)) }));
+    options.push(
+      fc.record({ kind: fc.constant('path' as const), name: fc.constantFrom(...pathNames(op)), value: fc.constantFrom(...badUrlValues.filter(Boolean)) }),
+    );
   }
   if (op.method !== 'GET') {
     options.push(fc.constantFrom(...badBodies).map((text) => ({ kind: 'rawBody' as const, text })));
@@ -237,7 +351,7 @@ function slots(root: { v: unknown }): Array<[Record<string, unknown> | unknown[]
   const out: Array<[Record<string, unknown> | unknown[], string | number]> = [[root as unknown as Record<string, unknown>, 'v']];
   const walk = (node: unknown) => {
     if (Array.isArray(node)) node.forEach((item, i) => (out.push([node, i]), walk(item)));
-    else if (node && typeof node === 'object') for (const [k, item] of Object.entries(node)) out.push([node as Record<string, unknown>, k]), walk(item);
+    else if (node && typeof node === 'object') for (const [k, item] of Object.entries(node)) (out.push([node as Record<string, unknown>, k]), walk(item));
   };
   walk(root.v);
   return out;
@@ -287,7 +401,11 @@ function envelopeProblems(res: Answer): string[] {
   if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || e.status !== res.status) problems.push(`error ${JSON.stringify(e)}`);
   if (e && Object.keys(e).some((k) => !['code', 'message', 'status', 'details'].includes(k))) problems.push(`error keys ${Object.keys(e).join()}`);
   if (e?.details !== undefined) {
-    const ok = Array.isArray(e.details) && e.details.every((d: Record<string, unknown>) => ERROR_LOCATIONS.includes(d.location as string) && typeof d.field === 'string' && typeof d.message === 'string');
+    const ok =
+      Array.isArray(e.details) &&
+      e.details.every(
+        (d: Record<string, unknown>) => ERROR_LOCATIONS.includes(d.location as string) && typeof d.field === 'string' && typeof d.message === 'string',
+      );
     if (!ok) problems.push(`details ${JSON.stringify(e.details)}`);
   }
   if (typeof b.request_id !== 'string' || b.request_id !== res.headers['x-request-id']) problems.push(`request_id ${String(b.request_id)}`);
@@ -350,7 +468,8 @@ async function check(c: Case, lane: Lane): Promise<string[]> {
     const documented = opsByName.get(c.name)!.responseTypes[String(res.status)] ?? [];
     const own = documented.length > 0 && !documented.some((m) => m.includes('json'));
     if (own) {
-      if (!documented.some((m) => String(res.headers['content-type']).startsWith(m))) problems.push(`content-type ${res.headers['content-type']} not in ${documented.join()}`);
+      if (!documented.some((m) => String(res.headers['content-type']).startsWith(m)))
+        problems.push(`content-type ${res.headers['content-type']} not in ${documented.join()}`);
     } else problems.push(...envelopeProblems(res));
   }
   if (!['A', 'B'].includes(res.headers['x-api-style'] as string)) problems.push(`X-API-Style header ${res.headers['x-api-style']}`);

@@ -32,9 +32,21 @@ describe('invalid Unicode (a lone surrogate) is a 400 naming the field, nothing 
     ['Style A row PATCH', 'patch', () => `${base()}/datatables/${s.table}/rows/${s.rows[0]}`, () => ({ data: { plan: LONE } }), 'data.plan'],
     ['Style B entries POST', 'post', () => `${base()}/tables/${s.table}/entries`, () => ({ data: { id: 'e1', plan: LONE } }), 'data.plan'],
     ['Style B entry PATCH', 'patch', () => `${base()}/tables/${s.table}/entries/${s.rows[1]}`, () => ({ data: { plan: LONE } }), 'data.plan'],
-    ['Style B bulk-entries', 'post', () => `${base()}/tables/${s.table}/bulk-entries`, () => ({ data: [{ id: 'b1', seats: 1 }, { id: `b${LONE}` }] }), 'data[1].id'],
+    [
+      'Style B bulk-entries',
+      'post',
+      () => `${base()}/tables/${s.table}/bulk-entries`,
+      () => ({ data: [{ id: 'b1', seats: 1 }, { id: `b${LONE}` }] }),
+      'data[1].id',
+    ],
     ['a key (not a value)', 'post', () => `${base()}/datatables/${s.table}/rows`, () => ({ data: { [`pl${LONE}an`]: 'x' } }), 'data.pl\ufffdan'],
-    ['webhook endpoint', 'post', () => `${base()}/webhook-endpoints`, () => ({ url: 'https://hooks.example.com/x', events: ['row.created'], description: LONE }), 'description'],
+    [
+      'webhook endpoint',
+      'post',
+      () => `${base()}/webhook-endpoints`,
+      () => ({ url: 'https://hooks.example.com/x', events: ['row.created'], description: LONE }),
+      'description',
+    ],
     ['API key', 'post', () => `${base()}/api-keys`, () => ({ name: `key ${LONE}` }), 'name'],
   ];
   it.each(cases)('%s', async (_name, method, path, body, field) => {
@@ -113,7 +125,10 @@ describe('logs never hold a secret (LOG_LEVEL=debug)', () => {
     expect([alsoHeader.status, alsoHeader.body.error.details[0].field]).toEqual([400, 'API_KEY']);
     await http().get(`${base()}/forms?token=SECRET_token&secret=SECRET_secret&t=tok_SECRET_t1&limit=2`).set('X-API-Key', s.key);
     await http().get('/e/tok_SECRET_e1.gif');
-    const created = await http().post(`${base()}/webhook-endpoints`).set('X-API-Key', s.key).send({ url: 'https://hooks.example.com/l', events: ['row.created'] });
+    const created = await http()
+      .post(`${base()}/webhook-endpoints`)
+      .set('X-API-Key', s.key)
+      .send({ url: 'https://hooks.example.com/l', events: ['row.created'] });
     expect(created.status).toBe(201);
     secrets.push(created.body.data.secret);
     const log = lines.join('');
@@ -154,7 +169,11 @@ describe('scopes (docs/writes-keys-limits.md, "API keys and scopes")', () => {
 describe('DELETE of an unknown or foreign id is a 404 on both databases', () => {
   it('webhook endpoints, Style A rows and Style B entries', async () => {
     const other = await workspaceWithKey(t.db);
-    const foreign = await t.http().post(`/api/v1/workspaces/${other.ws}/webhook-endpoints`).set('X-API-Key', other.key).send({ url: 'https://hooks.example.com/f', events: ['row.created'] });
+    const foreign = await t
+      .http()
+      .post(`/api/v1/workspaces/${other.ws}/webhook-endpoints`)
+      .set('X-API-Key', other.key)
+      .send({ url: 'https://hooks.example.com/f', events: ['row.created'] });
     expect(foreign.status).toBe(201);
     const paths = [
       `${base()}/webhook-endpoints/whe_unknown`,
@@ -166,7 +185,11 @@ describe('DELETE of an unknown or foreign id is a 404 on both databases', () => 
       const res = await t.http().delete(path).set('X-API-Key', s.key);
       expect([path, res.status, res.body.error?.code]).toEqual([path, 404, 'resource_not_found']);
     }
-    const own = await t.http().post(`${base()}/datatables/${s.table}/rows`).set('X-API-Key', s.key).send({ data: { plan: 'gone' } });
+    const own = await t
+      .http()
+      .post(`${base()}/datatables/${s.table}/rows`)
+      .set('X-API-Key', s.key)
+      .send({ data: { plan: 'gone' } });
     const rowPath = `${base()}/datatables/${s.table}/rows/${own.body.data.row_id ?? own.body.data.id}`;
     expect((await t.http().delete(rowPath).set('X-API-Key', s.key)).status).toBe(204);
     expect((await t.http().delete(rowPath).set('X-API-Key', s.key)).status).toBe(404);

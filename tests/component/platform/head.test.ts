@@ -16,8 +16,16 @@ beforeAll(async () => {
   s = await scenario(t.db, { responseCount: 4 });
   const auth = { 'X-API-Key': s.key };
   const ws = `/api/v1/workspaces/${s.ws}`;
-  const endpoint = await t.http().post(`${ws}/webhook-endpoints`).set(auth).send({ url: 'https://hooks.example.com/head', events: ['row.created'] });
-  const key = await t.http().post(`${ws}/api-keys`).set(auth).send({ name: 'head', scopes: ['forms:read'] });
+  const endpoint = await t
+    .http()
+    .post(`${ws}/webhook-endpoints`)
+    .set(auth)
+    .send({ url: 'https://hooks.example.com/head', events: ['row.created'] });
+  const key = await t
+    .http()
+    .post(`${ws}/api-keys`)
+    .set(auth)
+    .send({ name: 'head', scopes: ['forms:read'] });
   const dashboard = await t.http().post(`${ws}/forms/${s.nps}/dashboard-links`).set(auth).send({});
   const email = await t.http().post(`${ws}/forms/${s.nps}/links`).set(auth).send({ email: 'someone@example.com' });
   const dashboardUrl = new URL(dashboard.body.data.url as string);
@@ -60,7 +68,9 @@ function pathOf(template: string): string {
 describe('HEAD on every GET operation of openapi/', () => {
   it('covers the API, the public pages and the probes', () => {
     expect(gets.length).toBeGreaterThan(40);
-    expect(gets.map((o) => o.template)).toEqual(expect.arrayContaining(['/api/v1/workspaces/{workspace_id}/responses', '/docs/migrating', '/f/{form_id}', '/healthz']));
+    expect(gets.map((o) => o.template)).toEqual(
+      expect.arrayContaining(['/api/v1/workspaces/{workspace_id}/responses', '/docs/migrating', '/f/{form_id}', '/healthz']),
+    );
   });
 
   let ok = 0;

@@ -25,7 +25,12 @@ describe('Idempotency-Key', () => {
     const first = await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send(body);
     expect(first.status).toBe(201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
-    const second = await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { plan: 'once' } });
+    const second = await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send({ data: { plan: 'once' } });
     expect(second.status).toBe(201);
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.text).toBe(first.text);
@@ -33,7 +38,10 @@ describe('Idempotency-Key', () => {
     expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     expect(second.body.request_id).toBe(first.body.request_id);
     expect(Number(second.headers['x-ratelimit-remaining'])).toBe(Number(first.headers['x-ratelimit-remaining']) - 1);
-    const listed = await t.http().get(`${rows()}?filter=${encodeURIComponent('plan = once')}`).set('X-API-Key', s.key);
+    const listed = await t
+      .http()
+      .get(`${rows()}?filter=${encodeURIComponent('plan = once')}`)
+      .set('X-API-Key', s.key);
     expect(listed.body.data).toHaveLength(1);
   });
 
@@ -41,18 +49,45 @@ describe('Idempotency-Key', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}');
     const key = uniq('idem');
     const id = uniq('c');
-    await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send(`{"data":{"id":"${id}","seats":1}}`).set('Content-Type', 'application/json');
-    const again = await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send(`{"data":{"seats":1,"id":"${id}"}}`).set('Content-Type', 'application/json');
+    await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send(`{"data":{"id":"${id}","seats":1}}`)
+      .set('Content-Type', 'application/json');
+    const again = await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send(`{"data":{"seats":1,"id":"${id}"}}`)
+      .set('Content-Type', 'application/json');
     expect(again.headers['idempotent-replayed']).toBe('true');
   });
 
   it('answers 409 idempotency_replay for the same key with another body, path or method', async () => {
     const key = uniq('idem');
-    await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { plan: 'a' } });
-    const otherBody = await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { plan: 'b' } });
+    await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send({ data: { plan: 'a' } });
+    const otherBody = await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send({ data: { plan: 'b' } });
     expect(otherBody.status).toBe(409);
     expect(otherBody.body.error.code).toBe('idempotency_replay');
-    const otherPath = await t.http().post(`/api/v1/workspaces/${s.ws}/tables/${s.table}/entries`).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { id: uniq('c') } });
+    const otherPath = await t
+      .http()
+      .post(`/api/v1/workspaces/${s.ws}/tables/${s.table}/entries`)
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send({ data: { id: uniq('c') } });
     expect(otherPath.status).toBe(409);
     expect(otherPath.body.error.code).toBe('idempotency_replay');
   });
@@ -61,7 +96,14 @@ describe('Idempotency-Key', () => {
     const key = uniq('idem');
     const id = uniq('par');
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { id, seats: 1 } })),
+      Array.from({ length: 20 }, () =>
+        t
+          .http()
+          .post(rows())
+          .set('X-API-Key', s.key)
+          .set('Idempotency-Key', key)
+          .send({ data: { id, seats: 1 } }),
+      ),
     );
     const original = results.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
     expect(original).toHaveLength(1);
@@ -81,8 +123,14 @@ describe('Idempotency-Key', () => {
   it('is scoped to the API key: another key with the same Idempotency-Key runs on its own', async () => {
     const other = await scenario(t.db, { responseCount: 0 });
     const key = uniq('idem');
-    const a = await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { plan: 'x' } });
-    const b = await t.http()
+    const a = await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send({ data: { plan: 'x' } });
+    const b = await t
+      .http()
       .post(`/api/v1/workspaces/${other.ws}/datatables/${other.table}/rows`)
       .set('X-API-Key', other.key)
       .set('Idempotency-Key', key)
@@ -93,11 +141,25 @@ describe('Idempotency-Key', () => {
 
   it('stores 4xx answers and replays DELETE 204', async () => {
     const key = uniq('idem');
-    const bad1 = await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { nope: 1 } });
-    const bad2 = await t.http().post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { nope: 1 } });
+    const bad1 = await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send({ data: { nope: 1 } });
+    const bad2 = await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send({ data: { nope: 1 } });
     expect([bad1.status, bad2.status]).toEqual([400, 400]);
     expect(bad2.headers['idempotent-replayed']).toBe('true');
-    const created = await t.http().post(rows()).set('X-API-Key', s.key).send({ data: { plan: 'del' } });
+    const created = await t
+      .http()
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .send({ data: { plan: 'del' } });
     const dk = uniq('idem');
     const d1 = await t.http().delete(`${rows()}/${created.body.data.row_id}`).set('X-API-Key', s.key).set('Idempotency-Key', dk);
     const d2 = await t.http().delete(`${rows()}/${created.body.data.row_id}`).set('X-API-Key', s.key).set('Idempotency-Key', dk);
@@ -132,7 +194,11 @@ describe('Idempotency-Key', () => {
     expect(await countExternal(id)).toBe(1);
     const replay = await supertest(app).post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { id } });
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    const other = await supertest(app).post(rows()).set('X-API-Key', s.key).set('Idempotency-Key', key).send({ data: { id, seats: 2 } });
+    const other = await supertest(app)
+      .post(rows())
+      .set('X-API-Key', s.key)
+      .set('Idempotency-Key', key)
+      .send({ data: { id, seats: 2 } });
     expect(other.body.error.code).toBe('idempotency_replay');
   });
 });
@@ -163,13 +229,25 @@ describe('Redis holds no usable secret (issue 25 item 8; docs/writes-keys-limits
 
   it('POST {ws}/api-keys: the new key is not readable from Redis, and a replay answers it byte for byte', async () => {
     const idemKey = uniq('idem-key');
-    const send = () => t.http().post(`/api/v1/workspaces/${s.ws}/api-keys`).set('X-API-Key', s.key).set('Idempotency-Key', idemKey).send({ name: 'ci', scopes: ['forms:read'] });
+    const send = () =>
+      t
+        .http()
+        .post(`/api/v1/workspaces/${s.ws}/api-keys`)
+        .set('X-API-Key', s.key)
+        .set('Idempotency-Key', idemKey)
+        .send({ name: 'ci', scopes: ['forms:read'] });
     const first = await replayTwice(send);
     expect(first.status).toBe(201);
     const secret = first.body.data.secret as string;
     expect(secret).toMatch(/^fa_/);
     const stored = await storedFor(idemKey);
-    expect(JSON.parse(stored)).toEqual({ state: 'done', fingerprint: expect.any(String), status: 201, headers: expect.any(Object), sealed: expect.any(String) });
+    expect(JSON.parse(stored)).toEqual({
+      state: 'done',
+      fingerprint: expect.any(String),
+      status: 201,
+      headers: expect.any(Object),
+      sealed: expect.any(String),
+    });
     expectAbsent(stored, secret, first.text);
     // The replayed key is the key that was made: it works.
     expect((await t.http().get(`/api/v1/workspaces/${s.ws}/forms`).set('X-API-Key', secret)).status).toBe(200);
@@ -178,14 +256,23 @@ describe('Redis holds no usable secret (issue 25 item 8; docs/writes-keys-limits
   it('POST webhook endpoint and rotate-secret: the signing secret is not readable from Redis, and a replay answers it', async () => {
     const createKey = uniq('idem-hook');
     const created = await replayTwice(() =>
-      t.http().post(`/api/v1/workspaces/${s.ws}/webhook-endpoints`).set('X-API-Key', s.key).set('Idempotency-Key', createKey).send({ url: 'https://hooks.example.com/idem', events: ['row.created'] }),
+      t
+        .http()
+        .post(`/api/v1/workspaces/${s.ws}/webhook-endpoints`)
+        .set('X-API-Key', s.key)
+        .set('Idempotency-Key', createKey)
+        .send({ url: 'https://hooks.example.com/idem', events: ['row.created'] }),
     );
     expect(created.status).toBe(201);
     expectAbsent(await storedFor(createKey), created.body.data.secret as string, created.text);
 
     const rotateKey = uniq('idem-rotate');
     const rotated = await replayTwice(() =>
-      t.http().post(`/api/v1/workspaces/${s.ws}/webhook-endpoints/${created.body.data.id}/rotate-secret`).set('X-API-Key', s.key).set('Idempotency-Key', rotateKey),
+      t
+        .http()
+        .post(`/api/v1/workspaces/${s.ws}/webhook-endpoints/${created.body.data.id}/rotate-secret`)
+        .set('X-API-Key', s.key)
+        .set('Idempotency-Key', rotateKey),
     );
     expect(rotated.status).toBe(200);
     expect(rotated.body.data.secret).not.toBe(created.body.data.secret);

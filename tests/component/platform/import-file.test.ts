@@ -35,7 +35,10 @@ function document(u: string, n: number, order: string[]): { text: string; key: s
         workspace_id: ws,
         name: 'Customers',
         rows: [{ row_id: `row_${u}`, data: { id: 'c-1', plan: 'pro "gold"\n' } }],
-        fields: [{ name: 'id', type: 'string' }, { name: 'plan', type: 'string' }],
+        fields: [
+          { name: 'id', type: 'string' },
+          { name: 'plan', type: 'string' },
+        ],
       },
     ],
     responses: Array.from({ length: n }, (_, i) => ({
@@ -101,7 +104,10 @@ describe('import of a file read in passes', () => {
 
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ workspaces: 1, forms: 2, questions: 2, datatables: 1, rows: 1, responses: 7, email_events: 1 });
-    const first = await t.db('responses').where({ workspace_id: `ws_${u}`, id: `rsp_${u}_0` }).first();
+    const first = await t
+      .db('responses')
+      .where({ workspace_id: `ws_${u}`, id: `rsp_${u}_0` })
+      .first();
     expect(first.table_data).toEqual({ id: 'c-1', plan: 'pro "gold"\n' });
     expect(await totals(u, key, forms)).toEqual({ total: 7, perForm: [4, 3] });
   });

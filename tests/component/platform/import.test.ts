@@ -44,7 +44,15 @@ function validFixture(u: string): FixtureDocument {
         created_at: '2026-01-01T00:00:00Z',
         questions: [
           { id: 'q_score', type: 'nps', title: 'How likely?', required: true },
-          { id: 'q_plan', type: 'single_choice', title: 'Plan?', options: [{ id: 'opt_pro', value: 'Pro' }, { id: 'opt_basic', value: 'Basic' }] },
+          {
+            id: 'q_plan',
+            type: 'single_choice',
+            title: 'Plan?',
+            options: [
+              { id: 'opt_pro', value: 'Pro' },
+              { id: 'opt_basic', value: 'Basic' },
+            ],
+          },
           { id: 'q_stars', type: 'rating', title: 'Stars?' },
           { id: 'q_mail', type: 'email', title: 'Mail?' },
           { id: 'q_text', type: 'text', title: 'Why?' },
@@ -207,7 +215,10 @@ describe('importFixture', () => {
       ['q_mail', 3, { format: 'email' }],
       ['q_text', 4, {}],
     ]);
-    expect(questions[1].options).toEqual([{ id: 'opt_pro', value: 'Pro' }, { id: 'opt_basic', value: 'Basic' }]);
+    expect(questions[1].options).toEqual([
+      { id: 'opt_pro', value: 'Pro' },
+      { id: 'opt_basic', value: 'Basic' },
+    ]);
     const form = await db('forms').where('id', `frm_${u}`).first();
     expect(form.translations).toEqual({ de: { q_plan: { title: 'Tarif?', options: { opt_pro: 'Profi' } } } });
     expect(form.updated_at.toISOString()).toBe('2026-01-01T00:00:00.000Z');
@@ -255,9 +266,7 @@ describe('importFixture', () => {
     const doc = validFixture(u);
     const summary = await importFixture(db, {
       workspaces: doc.workspaces,
-      webhook_endpoints: [
-        { id: `we_${u}`, workspace_id: `ws_${u}`, url: 'https://example.com/hook', events: ['response.created', 'row.updated'] },
-      ],
+      webhook_endpoints: [{ id: `we_${u}`, workspace_id: `ws_${u}`, url: 'https://example.com/hook', events: ['response.created', 'row.updated'] }],
     });
     expect(summary.webhook_endpoints).toBe(1);
     const hook = await db('webhook_endpoints').where('id', `we_${u}`).first();
@@ -299,7 +308,10 @@ describe('importFixture', () => {
     const doc = validFixture(u);
     doc.forms!.push({ id: `frm_${existing}`, workspace_id: `ws_${u}`, name: 'Taken' });
     doc.responses![0]!.form_id = 'frm_x';
-    doc.responses![1]!.answers = [{ question_id: 'q_score', value: 11 }, { question_id: 'q_plan', value: { id: 'opt_gold' } }];
+    doc.responses![1]!.answers = [
+      { question_id: 'q_score', value: 11 },
+      { question_id: 'q_plan', value: { id: 'opt_gold' } },
+    ];
     doc.responses!.push({ ...doc.responses![1]!, answers: [] });
     doc.responses![3]!.respondent_email = 'b@example.com';
     doc.datatables![0]!.fields!.push({ name: 'created_at', type: 'date' });
@@ -378,9 +390,7 @@ describe('importFixture', () => {
     await importFixture(db, validFixture(a));
     const doc = validFixture(b);
     doc.responses = [{ form_id: `frm_${b}`, score: 5, row_id: `row_${a}_1` }];
-    expect(await problemsOf(doc)).toEqual([
-      { path: 'responses[0].row_id', message: `row "row_${a}_1" is not in workspace "ws_${b}" of form "frm_${b}"` },
-    ]);
+    expect(await problemsOf(doc)).toEqual([{ path: 'responses[0].row_id', message: `row "row_${a}_1" is not in workspace "ws_${b}" of form "frm_${b}"` }]);
     expect(await problemsOf([1, 2])).toEqual([{ path: '$', message: 'must be object' }]);
     expect(await problemsOf({ responses: {} })).toEqual([{ path: 'responses', message: 'must be array' }]);
   });
@@ -427,15 +437,19 @@ describe('buildDemoFixture', () => {
 
     const customers = doc.datatables!.find((t) => t.name === 'Customers')!;
     expect(customers.fields!.map((f) => `${f.name}:${f.type}`)).toEqual([
-      'id:string', 'name:string', 'email:string', 'plan:string', 'seats:number', 'active:boolean', 'signup_date:date',
+      'id:string',
+      'name:string',
+      'email:string',
+      'plan:string',
+      'seats:number',
+      'active:boolean',
+      'signup_date:date',
     ]);
     expect(customers.rows!.length).toBeGreaterThanOrEqual(250);
     expect(doc.datatables!.find((t) => t.name === 'Accounts')!.workspace_id).toBe(doc.workspaces![1]!.id);
 
     const emailIds = new Set(responses.map((r) => r.email_id).filter(Boolean));
-    expect(new Set(doc.email_events!.map((e) => e.type))).toEqual(
-      new Set(['send', 'delivery', 'open', 'click', 'bounce', 'complaint', 'unsubscribe']),
-    );
+    expect(new Set(doc.email_events!.map((e) => e.type))).toEqual(new Set(['send', 'delivery', 'open', 'click', 'bounce', 'complaint', 'unsubscribe']));
     for (const e of doc.email_events!) expect(emailIds.has(e.email_id)).toBe(true);
   });
 

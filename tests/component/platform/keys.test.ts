@@ -94,7 +94,7 @@ describe('API key revoke', () => {
     expect(listed.revoked_at).toMatch(/Z$/);
   });
 
-  it('refuses a key within 1 s of any change to it, also one made outside the API (an operator\'s SQL)', async () => {
+  it("refuses a key within 1 s of any change to it, also one made outside the API (an operator's SQL)", async () => {
     const { ws, key } = await workspaceWithKey(t.db);
     const created = await create(ws, key, { name: 'revoked by SQL' });
     const secret = created.body.data.secret;
@@ -130,8 +130,7 @@ describe('API key revoke', () => {
 });
 
 describe('API key revoke: the revocation rule (docs/writes-keys-limits.md, "API keys and scopes")', () => {
-  const keyId = async (secret: string) =>
-    (await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first()).id as string;
+  const keyId = async (secret: string) => (await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first()).id as string;
   const revoke = (ws: string, key: string, id: string) => t.http().delete(`/api/v1/workspaces/${ws}/api-keys/${id}`).set('X-API-Key', key);
 
   it('refuses to revoke a key that also opens a workspace the caller lacks (403 workspace_access_denied)', async () => {
@@ -212,8 +211,7 @@ describe('API key cache (issue 11): change notices, not only the 1 s TTL', () =>
 });
 
 describe('key lineage (issue 25 item 2; docs/writes-keys-limits.md, "Key lineage")', () => {
-  const keyId = async (secret: string) =>
-    (await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first()).id as string;
+  const keyId = async (secret: string) => (await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first()).id as string;
   const get = (ws: string, key: string) => t.http().get(`/api/v1/workspaces/${ws}`).set('X-API-Key', key);
 
   it("refuses a created key a rate limit above the creator's and an expiry later than its own or never (400 naming the field)", async () => {
@@ -222,7 +220,9 @@ describe('key lineage (issue 25 item 2; docs/writes-keys-limits.md, "Key lineage
     const creator = await keyFor(t.db, [ws], { scopes: ['api_keys:write', 'forms:read'], rateLimitPerMinute: 5, expiresAt });
     const faster = await create(ws, creator, { name: 'faster', rate_limit_per_minute: 100_000 });
     expect(faster.status).toBe(400);
-    expect(faster.body.error.details).toEqual([{ location: 'body', field: 'rate_limit_per_minute', message: expect.stringContaining('at most the creating key') }]);
+    expect(faster.body.error.details).toEqual([
+      { location: 'body', field: 'rate_limit_per_minute', message: expect.stringContaining('at most the creating key') },
+    ]);
     const forever = await create(ws, creator, { name: 'forever', expires_at: null });
     expect(forever.status).toBe(400);
     expect(forever.body.error.details[0]).toMatchObject({ location: 'body', field: 'expires_at' });
@@ -254,7 +254,13 @@ describe('key lineage (issue 25 item 2; docs/writes-keys-limits.md, "Key lineage
     const child = (await create(ws, root, { name: 'child' })).body.data as { id: string; secret: string };
     const grandchild = (await create(ws, child.secret, { name: 'grandchild' })).body.data as { id: string; secret: string };
     const links = `/api/v1/workspaces/${ws}/forms/${form}/dashboard-links`;
-    const childLink = (await t.http().post(links).set('X-API-Key', child.secret).send({ expires_at: new Date(Date.now() + 90 * 86_400_000 - 60_000).toISOString() })).body.data;
+    const childLink = (
+      await t
+        .http()
+        .post(links)
+        .set('X-API-Key', child.secret)
+        .send({ expires_at: new Date(Date.now() + 90 * 86_400_000 - 60_000).toISOString() })
+    ).body.data;
     const grandLink = (await t.http().post(links).set('X-API-Key', grandchild.secret).send({})).body.data;
     const rootLink = (await t.http().post(links).set('X-API-Key', root).send({})).body.data;
     const page = (url: string) => t.http().get(new URL(url).pathname);
@@ -357,7 +363,10 @@ describe('what a key sees of a key that also opens other workspaces', () => {
         // Style B only: the readers' own (Style A) requests may be flushed meanwhile.
         expect([usage.status, usage.body.data.filter((u: { style: string }) => u.style === 'B')]).toEqual([200, [{ date: today, style: 'B', requests: 7 }]]);
         const report = await t.http().get(`/api/v1/workspaces/${w1}/api-keys/${wideId}/migration-report`).set('X-API-Key', reader);
-        expect([report.status, report.body.data.operations.map((o: { operation: string; requests: number }) => [o.operation, o.requests])]).toEqual([200, [['listResponses', 7]]]);
+        expect([report.status, report.body.data.operations.map((o: { operation: string; requests: number }) => [o.operation, o.requests])]).toEqual([
+          200,
+          [['listResponses', 7]],
+        ]);
       }
     },
   );

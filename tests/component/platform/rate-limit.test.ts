@@ -92,7 +92,9 @@ describe('per-key rate limit', () => {
     const two = appWith({ rateLimitPerMinute: 60 }, sharedPrefix);
     const { ws, key } = await workspaceWithKey(db);
     for (let i = 0; i < 60; i++) {
-      const res = await supertest(i % 2 ? two : one).get(`/api/v1/workspaces/${ws}`).set('X-API-Key', key);
+      const res = await supertest(i % 2 ? two : one)
+        .get(`/api/v1/workspaces/${ws}`)
+        .set('X-API-Key', key);
       expect(res.status).toBe(200);
       expect(res.headers['x-ratelimit-remaining']).toBe(String(59 - i));
     }
@@ -333,7 +335,11 @@ describe('a server just started (docs/operations.md, "Redis at start")', () => {
       // The rate limit counts in-process here: only the idempotency store waits for Redis.
       const app = buildApp(testConfig(), { db, logger: silent, redis: ownRedis, limiter: createRateLimiter({ logger: silent }) });
       const s = await scenario(db, { responseCount: 0 });
-      const write = () => supertest(app).post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`).set('X-API-Key', s.key).send({ data: { plan: 'x' } });
+      const write = () =>
+        supertest(app)
+          .post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`)
+          .set('X-API-Key', s.key)
+          .send({ data: { plan: 'x' } });
       expect((await write()).status).toBe(201); // the validator compiles the route (no Idempotency-Key yet)
       const first = write().set('Idempotency-Key', 'first-after-start');
       setTimeout(redisProxy.release, 300);

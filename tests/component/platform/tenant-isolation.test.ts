@@ -21,7 +21,11 @@ beforeAll(async () => {
     .post(`/api/v1/workspaces/${two.ws}/webhook-endpoints`)
     .set('X-API-Key', two.key)
     .send({ url: 'https://hooks.example.com/two', events: ['row.created'] });
-  const key = await t.http().post(`/api/v1/workspaces/${two.ws}/api-keys`).set('X-API-Key', two.key).send({ name: 'two', scopes: ['forms:read'] });
+  const key = await t
+    .http()
+    .post(`/api/v1/workspaces/${two.ws}/api-keys`)
+    .set('X-API-Key', two.key)
+    .send({ name: 'two', scopes: ['forms:read'] });
   twoIds = {
     workspace_id: two.ws,
     form_id: two.nps,
@@ -42,7 +46,8 @@ const keyed = documentOperations().filter((o) => o.scope !== 'none');
 function bodyFor(op: DocOperation): unknown {
   if (op.method === 'GET' || op.method === 'DELETE') return undefined;
   if (op.template.endsWith('/bulk-entries')) return { data: [{ id: 'iso-1', plan: 'x' }] };
-  if (/\/(rows|entries)(\/|$)/.test(op.template)) return { data: op.template.endsWith('/rows') || op.template.endsWith('/entries') ? { id: 'iso-1', plan: 'x' } : { plan: 'x' } };
+  if (/\/(rows|entries)(\/|$)/.test(op.template))
+    return { data: op.template.endsWith('/rows') || op.template.endsWith('/entries') ? { id: 'iso-1', plan: 'x' } : { plan: 'x' } };
   if (op.template.endsWith('/api-keys')) return { name: 'iso', workspace_ids: [two.ws] };
   return validValue(op.body as Schema);
 }
@@ -60,7 +65,17 @@ async function call(op: DocOperation, path: string): Promise<{ status: number; t
 }
 
 /** Every id of workspace 2 that must never show up in an answer to workspace 1's key. */
-const secretsOfTwo = () => [two.ws, two.nps, two.csat, two.table, ...two.rows, ...two.responses.map((r) => r.id), ...two.emailIds, twoIds.endpoint_id!, twoIds.key_id!];
+const secretsOfTwo = () => [
+  two.ws,
+  two.nps,
+  two.csat,
+  two.table,
+  ...two.rows,
+  ...two.responses.map((r) => r.id),
+  ...two.emailIds,
+  twoIds.endpoint_id!,
+  twoIds.key_id!,
+];
 
 describe('tenant isolation: a key of workspace 1 against workspace 2', () => {
   it('covers every keyed operation of the document', () => {
@@ -77,8 +92,14 @@ describe('tenant isolation: a key of workspace 1 against workspace 2', () => {
       const otherParams = [...op.template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((n) => n !== 'workspace_id');
       // Under workspace 1's own path, every id of workspace 2 in turn (the others workspace 1's own).
       const oneIds: Record<string, string> = {
-        workspace_id: one.ws, form_id: one.nps, datatable_id: one.table, table_id: one.table, row_id: one.rows[0]!,
-        response_id: one.responses[0]!.id, email_id: one.emailIds[0]!, question_id: 'q_score',
+        workspace_id: one.ws,
+        form_id: one.nps,
+        datatable_id: one.table,
+        table_id: one.table,
+        row_id: one.rows[0]!,
+        response_id: one.responses[0]!.id,
+        email_id: one.emailIds[0]!,
+        question_id: 'q_score',
       };
       for (const name of otherParams) {
         if (name === 'question_id' || !(name in twoIds)) continue;
@@ -97,7 +118,8 @@ describe('tenant isolation: a key of workspace 1 against workspace 2', () => {
         // The one 2xx allowed: an email id is not a stored resource (docs/decisions.md: an email exists only
         // through its events), so workspace 1's events of workspace 2's email are an empty list.
         const emptyEmailList = label.endsWith("'s email_id") && res.status === 200 && JSON.parse(res.text).data?.length === 0;
-        if ((res.status < 300 && !emptyEmailList) || res.status >= 500) problems.push(`${op.method} ${op.template} (${label}): ${res.status} ${res.text.slice(0, 200)}`);
+        if ((res.status < 300 && !emptyEmailList) || res.status >= 500)
+          problems.push(`${op.method} ${op.template} (${label}): ${res.status} ${res.text.slice(0, 200)}`);
         // An error may echo the id the caller sent; any other id of workspace 2 is a leak.
         const leaked = secretsOfTwo().filter((id) => !decodeURIComponent(path).includes(id) && res.text.includes(id));
         if (leaked.length > 0) problems.push(`${op.method} ${op.template} (${label}): answer names ${leaked.join(', ')}`);

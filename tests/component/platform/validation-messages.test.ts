@@ -29,14 +29,23 @@ describe('validation messages: one wording with the range and the value received
     ['/responses?score_gte=x', 'score_gte', '`score_gte` must be a number; got "x".'],
     ['/responses?score_in=1&score_in=x', 'score_in', '`score_in` (value 2) must be a number; got "x".'],
     ['/forms/{nps}/analytics/timeseries?interval=quarter', 'interval', '`interval` must be one of day, week, month, year; got "quarter".'],
-    ['/responses?created_after=yesterday', 'created_after', '`created_after` must be a date YYYY-MM-DD or an ISO 8601 date-time with an offset; got "yesterday".'],
+    [
+      '/responses?created_after=yesterday',
+      'created_after',
+      '`created_after` must be a date YYYY-MM-DD or an ISO 8601 date-time with an offset; got "yesterday".',
+    ],
   ])('GET %s names %s', async (path, field, message) => {
     const url = ws() + path.replace('{table}', s.table).replace('{nps}', s.nps);
     expect(await details(t.http().get(url).set('X-API-Key', s.key))).toEqual(query('query', field, message));
   });
 
   it('words body values the same way: enum, length, integer range, a column type', async () => {
-    const post = (path: string, body: object) => t.http().post(ws() + path).set('X-API-Key', s.key).send(body);
+    const post = (path: string, body: object) =>
+      t
+        .http()
+        .post(ws() + path)
+        .set('X-API-Key', s.key)
+        .send(body);
     expect(await details(post('/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['nope'] }))).toEqual(
       query('body', 'events[0]', '`events[0]` must be one of response.created, row.created, row.updated, row.deleted, email_event.created; got "nope".'),
     );

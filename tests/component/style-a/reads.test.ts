@@ -12,7 +12,7 @@ const get = (path: string, key = s.key) => t.http().get(path).set('X-API-Key', k
 const ws = () => `/api/v1/workspaces/${s.ws}`;
 
 describe('workspaces', () => {
-  it('lists exactly the key\'s workspaces and reads one', async () => {
+  it("lists exactly the key's workspaces and reads one", async () => {
     const list = await get('/api/v1/workspaces');
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([{ id: s.ws, name: `Workspace ${s.ws}`, link: expect.any(String) }]);
@@ -38,7 +38,14 @@ describe('forms', () => {
     const res = await get(`${ws()}/forms/${s.nps}?include=questions`);
     expect(res.body.data.questions).toEqual([
       expect.objectContaining({ id: 'q_score', type: 'nps', required: true, validation: { min: 0, max: 10 }, options: [] }),
-      expect.objectContaining({ id: 'q_plan', type: 'single_choice', options: [{ id: 'opt_basic', value: 'Basic' }, { id: 'opt_pro', value: 'Pro' }] }),
+      expect.objectContaining({
+        id: 'q_plan',
+        type: 'single_choice',
+        options: [
+          { id: 'opt_basic', value: 'Basic' },
+          { id: 'opt_pro', value: 'Pro' },
+        ],
+      }),
     ]);
     const plain = await get(`${ws()}/forms/${s.nps}`);
     expect(plain.body.data).not.toHaveProperty('questions');
@@ -105,7 +112,15 @@ describe('datatables and rows', () => {
 
   it('lists rows with columns beside row_id, sorted by a number column, filtered, paged by cursor', async () => {
     const res = await get(`${ws()}/datatables/${s.table}/rows?sort=seats:desc&limit=2`);
-    expect(res.body.data[0]).toEqual({ row_id: s.rows[4], id: 'c-4', plan: 'basic', seats: 25, active: true, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(res.body.data[0]).toEqual({
+      row_id: s.rows[4],
+      id: 'c-4',
+      plan: 'basic',
+      seats: 25,
+      active: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect(res.body.data[1].seats).toBe(20);
     const next = await get(res.body.links.next.replace(/^http:\/\/[^/]+/, ''));
     expect(next.body.data.map((r: { seats: number }) => r.seats)).toEqual([15, 10]);

@@ -15,7 +15,11 @@ describe('Style A responses list', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'links', 'meta', 'request_id']);
     expect(res.body.meta).toEqual({ limit: 5, has_more: true });
-    expect(res.body.data.map((r: { id: string }) => r.id)).toEqual(newestFirst(s.responses).slice(0, 5).map((r) => r.id));
+    expect(res.body.data.map((r: { id: string }) => r.id)).toEqual(
+      newestFirst(s.responses)
+        .slice(0, 5)
+        .map((r) => r.id),
+    );
     expect(res.body.links.prev).toBeNull();
     expect(res.body.links.next).toMatch(/^http:\/\/127\.0\.0\.1(:\d+)?\/api\/v1\/workspaces\/.+\/responses\?limit=5&cursor=/);
     expect(res.headers['x-api-style']).toBe('A');
@@ -84,7 +88,12 @@ describe('Style A responses list', () => {
       row_id: target.row_id,
       table_data: { row_id: target.row_id, _captured_at: target.created_at },
     });
-    expect(res.body.data.answers[1]).toEqual({ question_id: 'q_plan', title: 'Plan?', type: 'single_choice', value: expect.objectContaining({ id: expect.any(String) }) });
+    expect(res.body.data.answers[1]).toEqual({
+      question_id: 'q_plan',
+      title: 'Plan?',
+      type: 'single_choice',
+      value: expect.objectContaining({ id: expect.any(String) }),
+    });
     expect(res.body.data.answers[0]).not.toHaveProperty('reporting_label');
     const de = s.responses.find((r) => r.language === 'de')!;
     const deRes = await get(`/api/v1/workspaces/${s.ws}/responses/${de.id}`);
@@ -92,7 +101,7 @@ describe('Style A responses list', () => {
     expect(deRes.body.data).not.toHaveProperty('table_data');
   });
 
-  it('lists one form\'s responses and 404s for an unknown form', async () => {
+  it("lists one form's responses and 404s for an unknown form", async () => {
     const res = await get(`/api/v1/workspaces/${s.ws}/forms/${s.csat}/responses?limit=100`);
     expect(res.body.data.every((r: { form_id: string }) => r.form_id === s.csat)).toBe(true);
     expect(res.body.data).toHaveLength(s.responses.filter((r) => r.form_id === s.csat).length);

@@ -9,17 +9,15 @@ beforeAll(async () => {
   s = await scenario(t.db, { responseCount: 3 });
 });
 
-it.each([
-  [['not-a-date', 'rsp_1']],
-  [[12, 'rsp_1']],
-  [[{ a: 1 }, 'rsp_1']],
-  [[null, 'rsp_1']],
-])('answers 400 naming cursor, never 500, for a cursor whose sort key is %j', async (k) => {
-  const cursor = encodeCursor({ l: `responses:${s.ws}`, s: 'created_at:desc,id:desc', k, d: 'n' });
-  const res = await t.http().get(`/api/v1/workspaces/${s.ws}/responses?cursor=${cursor}`).set('X-API-Key', s.key);
-  expect(res.status).toBe(400);
-  expect(res.body.error.details[0]).toMatchObject({ location: 'query', field: 'cursor' });
-});
+it.each([[['not-a-date', 'rsp_1']], [[12, 'rsp_1']], [[{ a: 1 }, 'rsp_1']], [[null, 'rsp_1']]])(
+  'answers 400 naming cursor, never 500, for a cursor whose sort key is %j',
+  async (k) => {
+    const cursor = encodeCursor({ l: `responses:${s.ws}`, s: 'created_at:desc,id:desc', k, d: 'n' });
+    const res = await t.http().get(`/api/v1/workspaces/${s.ws}/responses?cursor=${cursor}`).set('X-API-Key', s.key);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0]).toMatchObject({ location: 'query', field: 'cursor' });
+  },
+);
 
 it('answers 400 naming filter, never 500, for a NUL character in a filter value', async () => {
   const res = await t.http().get(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows?filter=plan%20%3D%20a%00b`).set('X-API-Key', s.key);

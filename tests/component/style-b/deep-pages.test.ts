@@ -24,8 +24,7 @@ beforeAll(async () => {
 });
 
 type Rsp = Scenario['responses'][number];
-const list = (query: string) =>
-  t.http().get(`/api/v1/workspaces/${s.ws}/responses?${query}`).set('X-API-Key', s.key).set('X-API-Style', 'B');
+const list = (query: string) => t.http().get(`/api/v1/workspaces/${s.ws}/responses?${query}`).set('X-API-Key', s.key).set('X-API-Style', 'B');
 const ids = (body: { data: Array<{ id: string }> }) => body.data.map((r) => r.id);
 const oldestFirst = (items: Rsp[]) => newestFirst(items).reverse();
 
@@ -57,7 +56,10 @@ describe('Style B deep pages', () => {
 
   it('returns every page of the whole list and of a form, oldest first too', async () => {
     await expectPagesMatch('sort=created_at:desc', newestFirst(s.responses));
-    await expectPagesMatch(`sort=created_at:asc&filter=${encodeURIComponent(`form_id = ${s.csat}`)}`, oldestFirst(s.responses.filter((r) => r.form_id === s.csat)));
+    await expectPagesMatch(
+      `sort=created_at:asc&filter=${encodeURIComponent(`form_id = ${s.csat}`)}`,
+      oldestFirst(s.responses.filter((r) => r.form_id === s.csat)),
+    );
   });
 
   it('walks a score != filter (counted from the counters) page by page', async () => {
@@ -78,7 +80,10 @@ describe('Style B deep pages', () => {
 
   it('keeps response_day_counts equal to the responses through updates and deletes', async () => {
     const [a, b, c] = s.responses;
-    await t.db('responses').where({ workspace_id: s.ws, id: a!.id }).update({ score: 3, created_at: new Date(Date.parse(a!.created_at) - 3 * DAY_MS) });
+    await t
+      .db('responses')
+      .where({ workspace_id: s.ws, id: a!.id })
+      .update({ score: 3, created_at: new Date(Date.parse(a!.created_at) - 3 * DAY_MS) });
     await t.db('responses').where({ workspace_id: s.ws }).whereIn('id', [b!.id, c!.id]).delete();
     const counted = await t.db.raw(
       `SELECT form_id, to_char(day, 'YYYY-MM-DD') AS day, score, responses::int AS n FROM response_day_counts

@@ -24,12 +24,16 @@ describe('/docs', () => {
   });
 
   it('serves a Redoc bundle that loads nothing from a CDN (its footer logo is an inline empty image)', async () => {
-    const res = await t.http().get('/docs/redoc.standalone.js').buffer(true).parse((r, done) => {
-      let text = '';
-      r.setEncoding('utf8');
-      r.on('data', (chunk: string) => (text += chunk));
-      r.on('end', () => done(null, text));
-    });
+    const res = await t
+      .http()
+      .get('/docs/redoc.standalone.js')
+      .buffer(true)
+      .parse((r, done) => {
+        let text = '';
+        r.setEncoding('utf8');
+        r.on('data', (chunk: string) => (text += chunk));
+        r.on('end', () => done(null, text));
+      });
     const bundle = res.body as string;
     expect(bundle).not.toContain('cdn.redoc.ly');
     expect(bundle).toContain(`src:"data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E"`);

@@ -30,7 +30,11 @@ describe('Style B email events', () => {
       flow_id: '',
       createdAt: first.created_at,
     });
-    expect(ids(res.body)).toEqual(newest(s.events).slice(0, 3).map((e) => e.id));
+    expect(ids(res.body)).toEqual(
+      newest(s.events)
+        .slice(0, 3)
+        .map((e) => e.id),
+    );
   });
 
   it('pages through every event', async () => {

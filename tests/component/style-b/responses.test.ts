@@ -22,7 +22,11 @@ describe('Style B responses list', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'links', 'meta', 'request_id']);
     expect(res.body.meta).toEqual({ total: 30, page: 1, limit: 5, filtered_total: 30 });
-    expect(ids(res.body)).toEqual(newestFirst(s.responses).slice(0, 5).map((r) => r.id));
+    expect(ids(res.body)).toEqual(
+      newestFirst(s.responses)
+        .slice(0, 5)
+        .map((r) => r.id),
+    );
     expect(res.body.links).toEqual({
       self: expect.stringMatching(/^http:\/\/127\.0\.0\.1(:\d+)?\/api\/v1\/workspaces\/.+\/responses\?limit=5$/),
       next: expect.stringMatching(/\/responses\?limit=5&page=2$/),
@@ -134,7 +138,12 @@ describe('Style B responses list', () => {
       b.push(...ids(res.body));
     }
     expect(b).toEqual(a);
-    expect(b).toEqual(s.responses.filter((r) => r.form_id === s.nps).sort(byScoreAsc).map((r) => r.id));
+    expect(b).toEqual(
+      s.responses
+        .filter((r) => r.form_id === s.nps)
+        .sort(byScoreAsc)
+        .map((r) => r.id),
+    );
   });
 });
 

@@ -40,9 +40,7 @@ describe('Style B tables', () => {
 
   it('adds created_at and updated_at with include_metadata=true', async () => {
     const res = await get(`${tables()}/${s.table}/entries?include_metadata=true&limit=1`);
-    expect(res.body.data).toEqual([
-      { row_id: s.rows[4], data: rowData(4), created_at: '2026-01-10T12:00:04.000Z', updated_at: expect.any(String) },
-    ]);
+    expect(res.body.data).toEqual([{ row_id: s.rows[4], data: rowData(4), created_at: '2026-01-10T12:00:04.000Z', updated_at: expect.any(String) }]);
   });
 
   it('pages with page and limit, links and totals', async () => {

@@ -50,14 +50,28 @@ async function workspace(style: 'A' | 'B' = 'A') {
   const { ws, key } = await workspaceWithKey(t.db, { style });
   const table = uid('tbl');
   await importFixture(t.db, {
-    datatables: [{ id: table, workspace_id: ws, name: 'Customers', fields: [{ name: 'id', type: 'string' }, { name: 'plan', type: 'string' }] }],
+    datatables: [
+      {
+        id: table,
+        workspace_id: ws,
+        name: 'Customers',
+        fields: [
+          { name: 'id', type: 'string' },
+          { name: 'plan', type: 'string' },
+        ],
+      },
+    ],
   });
   const api = `/api/v1/workspaces/${ws}`;
   return { ws, key, table, api };
 }
 
 async function endpoint(w: { key: string; api: string }, url: string, events: string[], extra: Record<string, unknown> = {}) {
-  const res = await t.http().post(`${w.api}/webhook-endpoints`).set('X-API-Key', w.key).send({ url, events, ...extra });
+  const res = await t
+    .http()
+    .post(`${w.api}/webhook-endpoints`)
+    .set('X-API-Key', w.key)
+    .send({ url, events, ...extra });
   expect(res.status).toBe(201);
   return res.body.data as { id: string; secret: string; style: string };
 }
@@ -74,7 +88,8 @@ async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 1
 const deliveries = async (w: { key: string; api: string }, endpointId: string, query = '') =>
   (await t.http().get(`${w.api}/webhook-endpoints/${endpointId}/deliveries${query}`).set('X-API-Key', w.key)).body.data as Array<Record<string, unknown>>;
 
-const json = (r: { body: string }) => JSON.parse(r.body) as { id: string; type: string; timestamp: string; workspace_id: string; data: Record<string, unknown> };
+const json = (r: { body: string }) =>
+  JSON.parse(r.body) as { id: string; type: string; timestamp: string; workspace_id: string; data: Record<string, unknown> };
 
 describe('delivery attempts', () => {
   it('retries a receiver that fails twice, then succeeds: 3 attempts of one event id, each validly signed', async () => {
@@ -82,7 +97,11 @@ describe('delivery attempts', () => {
     const w = await workspace();
     const ep = await endpoint(w, `${r.url}/hook`, ['row.created']);
     const before = outcomes.length;
-    const row = await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { id: 'c-1', plan: 'pro' } });
+    const row = await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { id: 'c-1', plan: 'pro' } });
     expect(row.status).toBe(201);
 
     const got = await r.waitFor(3);
@@ -105,7 +124,10 @@ describe('delivery attempts', () => {
       });
     }
 
-    const [d] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.status === 'succeeded');
+    const [d] = await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l[0]?.status === 'succeeded',
+    );
     expect(d).toEqual({
       id: expect.stringMatching(/^dlv_/),
       endpoint_id: ep.id,
@@ -131,8 +153,15 @@ describe('delivery attempts', () => {
     const r = await hook(() => ({ status: 302, headers: { location: '/elsewhere' } }));
     const w = await workspace();
     const ep = await endpoint(w, `${r.url}/hook`, ['row.created']);
-    await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'free' } });
-    const [d] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.status === 'failed');
+    await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { plan: 'free' } });
+    const [d] = await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l[0]?.status === 'failed',
+    );
     expect(d).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 302, next_attempt_at: null });
     expect(d!.last_error).toContain('redirect');
     expect(r.received.map((g) => g.path)).toEqual(['/hook', '/hook', '/hook', '/hook']);
@@ -142,12 +171,19 @@ describe('delivery attempts', () => {
     const r = await hook((_req, i) => (i === 0 ? { status: 200, delayMs: 3000 } : { status: 200 }));
     const w = await workspace();
     const ep = await endpoint(w, `${r.url}/slow`, ['row.created']);
-    await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'x' } });
+    await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { plan: 'x' } });
     const got = await r.waitFor(2);
     // The retry came after the 1 s timeout plus the 0.2 s delay, not after the 3 s answer.
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(1000);
     expect(got[1]!.at - got[0]!.at).toBeLessThan(2900);
-    const [d] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.status === 'succeeded');
+    const [d] = await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l[0]?.status === 'succeeded',
+    );
     expect(d).toMatchObject({ status: 'succeeded', attempts: 2, last_status_code: 200 });
   });
 
@@ -155,9 +191,16 @@ describe('delivery attempts', () => {
     const r = await hook((_req, i) => (i === 0 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 }));
     const w = await workspace();
     const ep = await endpoint(w, `${r.url}/busy`, ['row.created']);
-    await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'x' } });
+    await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { plan: 'x' } });
     const [first] = await r.waitFor(1);
-    const pending = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.last_status_code === 503);
+    const pending = await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l[0]?.last_status_code === 503,
+    );
     expect(pending[0]).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 503, last_error: 'HTTP 503' });
     expect(Date.parse(pending[0]!.next_attempt_at as string) - first!.at).toBeGreaterThanOrEqual(1500);
     const got = await r.waitFor(2);
@@ -168,15 +211,26 @@ describe('delivery attempts', () => {
     const r = await hook(() => ({ status: 410 }));
     const w = await workspace();
     const ep = await endpoint(w, `${r.url}/gone`, ['row.created']);
-    await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: [{ plan: 'a' }, { plan: 'b' }] });
-    const list = await eventually(() => deliveries(w, ep.id), (l) => l.length === 2 && l.every((d) => d.status === 'failed'));
+    await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: [{ plan: 'a' }, { plan: 'b' }] });
+    const list = await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l.length === 2 && l.every((d) => d.status === 'failed'),
+    );
     expect(list.map((d) => d.status)).toEqual(['failed', 'failed']);
     expect(list.some((d) => d.last_status_code === 410)).toBe(true);
     const got = await t.http().get(`${w.api}/webhook-endpoints/${ep.id}`).set('X-API-Key', w.key);
     expect(got.body.data).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining('410 Gone') });
 
     const seen = r.received.length;
-    await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'c' } });
+    await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { plan: 'c' } });
     await sleep(1200);
     expect(r.received).toHaveLength(seen);
     expect(await deliveries(w, ep.id)).toHaveLength(2);
@@ -210,9 +264,17 @@ describe('payloads per style', () => {
     const all = ['row.created', 'row.updated', 'row.deleted'];
     const a = await endpoint(w, `${r.url}/a`, all, { style: 'A' });
     const b = await endpoint(w, `${r.url}/b`, all, { style: 'B' });
-    const created = await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { id: 'c-9', plan: 'pro' } });
+    const created = await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { id: 'c-9', plan: 'pro' } });
     const rowId = created.body.data.row_id as string;
-    await t.http().patch(`${w.api}/datatables/${w.table}/rows/${rowId}`).set('X-API-Key', w.key).send({ data: { plan: 'max' } });
+    await t
+      .http()
+      .patch(`${w.api}/datatables/${w.table}/rows/${rowId}`)
+      .set('X-API-Key', w.key)
+      .send({ data: { plan: 'max' } });
     expect((await t.http().delete(`${w.api}/datatables/${w.table}/rows/${rowId}`).set('X-API-Key', w.key)).status).toBe(204);
     const got = await r.waitFor(6);
     const at = (path: string, type: string) => json(got.find((g) => g.path === path && json(g).type === type)!);
@@ -224,8 +286,12 @@ describe('payloads per style', () => {
     expect(at('/a', 'row.deleted').data).toEqual({ row_id: rowId, datatable_id: w.table });
     expect(at('/b', 'row.deleted').data).toEqual({ row_id: rowId, datatable_id: w.table });
     expect(at('/a', 'row.created').id).toBe(at('/b', 'row.created').id);
-    expect(new Webhook(a.secret).verify(got.find((g) => g.path === '/a')!.body, got.find((g) => g.path === '/a')!.headers as Record<string, string>)).toBeTruthy();
-    expect(new Webhook(b.secret).verify(got.find((g) => g.path === '/b')!.body, got.find((g) => g.path === '/b')!.headers as Record<string, string>)).toBeTruthy();
+    expect(
+      new Webhook(a.secret).verify(got.find((g) => g.path === '/a')!.body, got.find((g) => g.path === '/a')!.headers as Record<string, string>),
+    ).toBeTruthy();
+    expect(
+      new Webhook(b.secret).verify(got.find((g) => g.path === '/b')!.body, got.find((g) => g.path === '/b')!.headers as Record<string, string>),
+    ).toBeTruthy();
   });
 
   it('defaults the endpoint style to the creating key style', async () => {
@@ -264,7 +330,10 @@ describe('payloads per style', () => {
         },
         {
           type: 'email_event.created',
-          resource: { kind: 'email_event', event: { id: 'ev_1', emailId: 'em_1', email: 'a@example.com', type: 'open', rowId: null, formId: 'frm_1', flowId: null, createdAt } },
+          resource: {
+            kind: 'email_event',
+            event: { id: 'ev_1', emailId: 'em_1', email: 'a@example.com', type: 'open', rowId: null, formId: 'frm_1', flowId: null, createdAt },
+          },
         },
       ]),
     );
@@ -339,7 +408,10 @@ describe('endpoint operations', () => {
     expect(new Webhook(rotated.body.data.secret).verify(g!.body, headers)).toMatchObject({ type: 'webhook.test', data: { endpoint_id: ep.id } });
     expect(new Webhook(ep.secret).verify(g!.body, headers)).toMatchObject({ type: 'webhook.test' });
     expect(json(g!).id).toBe(test.body.data.event_id);
-    await eventually(() => deliveries(w, ep.id), (l) => l[0]?.status === 'succeeded');
+    await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l[0]?.status === 'succeeded',
+    );
   });
 
   it('retries a failed delivery on request: 202 pending, then one more attempt', async () => {
@@ -347,15 +419,25 @@ describe('endpoint operations', () => {
     const r = await hook(() => ({ status: fail ? 500 : 200 }));
     const w = await workspace();
     const ep = await endpoint(w, `${r.url}/retry`, ['row.created']);
-    await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'x' } });
-    const [failed] = await eventually(() => deliveries(w, ep.id, '?status=failed'), (l) => l.length === 1);
+    await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { plan: 'x' } });
+    const [failed] = await eventually(
+      () => deliveries(w, ep.id, '?status=failed'),
+      (l) => l.length === 1,
+    );
     expect(failed).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 500 });
     expect(await deliveries(w, ep.id, '?status=pending')).toEqual([]);
     fail = false;
     const retry = await t.http().post(`${w.api}/webhook-endpoints/${ep.id}/deliveries/${failed!.id}/retry`).set('X-API-Key', w.key);
     expect(retry.status).toBe(202);
     expect(retry.body.data).toMatchObject({ id: failed!.id, status: 'pending', attempts: 4 });
-    const [done] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.status === 'succeeded');
+    const [done] = await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l[0]?.status === 'succeeded',
+    );
     expect(done).toMatchObject({ status: 'succeeded', attempts: 5, last_status_code: 200, last_error: null });
     expect(r.received).toHaveLength(5);
   });
@@ -364,15 +446,26 @@ describe('endpoint operations', () => {
     const r = await hook(() => ({ status: 500, headers: { 'retry-after': '60' } }));
     const w = await workspace();
     const ep = await endpoint(w, `${r.url}/off`, ['row.created']);
-    await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'x' } });
-    const [pending] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.last_status_code === 500);
+    await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { plan: 'x' } });
+    const [pending] = await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l[0]?.last_status_code === 500,
+    );
     expect(pending).toMatchObject({ status: 'pending', attempts: 1 });
     expect(await queueDepth(t.db)).toBeGreaterThanOrEqual(1);
 
     const off = await t.http().patch(`${w.api}/webhook-endpoints/${ep.id}`).set('X-API-Key', w.key).send({ enabled: false });
     expect(off.body.data).toMatchObject({ enabled: false, disabled_reason: expect.any(String) });
     expect((await deliveries(w, ep.id))[0]).toMatchObject({ status: 'failed', next_attempt_at: null, last_error: 'The endpoint was disabled.' });
-    await t.http().post(`${w.api}/datatables/${w.table}/rows`).set('X-API-Key', w.key).send({ data: { plan: 'y' } });
+    await t
+      .http()
+      .post(`${w.api}/datatables/${w.table}/rows`)
+      .set('X-API-Key', w.key)
+      .send({ data: { plan: 'y' } });
     const on = await t.http().patch(`${w.api}/webhook-endpoints/${ep.id}`).set('X-API-Key', w.key).send({ enabled: true });
     expect(on.body.data).toMatchObject({ enabled: true, disabled_reason: null });
     await sleep(1000);
@@ -389,7 +482,9 @@ describe('the queue on our connection', () => {
     await t.db.transaction(async (trx) => {
       await recordEvents(trx, w.ws, [{ type: 'row.deleted', resource: { kind: 'row_deleted', rowId: 'row_lost', datatableId: w.table } }]);
       await trx.raw(`DELETE FROM pgboss.job WHERE data->>'workspaceId' = ?`, [w.ws]);
-      await trx('webhook_deliveries').where('workspace_id', w.ws).update({ next_attempt_at: trx.raw(`now() - interval '20 minutes'`) });
+      await trx('webhook_deliveries')
+        .where('workspace_id', w.ws)
+        .update({ next_attempt_at: trx.raw(`now() - interval '20 minutes'`) });
     });
     await sleep(800);
     expect(r.received).toHaveLength(0);
@@ -397,7 +492,10 @@ describe('the queue on our connection', () => {
     expect(await requeueStuckDeliveries(t.db)).toBe(0);
     const [got] = await r.waitFor(1);
     expect(json(got!).data).toEqual({ row_id: 'row_lost', datatable_id: w.table });
-    const [d] = await eventually(() => deliveries(w, ep.id), (l) => l[0]?.status === 'succeeded');
+    const [d] = await eventually(
+      () => deliveries(w, ep.id),
+      (l) => l[0]?.status === 'succeeded',
+    );
     expect(d).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 

@@ -34,8 +34,14 @@ async function main(): Promise<void> {
     const worker = createDeliveryWorker({ db, config, logger, pollingIntervalSeconds: 0.5 });
     await worker.start();
     const base = '/api/v1/workspaces/ws_emb';
-    const ep = await supertest(app).post(`${base}/webhook-endpoints`).set('X-API-Key', key).send({ url: `${process.env.RECEIVER_URL}/emb`, events: ['row.created'] });
-    const row = await supertest(app).post(`${base}/datatables/tbl_emb/rows`).set('X-API-Key', key).send({ data: { plan: 'free' } });
+    const ep = await supertest(app)
+      .post(`${base}/webhook-endpoints`)
+      .set('X-API-Key', key)
+      .send({ url: `${process.env.RECEIVER_URL}/emb`, events: ['row.created'] });
+    const row = await supertest(app)
+      .post(`${base}/datatables/tbl_emb/rows`)
+      .set('X-API-Key', key)
+      .send({ data: { plan: 'free' } });
     let delivery: Record<string, unknown> | undefined;
     const until = Date.now() + 30_000;
     while (Date.now() < until) {

@@ -11,7 +11,7 @@ import { makeAttempt } from '../../../src/delivery/attempt';
 import { keyFor, uid, workspaceWithKey } from '../../support/given';
 import { receiver, useWebhookApp } from './harness';
 
-const names: Record<string, string> = { 'localhost': '127.0.0.1', 'internal.test': '10.1.2.3', 'public.test': '93.184.215.14', 'rebind.test': '127.0.0.1' };
+const names: Record<string, string> = { localhost: '127.0.0.1', 'internal.test': '10.1.2.3', 'public.test': '93.184.215.14', 'rebind.test': '127.0.0.1' };
 const stub: Resolve = async (host) => {
   const address = names[host];
   if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
@@ -87,9 +87,23 @@ describe('address rules at creation and PATCH', () => {
     const bad = await t.http().patch(`${w.api}/webhook-endpoints/${ep.id}`).set('X-API-Key', w.key).send({ url: 'https://[::ffff:127.0.0.1]/' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details[0].field).toBe('url');
-    const ok = await t.http().patch(`${w.api}/webhook-endpoints/${ep.id}`).set('X-API-Key', w.key).send({ url: 'https://public.test/b', events: ['row.deleted', 'response.created'], description: 'CRM', style: 'B' });
+    const ok = await t
+      .http()
+      .patch(`${w.api}/webhook-endpoints/${ep.id}`)
+      .set('X-API-Key', w.key)
+      .send({ url: 'https://public.test/b', events: ['row.deleted', 'response.created'], description: 'CRM', style: 'B' });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ data: { id: ep.id, url: 'https://public.test/b', events: ['row.deleted', 'response.created'], description: 'CRM', style: 'B', enabled: true, disabled_reason: null } });
+    expect(ok.body).toMatchObject({
+      data: {
+        id: ep.id,
+        url: 'https://public.test/b',
+        events: ['row.deleted', 'response.created'],
+        description: 'CRM',
+        style: 'B',
+        enabled: true,
+        disabled_reason: null,
+      },
+    });
     expect(ok.body.data).not.toHaveProperty('secret');
     const read = await t.http().get(`${w.api}/webhook-endpoints/${ep.id}`).set('X-API-Key', w.key);
     expect(read.body.data).toEqual(ok.body.data);
@@ -128,7 +142,10 @@ describe('test events and the delivery log', () => {
     expect(first.status).toBe(200);
     expect(first.body.meta).toEqual({ limit: 2, has_more: true });
     expect(first.body.data.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1]]);
-    const next = await t.http().get(new URL(first.body.links.next).pathname + new URL(first.body.links.next).search).set('X-API-Key', w.key);
+    const next = await t
+      .http()
+      .get(new URL(first.body.links.next).pathname + new URL(first.body.links.next).search)
+      .set('X-API-Key', w.key);
     expect(next.body.data.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
     expect(next.body.links.next).toBeNull();
     const pending = await t.http().get(`${w.api}/webhook-endpoints/${ep.id}/deliveries?status=pending`).set('X-API-Key', w.key);
@@ -181,7 +198,9 @@ describe('test events and the delivery log', () => {
       ['post', `/webhook-endpoints/${ep.id}/deliveries/dlv_x/retry`],
     ];
     for (const [method, path] of writes) {
-      const res = await (t.http() as unknown as Record<string, (p: string) => import('supertest').Test>)[method]!(`${w.api}${path}`).set('X-API-Key', readOnly).send({});
+      const res = await (t.http() as unknown as Record<string, (p: string) => import('supertest').Test>)[method]!(`${w.api}${path}`)
+        .set('X-API-Key', readOnly)
+        .send({});
       expect([path, res.status, res.body.error?.message]).toEqual([path, 403, 'This API key lacks the scope "webhooks:write".']);
     }
     const read = await t.http().get(`${w.api}/webhook-endpoints/${ep.id}/deliveries`).set('X-API-Key', none);
@@ -202,7 +221,8 @@ describe('the address check at each attempt', () => {
       const job = async () => ({
         workspaceId: ws,
         deliveryId: queued.id as string,
-        token: ((await t.db('webhook_deliveries').where({ workspace_id: ws, id: queued.id }).first('attempt_token')) as { attempt_token: string }).attempt_token,
+        token: ((await t.db('webhook_deliveries').where({ workspace_id: ws, id: queued.id }).first('attempt_token')) as { attempt_token: string })
+          .attempt_token,
       });
       const ctx = { db: t.db, resolve: stub, timeoutMs: 1000, schedule: [0.2] };
 
@@ -232,7 +252,9 @@ describe('rotate-secret', () => {
       const ws = (await setup()).ws;
       const id = uid('we');
       const first = generateWebhookSecret();
-      await importFixture(t.db, { webhook_endpoints: [{ id, workspace_id: ws, url: `http://rebind.test:${r.port}/hook`, events: ['row.created'], secret: first }] });
+      await importFixture(t.db, {
+        webhook_endpoints: [{ id, workspace_id: ws, url: `http://rebind.test:${r.port}/hook`, events: ['row.created'], secret: first }],
+      });
       const w = { ws, key: await keyFor(t.db, [ws]), api: `/api/v1/workspaces/${ws}` };
       const rotate = (body?: object) => {
         const req = t.http().post(`${w.api}/webhook-endpoints/${id}/rotate-secret`).set('X-API-Key', w.key);
@@ -240,7 +262,9 @@ describe('rotate-secret', () => {
       };
       const attempt = async () => {
         const queued = (await t.http().post(`${w.api}/webhook-endpoints/${id}/test`).set('X-API-Key', w.key)).body.data;
-        const { attempt_token: token } = (await t.db('webhook_deliveries').where({ workspace_id: ws, id: queued.id }).first('attempt_token')) as { attempt_token: string };
+        const { attempt_token: token } = (await t.db('webhook_deliveries').where({ workspace_id: ws, id: queued.id }).first('attempt_token')) as {
+          attempt_token: string;
+        };
         // Loopback receiver: the policy allows it here, as WEBHOOK_ALLOW_PRIVATE would.
         const ctx = { db: t.db, resolve: stub, timeoutMs: 1000, schedule: [0.2], policy: { allowHttp: true, allowPrivate: true } };
         expect(await makeAttempt(ctx, { workspaceId: ws, deliveryId: queued.id as string, token })).toBe('succeeded');

@@ -34,7 +34,11 @@ async function setup(style: 'A' | 'B', events: string[]) {
   const w = await formWorkspace(t.db);
   const api = `/api/v1/workspaces/${w.ws}`;
   const path = `/${w.ws}`;
-  const ep = await t.http().post(`${api}/webhook-endpoints`).set('X-API-Key', w.key).send({ url: `${hook.url}${path}`, events, style });
+  const ep = await t
+    .http()
+    .post(`${api}/webhook-endpoints`)
+    .set('X-API-Key', w.key)
+    .send({ url: `${hook.url}${path}`, events, style });
   expect(ep.status).toBe(201);
   const wh = new Webhook(ep.body.data.secret as string);
   const received = async (n: number): Promise<Delivered[]> => {
@@ -62,7 +66,11 @@ describe('events for every way in', () => {
 
   it('renders the response in Style B for a Style B endpoint (form {id, name}, createdAt, answers with id)', async () => {
     const w = await setup('B', ['response.created']);
-    const res = await t.http().post(`${w.api}/responses`).set('X-API-Key', w.key).set('X-API-Style', 'B')
+    const res = await t
+      .http()
+      .post(`${w.api}/responses`)
+      .set('X-API-Key', w.key)
+      .set('X-API-Style', 'B')
       .send({ form_id: w.form, answers: goodAnswers().map((a) => ({ id: a.question_id, value: a.value })) });
     expect(res.status).toBe(201);
     const [evt] = await w.received(1);
@@ -84,7 +92,10 @@ describe('events for every way in', () => {
 
   it('sends email_event.created for provider events and for email-link clicks and opens', async () => {
     const w = await setup('A', ['email_event.created']);
-    const provider = await t.http().post(`${w.api}/email-events`).set('X-API-Key', w.key)
+    const provider = await t
+      .http()
+      .post(`${w.api}/email-events`)
+      .set('X-API-Key', w.key)
       .send({ data: { id: `ev_${w.ws}`, email_id: 'em_1', email: 'a@example.com', type: 'delivery' } });
     expect(provider.status).toBe(201);
     const link = await t.http().post(`${w.api}/forms/${w.form}/links`).set('X-API-Key', w.key).send({ email: 'b@example.com' });

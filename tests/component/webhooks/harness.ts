@@ -98,7 +98,9 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function ownDatabase(): Promise<{ url: string; db: Db; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_PG_ADMIN_URL;
   if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL is not set: run the tests through jest.');
-  const name = `fs_test_wh_${nanoid(10).replace(/[^a-zA-Z0-9]/g, 'x').toLowerCase()}`;
+  const name = `fs_test_wh_${nanoid(10)
+    .replace(/[^a-zA-Z0-9]/g, 'x')
+    .toLowerCase()}`;
   const admin = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
   await admin.raw('CREATE DATABASE ??', [name]);
   const url = databaseUrl(adminUrl, name);

@@ -113,7 +113,11 @@ async function workspace(db: Db) {
 }
 
 async function api(base: string, key: string, method: string, p: string, body?: unknown) {
-  const res = await fetch(`${base}${p}`, { method, headers: { 'X-API-Key': key, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { 'X-API-Key': key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
 }
 
@@ -178,7 +182,14 @@ it('shares the queue between two worker processes without sending any attempt tw
     await Promise.all([a.waitFor('webhook delivery worker started'), b.waitFor('webhook delivery worker started')]);
     const n = 30;
     await own.db.transaction((trx) =>
-      recordEvents(trx, ws, Array.from({ length: n }, (_, i) => ({ type: 'row.deleted' as const, resource: { kind: 'row_deleted' as const, rowId: `row_${i}`, datatableId: 'tbl_x' } }))),
+      recordEvents(
+        trx,
+        ws,
+        Array.from({ length: n }, (_, i) => ({
+          type: 'row.deleted' as const,
+          resource: { kind: 'row_deleted' as const, rowId: `row_${i}`, datatableId: 'tbl_x' },
+        })),
+      ),
     );
     await r.waitFor(2 * n, 30_000);
     await waitUntil(async () => (await own.db('webhook_deliveries').where({ workspace_id: ws, status: 'succeeded' })).length === n, 20_000);

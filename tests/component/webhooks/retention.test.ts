@@ -6,7 +6,12 @@
  * (PostgreSQL: created here; PGlite: one per file anyway), so a prune meets no other file's rows.
  */
 import { pruneKeyUsage, pruneOperationUsage } from '../../../src/core/api-keys/usage';
-import { isSubmissionTokenExpired, mintSubmissionToken, pruneSubmissionTokens, SUBMISSION_TOKEN_TTL_DAYS } from '../../../src/core/responses/submission-tokens.store';
+import {
+  isSubmissionTokenExpired,
+  mintSubmissionToken,
+  pruneSubmissionTokens,
+  SUBMISSION_TOKEN_TTL_DAYS,
+} from '../../../src/core/responses/submission-tokens.store';
 import { pruneWebhookLog } from '../../../src/core/webhooks/retention';
 import type { PruneResult } from '../../../src/delivery/prune';
 import { createDeliveryWorker } from '../../../src/delivery/worker';
@@ -149,7 +154,9 @@ describe('prune functions', () => {
     const now = new Date();
     const rows = await oldAndRecentRows(now);
     expect(await pruneWebhookLog(db, 36, now)).toEqual({ deliveries: 1, events: 0 });
-    expect(await ids('webhook_deliveries')).toEqual([...rows.deliveries.kept, ...rows.deliveries.gone].filter((id) => id !== rows.deliveryFinished40DaysAgo).sort());
+    expect(await ids('webhook_deliveries')).toEqual(
+      [...rows.deliveries.kept, ...rows.deliveries.gone].filter((id) => id !== rows.deliveryFinished40DaysAgo).sort(),
+    );
     expect(await ids('webhook_events')).toEqual([...rows.events.gone, ...rows.events.kept].sort());
   });
 
@@ -206,7 +213,15 @@ describe('the worker', () => {
     } finally {
       await worker.stop();
     }
-    expect(passes[0]).toEqual({ webhookDeliveries: 3, webhookEvents: 2, submissionTokens: 1, apiKeyUsage: 2, apiKeyOperationUsage: 2, dashboardDownloadClaims: 0, emailLinkUses: 0 });
+    expect(passes[0]).toEqual({
+      webhookDeliveries: 3,
+      webhookEvents: 2,
+      submissionTokens: 1,
+      apiKeyUsage: 2,
+      apiKeyOperationUsage: 2,
+      dashboardDownloadClaims: 0,
+      emailLinkUses: 0,
+    });
     expect(await ids('webhook_deliveries')).toEqual(rows.deliveries.kept);
     expect(await ids('webhook_events')).toEqual(rows.events.kept);
     expect(await ids('submission_tokens', 'token')).toEqual(rows.tokens.kept);

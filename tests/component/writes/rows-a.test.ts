@@ -9,8 +9,18 @@ beforeAll(async () => {
 });
 
 const rowsPath = () => `/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`;
-const post = (body: unknown, path = rowsPath()) => t.http().post(path).set('X-API-Key', s.key).send(body as object);
-const patch = (rowId: string, body: unknown) => t.http().patch(`${rowsPath()}/${rowId}`).set('X-API-Key', s.key).send(body as object);
+const post = (body: unknown, path = rowsPath()) =>
+  t
+    .http()
+    .post(path)
+    .set('X-API-Key', s.key)
+    .send(body as object);
+const patch = (rowId: string, body: unknown) =>
+  t
+    .http()
+    .patch(`${rowsPath()}/${rowId}`)
+    .set('X-API-Key', s.key)
+    .send(body as object);
 const get = (path: string) => t.http().get(path).set('X-API-Key', s.key);
 const uniq = () => `c-${Math.random().toString(36).slice(2, 10)}`;
 

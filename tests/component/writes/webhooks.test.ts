@@ -6,11 +6,15 @@ const t = useTestApp();
 describe('Webhook endpoint writes', () => {
   it('creates an endpoint: 201 envelope with a whsec_ secret shown only at creation', async () => {
     const { ws, key } = await workspaceWithKey(t.db);
-    const res = await t.http().post(`/api/v1/workspaces/${ws}/webhook-endpoints`).set('X-API-Key', key).send({
-      url: 'https://hooks.example.com/in',
-      events: ['row.created', 'response.created'],
-      description: 'CRM sync',
-    });
+    const res = await t
+      .http()
+      .post(`/api/v1/workspaces/${ws}/webhook-endpoints`)
+      .set('X-API-Key', key)
+      .send({
+        url: 'https://hooks.example.com/in',
+        events: ['row.created', 'response.created'],
+        description: 'CRM sync',
+      });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       data: { url: 'https://hooks.example.com/in', events: ['row.created', 'response.created'], description: 'CRM sync', enabled: true },
@@ -31,7 +35,11 @@ describe('Webhook endpoint writes', () => {
     ['another scheme', 'ftp://hooks.example.com/'],
   ])('rejects a url with %s (400 naming url)', async (_what, url) => {
     const { ws, key } = await workspaceWithKey(t.db);
-    const res = await t.http().post(`/api/v1/workspaces/${ws}/webhook-endpoints`).set('X-API-Key', key).send({ url, events: ['row.created'] });
+    const res = await t
+      .http()
+      .post(`/api/v1/workspaces/${ws}/webhook-endpoints`)
+      .set('X-API-Key', key)
+      .send({ url, events: ['row.created'] });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.error.details[0].field).toBe('url');
@@ -39,7 +47,11 @@ describe('Webhook endpoint writes', () => {
 
   it('rejects an unknown event type', async () => {
     const { ws, key } = await workspaceWithKey(t.db);
-    const res = await t.http().post(`/api/v1/workspaces/${ws}/webhook-endpoints`).set('X-API-Key', key).send({ url: 'https://x.example.com', events: ['row.exploded'] });
+    const res = await t
+      .http()
+      .post(`/api/v1/workspaces/${ws}/webhook-endpoints`)
+      .set('X-API-Key', key)
+      .send({ url: 'https://x.example.com', events: ['row.exploded'] });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].field).toMatch(/^events/);
   });
@@ -47,8 +59,16 @@ describe('Webhook endpoint writes', () => {
   it('deletes: 204, then 404; an endpoint of another workspace is 404', async () => {
     const { ws, key } = await workspaceWithKey(t.db);
     const other = await workspaceWithKey(t.db);
-    const foreign = await t.http().post(`/api/v1/workspaces/${other.ws}/webhook-endpoints`).set('X-API-Key', other.key).send({ url: 'https://o.example.com', events: ['row.deleted'] });
-    const created = await t.http().post(`/api/v1/workspaces/${ws}/webhook-endpoints`).set('X-API-Key', key).send({ url: 'https://h.example.com', events: ['row.deleted'] });
+    const foreign = await t
+      .http()
+      .post(`/api/v1/workspaces/${other.ws}/webhook-endpoints`)
+      .set('X-API-Key', other.key)
+      .send({ url: 'https://o.example.com', events: ['row.deleted'] });
+    const created = await t
+      .http()
+      .post(`/api/v1/workspaces/${ws}/webhook-endpoints`)
+      .set('X-API-Key', key)
+      .send({ url: 'https://h.example.com', events: ['row.deleted'] });
     const del = await t.http().delete(`/api/v1/workspaces/${ws}/webhook-endpoints/${created.body.data.id}`).set('X-API-Key', key);
     expect(del.status).toBe(204);
     expect((await t.http().delete(`/api/v1/workspaces/${ws}/webhook-endpoints/${created.body.data.id}`).set('X-API-Key', key)).status).toBe(404);
