@@ -140,5 +140,5 @@ describe('tenant isolation: a key of workspace 1 against workspace 2', () => {
     expect(headerIssues).toEqual([]);
     expect(checked).toBeGreaterThan(keyed.length);
     expect(await workspaceState(t.db, two.ws)).toEqual(before);
-  }, 90_000); // hundreds of requests: slow on a busy 2-core machine
+  }, 300_000); // hundreds of requests, a validator compiled per route: minutes on a busy 2-core machine
 });
