@@ -4,14 +4,14 @@
  * A token (token-codec.ts) is `base64url(claims JSON) "." base64url(HMAC-SHA256(secret, claims part))`; the claims
  * carry the workspace, form, email, email_id, row_id, flow_id, expiry and how many responses the link takes
  * (`max_responses`, default 1), so nothing is stored when a link is minted; the responses it took are counted
- * in `email_link_uses` (link-uses.ts). The secret lives in the database (link-secret.ts). Following the link records a `click`
+ * in `email_link_uses` (link-uses.store.ts). The secret lives in the database (server-secrets.store.ts). Following the link records a `click`
  * email event, loading the open-tracking GIF an `open` (both through the email-events core).
  */
 import type { Knex } from 'knex';
 import { customAlphabet } from 'nanoid';
 import { errors, type ErrorLocation } from '../errors';
 import { isEmailAddress } from '../responses/answers';
-import { linkSecret } from './link-secret';
+import { linkSecret } from './server-secrets.store';
 import { openToken, sealToken } from './token-codec';
 import { DAY_MS } from '../query/dates';
 

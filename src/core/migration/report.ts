@@ -6,7 +6,7 @@
  * GET {ws}/api-keys/{key_id}/migration-report and `feedback-service keys report`.
  */
 import type { DbHandle } from '../../db';
-import { daysBefore, UNMATCHED_OPERATION } from '../api-keys/usage';
+import { daysBefore, UNMATCHED_OPERATION } from '../api-keys/usage.store';
 import { errors } from '../errors';
 import { mappingFor, type StyleAEquivalent } from './operation-map';
 

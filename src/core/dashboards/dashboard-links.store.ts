@@ -1,6 +1,6 @@
 /**
  * Dashboard links (docs/analytics.md, "Dashboard links"): a signed URL to a form's results page, for people
- * without an API key. The token is the email links' codec and secret (token-codec.ts, link-secret.ts) with
+ * without an API key. The token is the email links' codec and secret (token-codec.ts, server-secrets.store.ts) with
  * its own claims `{v, k: "d", ws, id, x}`; the row in `dashboard_links` (migration 010) is the authority,
  * read on every page request, so a revoke or an expiry refuses the link at once on every instance. The row records
  * the minting key (`created_by`, migration 011): the link never outlives it; the list never shows a URL.
@@ -17,7 +17,7 @@ import { errors } from '../errors';
 import { expiryWithinCreator, type Creator } from '../api-keys/lineage';
 import { DAY_MS, futureDateTime } from '../query/dates';
 import type { ResponseRecord } from '../responses/responses.types';
-import { linkSecret } from '../links/link-secret';
+import { linkSecret } from '../links/server-secrets.store';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS } from '../links/links';
 import { openToken, sealToken } from '../links/token-codec';
 
