@@ -205,3 +205,26 @@ export function pruneOperationUsage(db: DbHandle, today: string, opts: BatchOpti
     opts,
   );
 }
+
+/** One row of styleBOperationUsage: sums as the driver returns them (the report converts). */
+export type OperationUsageSum = { operation: string; attention: string; requests: unknown; first_seen: unknown; last_seen: unknown };
+
+/** A key's Style B requests per operation and attention between two UTC days (inclusive), the unmatched ones left out, summed with first and last seen (the migration report). */
+export async function styleBOperationUsage(
+  db: DbHandle,
+  keyId: string,
+  from: string,
+  to: string,
+): Promise<OperationUsageSum[]> {
+  return (await db('api_key_operation_usage')
+    .select('operation', 'attention')
+    .sum({ requests: 'requests' })
+    .min({ first_seen: 'first_seen' })
+    .max({ last_seen: 'last_seen' })
+    .where({ api_key_id: keyId, style: 'B' })
+    .whereNot('operation', UNMATCHED_OPERATION)
+    .where('day', '>=', from)
+    .where('day', '<=', to)
+    .groupBy('operation', 'attention')
+    .orderBy(['operation', 'attention'])) as OperationUsageSum[];
+}

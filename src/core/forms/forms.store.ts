@@ -12,6 +12,7 @@ import {
   QUESTION_COLUMNS,
   toFormQuestion,
   type FormQuestion,
+  type FormRow as FormDefinitionRow,
   type FormTranslations,
   type QuestionRow,
   type QuestionValidation,
@@ -199,4 +200,20 @@ export async function getFormSummary(db: DbHandle, workspaceId: string, formId: 
     averageScore: average,
     lastResponse: last ? { id: last.id, score: last.score, createdAt: last.created_at } : null,
   };
+}
+
+/** The `forms` rows of these ids, in any workspace, by workspace and id (formDefinitionsFromDb). */
+export async function formRowsByIds(db: DbHandle, formIds: readonly string[]): Promise<FormDefinitionRow[]> {
+  return db('forms')
+    .select<FormDefinitionRow[]>('workspace_id', 'id', 'name', 'default_language', 'translations', 'score_question_id')
+    .whereRaw('id = any(?)', [formIds as string[]])
+    .orderBy(['workspace_id', 'id']);
+}
+
+/** The questions of these forms (ids), in `position` order within each form (formDefinitionsFromDb). */
+export async function questionRowsOfForms(db: DbHandle, formIds: string[]): Promise<QuestionRow[]> {
+  return db('questions')
+    .select<QuestionRow[]>(QUESTION_COLUMNS)
+    .whereRaw('form_id = any(?)', [formIds])
+    .orderBy(['workspace_id', 'form_id', 'position']);
 }
