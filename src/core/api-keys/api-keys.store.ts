@@ -233,3 +233,8 @@ export async function insertApiKey(db: DbHandle, key: CreatedApiKey, keyHash: st
 export async function apiKeyStyle(db: DbHandle, keyId: string): Promise<{ style: 'A' | 'B' } | undefined> {
   return (await db('api_keys').where('id', keyId).first('style')) as { style: 'A' | 'B' } | undefined;
 }
+
+/** The workspaces a key opens (`api_key_workspaces` rows), in no order (who may see a key's usage). */
+export async function keyWorkspaceRows(db: DbHandle, keyId: string): Promise<Array<{ workspace_id: string }>> {
+  return (await db('api_key_workspaces').where('api_key_id', keyId).select('workspace_id')) as Array<{ workspace_id: string }>;
+}

@@ -17,6 +17,7 @@ import { errors } from '../errors';
 import { expiryWithinCreator, type Creator } from '../api-keys/lineage';
 import { DAY_MS, futureDateTime } from '../query/dates';
 import type { ResponseRecord } from '../responses/responses.types';
+import { formIdInWorkspace } from '../forms/forms.store';
 import { linkSecret } from '../links/server-secrets.store';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS } from '../links/links';
 import { openToken, sealToken } from '../links/token-codec';
@@ -124,7 +125,7 @@ export interface DashboardLinkInput {
  */
 export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, publicUrl: string): Promise<MintedDashboardLink> {
   const secret = await linkSecret(db);
-  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: input.workspaceId, id: input.formId });
+  const form = await formIdInWorkspace(db, input.workspaceId, input.formId);
   if (!form) throw errors.notFound('form', input.formId);
   const [row] = (await db('dashboard_links')
     .insert({
@@ -145,7 +146,7 @@ export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, pub
  * @throws AppError resource_not_found when the form is not the workspace's.
  */
 export async function listDashboardLinks(db: Knex, workspaceId: string, formId: string): Promise<DashboardLink[]> {
-  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: workspaceId, id: formId });
+  const form = await formIdInWorkspace(db, workspaceId, formId);
   if (!form) throw errors.notFound('form', formId);
   const rows = (await db('dashboard_links')
     .where({ workspace_id: workspaceId, form_id: formId })

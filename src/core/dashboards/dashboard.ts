@@ -8,9 +8,8 @@ import type { Knex } from 'knex';
 import { questionAnalytics, responseDaySpan, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.store';
 import { AppError } from '../errors';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
-import { responseTotals } from '../forms/forms.store';
 import { DAY_MS } from '../query/dates';
-import { latestStringAnswers } from '../responses/responses.store';
+import { latestStringAnswers, responseTotals } from '../responses/responses.store';
 
 /** Text answers shown per text question. */
 export const LATEST_TEXT_ANSWERS = 20;

@@ -9,7 +9,9 @@
  */
 import type { Knex } from 'knex';
 import { customAlphabet } from 'nanoid';
+import { rowIdInWorkspace } from '../datatables/datatables.store';
 import { errors, type ErrorLocation } from '../errors';
+import { formIdInWorkspace } from '../forms/forms.store';
 import { isEmailAddress } from '../responses/answers';
 import { linkSecret } from './server-secrets.store';
 import { openToken, sealToken } from './token-codec';
@@ -125,11 +127,11 @@ export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInp
   if (!isEmailAddress(input.email)) {
     throw errors.invalid('body', 'email', `\`email\` must be an e-mail address; got "${input.email}"`);
   }
-  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: workspaceId, id: input.formId });
+  const form = await formIdInWorkspace(db, workspaceId, input.formId);
   if (!form) throw errors.notFound('form', input.formId);
   const rowId = input.rowId ?? null;
   if (rowId !== null) {
-    const row = await db('datatable_rows').first<{ row_id: string } | undefined>('row_id').where({ workspace_id: workspaceId, row_id: rowId });
+    const row = await rowIdInWorkspace(db, workspaceId, rowId);
     if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` "${rowId}" is not a row of this workspace`);
   }
   const claims: LinkClaims = {
