@@ -96,6 +96,38 @@ describe('layer lint (.dependency-cruiser.js)', () => {
     const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts['lint:layers']).toMatch(/^depcruise src migrations --config \.dependency-cruiser\.js /);
     expect(scripts['lint:layers']).toContain('node tools/lint-raw-sql.js');
+    expect(scripts['lint:layers']).toContain('node tools/lint-table-owners.js');
+  });
+
+  it('fails on a table queried outside its owner store (tools/lint-table-owners.js), naming the file, line, table and owner', async () => {
+    const tree = mkdtempSync(join(tmpdir(), 'layer-lint-owners-'));
+    try {
+      const write = (file: string, text: string) => {
+        mkdirSync(dirname(join(tree, file)), { recursive: true });
+        writeFileSync(join(tree, file), text);
+      };
+      write(
+        'src/core/webhooks/outbox.ts',
+        "// db('webhook_events') in a comment is no query\nexport const f = (db: (t: string) => unknown) => db('webhook_events');\n",
+      );
+      write('src/core/dashboards/dashboard.ts', "export const q = 'SELECT count(*) FROM response_daily WHERE form_id = ?';\n");
+      write('src/core/webhooks/webhooks.store.ts', "export const f = (db: (t: string) => unknown) => db('webhook_events');\n");
+      write('src/core/import/writer.ts', "export const f = (db: (t: string) => unknown) => db('responses');\n");
+      write('src/core/forms/words.ts', "export const text = 'the responses of a form';\n");
+      write('migrations/001_planted.ts', 'export const up = `CREATE TABLE IF NOT EXISTS planted_things (id text)`;\n');
+      const run = await promisify(execFile)(process.execPath, [join(root, 'tools', 'lint-table-owners.js'), tree]).then(
+        (out) => ({ code: 0, stderr: out.stderr }),
+        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n').sort()).toEqual([
+        'migrations/001_planted.ts: table planted_things has no owner in tools/lint-table-owners.js',
+        'src/core/dashboards/dashboard.ts:1: table response_daily queried outside its owner src/core/analytics/analytics.store.ts',
+        'src/core/webhooks/outbox.ts:2: table webhook_events queried outside its owner src/core/webhooks/webhooks.store.ts',
+      ]);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   it('fails on `.raw(` outside src/core and src/db (tools/lint-raw-sql.js), naming the file and line', async () => {
