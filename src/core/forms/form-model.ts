@@ -113,7 +113,10 @@ export async function formDefinitionsFromDb(db: DbHandle, formIds: readonly stri
   if (formIds.length === 0) return [];
   const forms = await formRowsByIds(db, formIds);
   if (forms.length === 0) return [];
-  const questions = await questionRowsOfForms(db, forms.map((f) => f.id));
+  const questions = await questionRowsOfForms(
+    db,
+    forms.map((f) => f.id),
+  );
   return forms.map((f) => {
     const translations = f.translations ?? {};
     return {
