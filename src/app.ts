@@ -25,7 +25,7 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { RedisClient } from './platform/redis';
 import { trustProxyValue, type Config } from './config';
 import { styleBSchedule } from './core/migration/report';
-import { serverSecret } from './core/links/link-secret';
+import { serverSecret } from './core/links/server-secrets.store';
 import type { Resolve } from './core/webhooks/address-policy';
 import { sharedResponsesRouter } from './adapters/shared-responses';
 import { analyticsRouter } from './adapters/style-a/analytics.routes';

@@ -5,7 +5,7 @@
  * `POST|GET {ws}/forms/{form_id}/dashboard-links`, `DELETE …/{link_id}`.
  */
 import type { Request, RequestHandler } from 'express';
-import { linkExpiry, listDashboardLinks, mintDashboardLink, revokeDashboardLink, type DashboardLink } from '../core/dashboards/dashboard-links';
+import { linkExpiry, listDashboardLinks, mintDashboardLink, revokeDashboardLink, type DashboardLink } from '../core/dashboards/dashboard-links.store';
 import { errors } from '../core/errors';
 import type { CoreDeps } from './deps';
 import { single, type Envelope } from './envelope';

@@ -14,7 +14,7 @@ import { startServer } from '../server';
 import { createDeliveryWorker } from '../delivery/worker';
 import { createLogger } from '../platform/logger';
 import { createApiKey, type ApiKeyStyle } from '../core/api-keys/create-api-key';
-import { OPERATION_USAGE_WINDOW_DAYS } from '../core/api-keys/usage';
+import { OPERATION_USAGE_WINDOW_DAYS } from '../core/api-keys/usage.store';
 import { AppError } from '../core/errors';
 import { migrationReport, styleBSchedule } from '../core/migration/report';
 import { presentMigrationReportA } from '../adapters/style-a/analytics.present';

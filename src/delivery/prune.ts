@@ -6,9 +6,9 @@
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
  * deleted first is simply not found), so several at once only repeat a little work.
  */
-import { pruneDownloadClaims } from '../core/dashboards/dashboard-links';
-import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage';
-import { pruneLinkUses } from '../core/links/link-uses';
+import { pruneDownloadClaims } from '../core/dashboards/dashboard-links.store';
+import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage.store';
+import { pruneLinkUses } from '../core/links/link-uses.store';
 import { pruneSubmissionTokens } from '../core/responses/submission-tokens.store';
 import { pruneWebhookLog } from '../core/webhooks/retention';
 import type { Db } from '../db';

@@ -14,7 +14,13 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { INTERVALS, type Interval } from '../core/analytics/analytics.store';
 import { dashboardData } from '../core/dashboards/dashboard';
-import { activeDashboardLink, claimDownloadToken, mintDownloadToken, withoutAddresses, type ActiveDashboardLink } from '../core/dashboards/dashboard-links';
+import {
+  activeDashboardLink,
+  claimDownloadToken,
+  mintDownloadToken,
+  withoutAddresses,
+  type ActiveDashboardLink,
+} from '../core/dashboards/dashboard-links.store';
 import { chooseLanguage } from '../core/forms/public-form';
 import type { Db } from '../db/connection';
 import type { ExportSlots } from '../platform/export-slots';

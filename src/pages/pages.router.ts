@@ -15,7 +15,7 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { recordEmailEvents } from '../core/email-events/email-events.store';
 import { AppError, errors } from '../core/errors';
 import { chooseLanguage, loadPublicForm, type LanguageHints, type PublicForm } from '../core/forms/public-form';
-import { isLinkUsedUp } from '../core/links/link-uses';
+import { isLinkUsedUp } from '../core/links/link-uses.store';
 import { readLinkToken } from '../core/links/links';
 import type { AnswerProblem } from '../core/responses/answers';
 import { checkPublicSubmission, linkTarget, storePublicSubmission, type PublicSubmissionCheck } from '../core/responses/public-submission';

@@ -4,12 +4,12 @@
  * "Migration insight", "Usage per operation"). The hot path only bumps an in-process map; every
  * `intervalMs` (default 2 s) the map is flushed to PostgreSQL in one transaction: the per-operation
  * counts (a Style B request that answered below 400 also records what stands in the way of its mechanical
- * Style A translation, core/migration/attention.ts) and their per-style totals, each with one additive upsert (core/api-keys/usage.ts), and once
+ * Style A translation, core/migration/attention.ts) and their per-style totals, each with one additive upsert (core/api-keys/usage.store.ts), and once
  * more on shutdown (`stop`). A request therefore shows in the usage list within ~2 s; counts of several
  * instances add up. A failed flush keeps its counts for the next one.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { addAllUsage, UNMATCHED_OPERATION, type OperationUsageCount } from '../core/api-keys/usage';
+import { addAllUsage, UNMATCHED_OPERATION, type OperationUsageCount } from '../core/api-keys/usage.store';
 import { styleBAttention } from '../core/migration/attention';
 import { withTransaction } from '../db';
 import type { Db } from '../db/connection';

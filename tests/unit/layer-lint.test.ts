@@ -14,6 +14,23 @@ const root = join(__dirname, '..', '..');
 const config = join(root, '.dependency-cruiser.js');
 const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
 
+/** Runs a tools/ lint script on a temporary tree holding `files` (path -> text), then removes the tree. */
+async function runToolOn(script: string, files: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const tree = mkdtempSync(join(tmpdir(), 'layer-lint-tool-'));
+  try {
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(tree, file)), { recursive: true });
+      writeFileSync(join(tree, file), text);
+    }
+    return await promisify(execFile)(process.execPath, [join(root, 'tools', script), tree]).then(
+      (out) => ({ code: 0, stderr: out.stderr }),
+      (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+    );
+  } finally {
+    rmSync(tree, { recursive: true, force: true });
+  }
+}
+
 interface Plant {
   rule: string;
   /** The planted file, relative to the tree's root. */
@@ -96,28 +113,36 @@ describe('layer lint (.dependency-cruiser.js)', () => {
     const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts['lint:layers']).toMatch(/^depcruise src migrations --config \.dependency-cruiser\.js /);
     expect(scripts['lint:layers']).toContain('node tools/lint-raw-sql.js');
+    expect(scripts['lint:layers']).toContain('node tools/lint-table-owners.js');
+  });
+
+  it('fails on a table queried outside its owner store (tools/lint-table-owners.js), naming the file, line, table and owner', async () => {
+    const run = await runToolOn('lint-table-owners.js', {
+      'src/core/webhooks/outbox.ts':
+        "// db('webhook_events') in a comment is no query\nexport const f = (db: (t: string) => unknown) => db('webhook_events');\n",
+      'src/core/dashboards/dashboard.ts': "export const q = 'SELECT count(*) FROM response_daily WHERE form_id = ?';\n",
+      'src/core/webhooks/webhooks.store.ts': "export const f = (db: (t: string) => unknown) => db('webhook_events');\n",
+      'src/core/import/writer.ts': "export const f = (db: (t: string) => unknown) => db('responses');\n",
+      'src/core/forms/words.ts': "export const text = 'the responses of a form';\n",
+      'migrations/001_planted.ts': 'export const up = `CREATE TABLE IF NOT EXISTS planted_things (id text)`;\n',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n').sort()).toEqual([
+      'migrations/001_planted.ts: table planted_things has no owner in tools/lint-table-owners.js',
+      'src/core/dashboards/dashboard.ts:1: table response_daily queried outside its owner src/core/analytics/analytics.store.ts',
+      'src/core/webhooks/outbox.ts:2: table webhook_events queried outside its owner src/core/webhooks/webhooks.store.ts',
+    ]);
   });
 
   it('fails on `.raw(` outside src/core and src/db (tools/lint-raw-sql.js), naming the file and line', async () => {
-    const sqlTree = mkdtempSync(join(tmpdir(), 'layer-lint-sql-'));
-    try {
-      const write = (file: string, text: string) => {
-        mkdirSync(dirname(join(sqlTree, file)), { recursive: true });
-        writeFileSync(join(sqlTree, file), text);
-      };
-      write('src/platform/planted.ts', "// db.raw('in a comment') is not SQL\nexport const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n");
-      write('src/core/allowed.ts', "export const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n");
-      write('src/db/allowed.ts', "export const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n");
-      write('src/adapters/quoted.ts', "export const text = 'call .raw( here';\n");
-      const run = await promisify(execFile)(process.execPath, [join(root, 'tools', 'lint-raw-sql.js'), sqlTree]).then(
-        (out) => ({ code: 0, stderr: out.stderr }),
-        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
-      );
-      expect(run.code).toBe(1);
-      expect(run.stderr.trim().split('\n')).toEqual(['src/platform/planted.ts:2: `.raw(` (SQL) outside src/core and src/db']);
-    } finally {
-      rmSync(sqlTree, { recursive: true, force: true });
-    }
+    const run = await runToolOn('lint-raw-sql.js', {
+      'src/platform/planted.ts': "// db.raw('in a comment') is not SQL\nexport const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n",
+      'src/core/allowed.ts': "export const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n",
+      'src/db/allowed.ts': "export const n = (db: { raw(s: string): unknown }) => db.raw('select 1');\n",
+      'src/adapters/quoted.ts': "export const text = 'call .raw( here';\n",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual(['src/platform/planted.ts:2: `.raw(` (SQL) outside src/core and src/db']);
   });
 
   it('fails on each planted violation, naming its rule', async () => {

@@ -1,6 +1,6 @@
 /** Style A presenters of the analytics and usage answers (docs/analytics.md, "Per-question analytics"): snake_case, shaping only. */
 import type { PeriodPoint, QuestionAnalytics } from '../../core/analytics/analytics.store';
-import type { UsageCount } from '../../core/api-keys/usage';
+import type { UsageCount } from '../../core/api-keys/usage.store';
 import type { MigrationReport } from '../../core/migration/report';
 import type { KeyUsageA, MigrationReportA, QuestionAnalyticsA, TimeseriesPointA } from '../../wire/types.gen';
 

@@ -6,7 +6,7 @@
  */
 import { Router, type Request } from 'express';
 import { INTERVALS, questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.store';
-import { assertUsageVisible, listKeyUsage, OPERATION_USAGE_WINDOW_DAYS } from '../../core/api-keys/usage';
+import { assertUsageVisible, listKeyUsage, OPERATION_USAGE_WINDOW_DAYS } from '../../core/api-keys/usage.store';
 import { migrationReport } from '../../core/migration/report';
 import { errors } from '../../core/errors';
 import type { DateBound } from '../../core/query/dates';

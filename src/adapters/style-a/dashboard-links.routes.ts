@@ -3,7 +3,7 @@
  * snake_case answers; the handlers are shared (adapters/dashboard-links.handlers.ts), the selector is
  * adapters/shared-responses.ts.
  */
-import type { DashboardLink } from '../../core/dashboards/dashboard-links';
+import type { DashboardLink } from '../../core/dashboards/dashboard-links.store';
 import { dashboardLinkHandlers } from '../dashboard-links.handlers';
 import type { CoreDeps } from '../deps';
 import { wholeListA } from '../envelope';

@@ -386,3 +386,11 @@ function seriesPoints(days: Map<string, DayTotals>, asked: Interval, withNps: bo
   }
   return { interval, points: out };
 }
+
+/** The first and last UTC day (`YYYY-MM-DD`) with responses to a form (`response_daily`), null when none or undefined. */
+export async function responseDaySpan(db: DbHandle, workspaceId: string, formId: string): Promise<{ first: string | null; last: string | null } | undefined> {
+  return (await db('response_daily')
+    .where({ workspace_id: workspaceId, form_id: formId })
+    .where('responses', '<>', 0)
+    .first(db.raw('min(day)::text AS first'), db.raw('max(day)::text AS last'))) as { first: string | null; last: string | null } | undefined;
+}

@@ -210,3 +210,31 @@ export async function revokeApiKey(db: DbHandle, revoker: ApiKeyMeta, workspaceI
   );
   if (n === 0) throw errors.notFound('API key', keyId);
 }
+
+/** Inserts a new key (`api_keys`, hash only) and its workspaces (`api_key_workspaces`) with the caller's handle (createApiKey). */
+export async function insertApiKey(db: DbHandle, key: CreatedApiKey, keyHash: string): Promise<void> {
+  await db('api_keys').insert({
+    id: key.id,
+    name: key.name,
+    key_hash: keyHash,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    style: key.style,
+    rate_limit_per_minute: key.rateLimitPerMinute,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    revoked_at: key.revokedAt,
+    created_by: key.createdBy,
+  });
+  await db('api_key_workspaces').insert(key.workspaceIds.map((w) => ({ workspace_id: w, api_key_id: key.id })));
+}
+
+/** A key's style, undefined when no key has this id (the migration report). */
+export async function apiKeyStyle(db: DbHandle, keyId: string): Promise<{ style: 'A' | 'B' } | undefined> {
+  return (await db('api_keys').where('id', keyId).first('style')) as { style: 'A' | 'B' } | undefined;
+}
+
+/** The workspaces a key opens (`api_key_workspaces` rows), in no order (who may see a key's usage). */
+export async function keyWorkspaceRows(db: DbHandle, keyId: string): Promise<Array<{ workspace_id: string }>> {
+  return (await db('api_key_workspaces').where('api_key_id', keyId).select('workspace_id')) as Array<{ workspace_id: string }>;
+}

@@ -6,6 +6,7 @@
 import type { DbHandle } from '../../db';
 import { newId } from '../ids';
 import { ALL_SCOPES, isScope, type Scope } from '../scopes';
+import { insertApiKey } from './api-keys.store';
 import { API_KEY_PREFIX, generateApiKeySecret, hashApiKeySecret, secretDisplayPrefix } from './secrets';
 
 export type ApiKeyStyle = 'A' | 'B';
@@ -87,19 +88,6 @@ export async function createApiKey(db: DbHandle, input: CreateApiKeyInput): Prom
     revokedAt: input.revokedAt ?? null,
     createdBy: input.createdBy ?? null,
   };
-  await db('api_keys').insert({
-    id: key.id,
-    name: key.name,
-    key_hash: hashApiKeySecret(secret),
-    prefix: key.prefix,
-    scopes: key.scopes,
-    style: key.style,
-    rate_limit_per_minute: key.rateLimitPerMinute,
-    created_at: key.createdAt,
-    expires_at: key.expiresAt,
-    revoked_at: key.revokedAt,
-    created_by: key.createdBy,
-  });
-  await db('api_key_workspaces').insert(workspaceIds.map((w) => ({ workspace_id: w, api_key_id: key.id })));
+  await insertApiKey(db, key, hashApiKeySecret(secret));
   return key;
 }

@@ -5,11 +5,11 @@
  * `responses_form_keyset_created_idx` newest first and stops at 20. No scan of responses.
  */
 import type { Knex } from 'knex';
-import { questionAnalytics, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.store';
+import { questionAnalytics, responseDaySpan, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.store';
 import { AppError } from '../errors';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
-import { responseTotals } from '../forms/forms.store';
 import { DAY_MS } from '../query/dates';
+import { latestStringAnswers, responseTotals } from '../responses/responses.store';
 
 /** Text answers shown per text question. */
 export const LATEST_TEXT_ANSWERS = 20;
@@ -54,17 +54,7 @@ export function defaultInterval(firstDay: string | null, lastDay: string | null)
 
 /** The latest answers of a text question, newest first (index `responses_form_keyset_created_idx`, LIMIT 20). */
 async function latestTextAnswers(db: Knex, workspaceId: string, formId: string, questionId: string): Promise<TextAnswer[]> {
-  const rows = (await db('responses as r')
-    .joinRaw('CROSS JOIN LATERAL jsonb_array_elements(r.answers) AS a')
-    .where({ 'r.workspace_id': workspaceId, 'r.form_id': formId })
-    .whereRaw("a->>'question_id' = ?", [questionId])
-    .whereRaw("jsonb_typeof(a->'value') = 'string'")
-    .orderBy([
-      { column: 'r.created_at', order: 'desc' },
-      { column: 'r.id', order: 'desc' },
-    ])
-    .limit(LATEST_TEXT_ANSWERS)
-    .select(db.raw("a->>'value' AS value"), 'r.created_at')) as Array<{ value: string; created_at: Date }>;
+  const rows = await latestStringAnswers(db, workspaceId, formId, questionId, LATEST_TEXT_ANSWERS);
   return rows.map((r) => ({ value: r.value, createdAt: r.created_at }));
 }
 
@@ -79,10 +69,7 @@ export async function dashboardData(db: Knex, workspaceId: string, formId: strin
   // the per-question analytics.
   const spanOf = async (): Promise<Interval> => {
     if (interval !== undefined) return interval;
-    const span = (await db('response_daily')
-      .where({ workspace_id: workspaceId, form_id: formId })
-      .where('responses', '<>', 0)
-      .first(db.raw('min(day)::text AS first'), db.raw('max(day)::text AS last'))) as { first: string | null; last: string | null } | undefined;
+    const span = await responseDaySpan(db, workspaceId, formId);
     return defaultInterval(span?.first ?? null, span?.last ?? null);
   };
   const formAndTexts = async () => {

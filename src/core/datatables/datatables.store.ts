@@ -507,3 +507,22 @@ export async function deleteRow(trx: Knex.Transaction, workspaceId: string, data
   if (n === 0) throw errors.notFound('Row', rowId);
   await recordEvents(trx, workspaceId, [{ type: 'row.deleted', resource: { kind: 'row_deleted', rowId, datatableId } }]);
 }
+
+/** The row's id when the row is the workspace's, else undefined (an email link naming a row checks it with it). */
+export function rowIdInWorkspace(db: DbHandle, workspaceId: string, rowId: string): Promise<{ row_id: string } | undefined> {
+  return db('datatable_rows').first<{ row_id: string } | undefined>('row_id').where({ workspace_id: workspaceId, row_id: rowId });
+}
+
+/** A row's data locked FOR SHARE in the caller's transaction (a submission captures the row as committed now), undefined when absent. */
+export async function rowDataForShare(trx: DbHandle, workspaceId: string, rowId: string): Promise<{ data: Record<string, unknown> } | undefined> {
+  return (await trx('datatable_rows').select('data').where({ workspace_id: workspaceId, row_id: rowId }).forShare().first()) as
+    { data: Record<string, unknown> } | undefined;
+}
+
+/** The workspace's first row by creation (`row_id`, `data`), undefined when it has none (the demo page). */
+export function firstRowOfWorkspace(db: DbHandle, workspaceId: string): Promise<{ row_id: string; data: { email?: unknown } } | undefined> {
+  return db('datatable_rows')
+    .first<{ row_id: string; data: { email?: unknown } } | undefined>('row_id', 'data')
+    .where({ workspace_id: workspaceId })
+    .orderBy(['created_at', 'row_id']);
+}

@@ -4,6 +4,7 @@
  * the loaders that read it from the database.
  */
 import type { DbHandle } from '../../db';
+import { formRowsByIds, questionRowsOfForms } from './forms.store';
 
 export const QUESTION_TYPES = ['single_choice', 'multiple_choice', 'text', 'email', 'number', 'rating', 'nps', 'date'] as const;
 
@@ -66,7 +67,7 @@ export function scoreQuestion(form: FormDefinition): FormQuestion | undefined {
   return form.questions.find((q) => q.type === 'nps') ?? form.questions.find((q) => q.type === 'rating');
 }
 
-interface FormRow {
+export interface FormRow {
   workspace_id: string;
   id: string;
   name: string;
@@ -110,15 +111,12 @@ export interface StoredFormDefinition extends FormDefinition {
  */
 export async function formDefinitionsFromDb(db: DbHandle, formIds: readonly string[]): Promise<StoredFormDefinition[]> {
   if (formIds.length === 0) return [];
-  const forms = await db('forms')
-    .select<FormRow[]>('workspace_id', 'id', 'name', 'default_language', 'translations', 'score_question_id')
-    .whereRaw('id = any(?)', [formIds as string[]])
-    .orderBy(['workspace_id', 'id']);
+  const forms = await formRowsByIds(db, formIds);
   if (forms.length === 0) return [];
-  const questions = await db('questions')
-    .select<QuestionRow[]>(QUESTION_COLUMNS)
-    .whereRaw('form_id = any(?)', [forms.map((f) => f.id)])
-    .orderBy(['workspace_id', 'form_id', 'position']);
+  const questions = await questionRowsOfForms(
+    db,
+    forms.map((f) => f.id),
+  );
   return forms.map((f) => {
     const translations = f.translations ?? {};
     return {

@@ -12,11 +12,13 @@ import {
   QUESTION_COLUMNS,
   toFormQuestion,
   type FormQuestion,
+  type FormRow as FormDefinitionRow,
   type FormTranslations,
   type QuestionRow,
   type QuestionValidation,
 } from './form-model';
 import type { KeysetPage } from '../query/list';
+import { lastResponse, responseTotals } from '../responses/responses.store';
 import { listByCreatedOrName, type SortedKeysetParams } from '../query/simple-list';
 
 /** A question as the API reads it: the form model's question (form-model.ts) with its form and position. */
@@ -169,28 +171,9 @@ export async function getFormSchema(db: DbHandle, workspaceId: string, formId: s
  * a sum over the form's `response_counts` rows and one index probe for the newest response.
  * @throws AppError resource_not_found
  */
-/** The number of responses of a form and the sum of their scores, from `response_counts` (a few rows per form). */
-export async function responseTotals(db: DbHandle, workspaceId: string, formId: string): Promise<{ n: number; scoreSum: number }> {
-  const agg = (await db('response_counts')
-    .where({ workspace_id: workspaceId, form_id: formId })
-    .select(db.raw('COALESCE(SUM(responses), 0)::bigint AS n'), db.raw('SUM(score * responses) AS total'))
-    .first()) as { n: unknown; total: unknown } | undefined;
-  return { n: Number(agg?.n ?? 0), scoreSum: Number(agg?.total ?? 0) };
-}
-
 export async function getFormSummary(db: DbHandle, workspaceId: string, formId: string): Promise<FormSummary> {
   await assertFormExists(db, workspaceId, formId);
-  const [agg, last] = await Promise.all([
-    responseTotals(db, workspaceId, formId),
-    db('responses')
-      .select('id', 'score', 'created_at')
-      .where({ workspace_id: workspaceId, form_id: formId })
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .first() as Promise<{ id: string; score: number; created_at: Date } | undefined>,
-  ]);
+  const [agg, last] = await Promise.all([responseTotals(db, workspaceId, formId), lastResponse(db, workspaceId, formId)]);
   const n = agg.n;
   const average = n > 0 ? Math.round((agg.scoreSum / n) * 100) / 100 : null;
   return {
@@ -199,4 +182,46 @@ export async function getFormSummary(db: DbHandle, workspaceId: string, formId: 
     averageScore: average,
     lastResponse: last ? { id: last.id, score: last.score, createdAt: last.created_at } : null,
   };
+}
+
+/** The `forms` rows of these ids, in any workspace, by workspace and id (formDefinitionsFromDb). */
+export async function formRowsByIds(db: DbHandle, formIds: readonly string[]): Promise<FormDefinitionRow[]> {
+  return db('forms')
+    .select<FormDefinitionRow[]>('workspace_id', 'id', 'name', 'default_language', 'translations', 'score_question_id')
+    .whereRaw('id = any(?)', [formIds as string[]])
+    .orderBy(['workspace_id', 'id']);
+}
+
+/** The questions of these forms (ids), in `position` order within each form (formDefinitionsFromDb). */
+export async function questionRowsOfForms(db: DbHandle, formIds: string[]): Promise<QuestionRow[]> {
+  return db('questions').select<QuestionRow[]>(QUESTION_COLUMNS).whereRaw('form_id = any(?)', [formIds]).orderBy(['workspace_id', 'form_id', 'position']);
+}
+
+/** The form's id when the form is the workspace's, else undefined (links and dashboard links check their form with it). */
+export function formIdInWorkspace(db: DbHandle, workspaceId: string, formId: string): Promise<{ id: string } | undefined> {
+  return db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: workspaceId, id: formId });
+}
+
+/** The names of these forms of a workspace (attachFormNames), in no order. */
+export async function formNames(db: DbHandle, workspaceId: string, ids: string[]): Promise<Array<{ id: string; name: string }>> {
+  return (await db('forms').select('id', 'name').where('workspace_id', workspaceId).whereIn('id', ids)) as Array<{
+    id: string;
+    name: string;
+  }>;
+}
+
+/** A form's id and translations: what the demo page offers to answer. */
+export interface FormTranslationsRow {
+  id: string;
+  translations: Record<string, unknown> | null;
+}
+
+/** The workspace's form of this name (`id`, `translations`), undefined when none (the demo page). */
+export function formTranslationsNamed(db: DbHandle, workspaceId: string, name: string): Promise<FormTranslationsRow | undefined> {
+  return db('forms').first<FormTranslationsRow | undefined>('id', 'translations').where({ workspace_id: workspaceId, name });
+}
+
+/** The workspace's first form by creation (`id`, `translations`), undefined when it has none (the demo page). */
+export function firstFormTranslations(db: DbHandle, workspaceId: string): Promise<FormTranslationsRow | undefined> {
+  return db('forms').first<FormTranslationsRow | undefined>('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']);
 }

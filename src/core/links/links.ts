@@ -4,14 +4,16 @@
  * A token (token-codec.ts) is `base64url(claims JSON) "." base64url(HMAC-SHA256(secret, claims part))`; the claims
  * carry the workspace, form, email, email_id, row_id, flow_id, expiry and how many responses the link takes
  * (`max_responses`, default 1), so nothing is stored when a link is minted; the responses it took are counted
- * in `email_link_uses` (link-uses.ts). The secret lives in the database (link-secret.ts). Following the link records a `click`
+ * in `email_link_uses` (link-uses.store.ts). The secret lives in the database (server-secrets.store.ts). Following the link records a `click`
  * email event, loading the open-tracking GIF an `open` (both through the email-events core).
  */
 import type { Knex } from 'knex';
 import { customAlphabet } from 'nanoid';
+import { rowIdInWorkspace } from '../datatables/datatables.store';
 import { errors, type ErrorLocation } from '../errors';
+import { formIdInWorkspace } from '../forms/forms.store';
 import { isEmailAddress } from '../responses/answers';
-import { linkSecret } from './link-secret';
+import { linkSecret } from './server-secrets.store';
 import { openToken, sealToken } from './token-codec';
 import { DAY_MS } from '../query/dates';
 
@@ -125,11 +127,11 @@ export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInp
   if (!isEmailAddress(input.email)) {
     throw errors.invalid('body', 'email', `\`email\` must be an e-mail address; got "${input.email}"`);
   }
-  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: workspaceId, id: input.formId });
+  const form = await formIdInWorkspace(db, workspaceId, input.formId);
   if (!form) throw errors.notFound('form', input.formId);
   const rowId = input.rowId ?? null;
   if (rowId !== null) {
-    const row = await db('datatable_rows').first<{ row_id: string } | undefined>('row_id').where({ workspace_id: workspaceId, row_id: rowId });
+    const row = await rowIdInWorkspace(db, workspaceId, rowId);
     if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` "${rowId}" is not a row of this workspace`);
   }
   const claims: LinkClaims = {

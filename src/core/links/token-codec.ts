@@ -1,7 +1,7 @@
 /**
  * The one signed-token codec of the service's links (docs/collecting.md, "Email links"; docs/analytics.md,
  * "Dashboard links"): `base64url(JSON claims) "." base64url(HMAC-SHA256(secret, claims part))`, signed with
- * the database-kept secret of link-secret.ts. Each kind of link validates its own claims after `openToken`.
+ * the database-kept secret of server-secrets.store.ts. Each kind of link validates its own claims after `openToken`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

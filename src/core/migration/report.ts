@@ -6,7 +6,8 @@
  * GET {ws}/api-keys/{key_id}/migration-report and `feedback-service keys report`.
  */
 import type { DbHandle } from '../../db';
-import { daysBefore, UNMATCHED_OPERATION } from '../api-keys/usage';
+import { apiKeyStyle } from '../api-keys/api-keys.store';
+import { daysBefore, type OperationUsageSum, styleBOperationUsage } from '../api-keys/usage.store';
 import { errors } from '../errors';
 import { mappingFor, type StyleAEquivalent } from './operation-map';
 
@@ -52,7 +53,7 @@ export function styleBSchedule(sunset: string | undefined, deprecatedAt: string 
   return { deprecation: deprecatedAt ?? daysBefore(sunset, 180), sunset };
 }
 
-type UsageRow = { operation: string; attention: string; requests: unknown; first_seen: unknown; last_seen: unknown };
+type UsageRow = OperationUsageSum;
 
 /** Rows grouped by operation, in order (Map.groupBy is not in Node 20). */
 function byOperation(rows: readonly UsageRow[]): Map<string, UsageRow[]> {
@@ -84,20 +85,10 @@ function verdictMessage(ops: readonly ReportedOperation[], window: MigrationRepo
  * @throws AppError resource_not_found when the key does not exist.
  */
 export async function migrationReport(db: DbHandle, keyId: string, opts: { days: number; today: string; schedule: StyleBSchedule }): Promise<MigrationReport> {
-  const key = (await db('api_keys').where('id', keyId).first('style')) as { style: 'A' | 'B' } | undefined;
+  const key = await apiKeyStyle(db, keyId);
   if (!key) throw errors.notFound('API key', keyId);
   const window = { days: opts.days, from: daysBefore(opts.today, opts.days - 1), to: opts.today };
-  const rows = (await db('api_key_operation_usage')
-    .select('operation', 'attention')
-    .sum({ requests: 'requests' })
-    .min({ first_seen: 'first_seen' })
-    .max({ last_seen: 'last_seen' })
-    .where({ api_key_id: keyId, style: 'B' })
-    .whereNot('operation', UNMATCHED_OPERATION)
-    .where('day', '>=', window.from)
-    .where('day', '<=', window.to)
-    .groupBy('operation', 'attention')
-    .orderBy(['operation', 'attention'])) as UsageRow[];
+  const rows = await styleBOperationUsage(db, keyId, window.from, window.to);
   const operations: ReportedOperation[] = [];
   for (const [operation, group] of byOperation(rows)) {
     // A request answered in Style B by an operation with no Style B side (none today) has nothing to switch.

@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import { errors, type AppError, type ErrorLocation } from '../errors';
 import { formDefinitionFromDb } from '../forms/form-model';
 import { chooseLanguage, type LanguageHints, type PublicForm } from '../forms/public-form';
-import { claimLinkUse } from '../links/link-uses';
+import { claimLinkUse } from '../links/link-uses.store';
 import { verifyLinkToken, type LinkClaims } from '../links/links';
 import { validateAnswers, type AnswerProblem } from './answers';
 import { answerProblemDetail, checkSubmission, storeSubmission, type CheckedSubmission } from './submit';

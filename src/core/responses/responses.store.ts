@@ -16,6 +16,7 @@ import { compileTypedFilter, typedFilterParams } from '../query/typed-filter';
 import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, StoredAnswer } from './responses.types';
 import { errors } from '../errors';
+import { formNames } from '../forms/forms.store';
 import { type CompiledFilter, compileFilter } from '../query/filter';
 import { orderByClause } from '../query/keyset';
 import { parseSort } from '../query/sort';
@@ -120,10 +121,7 @@ export function toRecord(row: ResponseRow, include: ResponseIncludes): ResponseR
 export async function attachFormNames(db: DbHandle, workspaceId: string, records: ResponseRecord[]): Promise<void> {
   const ids = [...new Set(records.map((r) => r.formId))];
   if (ids.length === 0) return;
-  const forms = (await db('forms').select('id', 'name').where('workspace_id', workspaceId).whereIn('id', ids)) as Array<{
-    id: string;
-    name: string;
-  }>;
+  const forms = await formNames(db, workspaceId, ids);
   const names = new Map(forms.map((f) => [f.id, f.name]));
   for (const r of records) r.formName = names.get(r.formId) ?? '';
 }
@@ -331,4 +329,51 @@ export function openResponseExport(workspaceId: string, q: ResponseFilterQuery):
       }
     },
   };
+}
+
+/** The latest string answers to one question of a form, newest first, at most `limit` (index `responses_form_keyset_created_idx`; the dashboard page). */
+export async function latestStringAnswers(
+  db: DbHandle,
+  workspaceId: string,
+  formId: string,
+  questionId: string,
+  limit: number,
+): Promise<Array<{ value: string; created_at: Date }>> {
+  return (await db('responses as r')
+    .joinRaw('CROSS JOIN LATERAL jsonb_array_elements(r.answers) AS a')
+    .where({ 'r.workspace_id': workspaceId, 'r.form_id': formId })
+    .whereRaw("a->>'question_id' = ?", [questionId])
+    .whereRaw("jsonb_typeof(a->'value') = 'string'")
+    .orderBy([
+      { column: 'r.created_at', order: 'desc' },
+      { column: 'r.id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select(db.raw("a->>'value' AS value"), 'r.created_at')) as Array<{ value: string; created_at: Date }>;
+}
+
+/** The number of responses of a form and the sum of their scores, from `response_counts` (a few rows per form). */
+export async function responseTotals(db: DbHandle, workspaceId: string, formId: string): Promise<{ n: number; scoreSum: number }> {
+  const agg = (await db('response_counts')
+    .where({ workspace_id: workspaceId, form_id: formId })
+    .select(db.raw('COALESCE(SUM(responses), 0)::bigint AS n'), db.raw('SUM(score * responses) AS total'))
+    .first()) as { n: unknown; total: unknown } | undefined;
+  return { n: Number(agg?.n ?? 0), scoreSum: Number(agg?.total ?? 0) };
+}
+
+/** The newest response of a form (id, score, created_at), undefined when none (the form summary). */
+export function lastResponse(db: DbHandle, workspaceId: string, formId: string): Promise<{ id: string; score: number; created_at: Date } | undefined> {
+  return db('responses')
+    .select('id', 'score', 'created_at')
+    .where({ workspace_id: workspaceId, form_id: formId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first() as Promise<{ id: string; score: number; created_at: Date } | undefined>;
+}
+
+/** Inserts one response row in the caller's transaction (storeSubmission). */
+export async function insertResponse(trx: Knex.Transaction, row: Record<string, unknown>): Promise<void> {
+  await trx('responses').insert(row);
 }

@@ -11,12 +11,14 @@
  */
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
+import { rowDataForShare } from '../datatables/datatables.store';
 import { errors, type ErrorDetail } from '../errors';
 import { chooseLanguage } from '../forms/public-form';
 import { responseTimeProblem } from '../query/dates';
 import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
 import { formDefinitionFromDb, type FormDefinition } from '../forms/form-model';
+import { insertResponse } from './responses.store';
 import { validateAnswers, type AnswerProblem, type ValidatedAnswers } from './answers';
 import type { CapturedRow, ResponseRecord } from './responses.types';
 
@@ -108,8 +110,7 @@ export async function storeSubmission(trx: Knex.Transaction, workspaceId: string
   let tableData: CapturedRow | null = null;
   if (rowId !== null) {
     // FOR SHARE: the captured data is the row as committed now, not overwritten before we commit.
-    const row = (await trx('datatable_rows').select('data').where({ workspace_id: workspaceId, row_id: rowId }).forShare().first()) as
-      { data: Record<string, unknown> } | undefined;
+    const row = await rowDataForShare(trx, workspaceId, rowId);
     if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` names no row of this workspace; got "${rowId}".`);
     tableData = { rowId, capturedAt: now, columns: row.data };
   }
@@ -128,7 +129,7 @@ export async function storeSubmission(trx: Knex.Transaction, workspaceId: string
     tableData,
     actionlists: [],
   };
-  await trx('responses').insert({
+  await insertResponse(trx, {
     workspace_id: workspaceId,
     id: record.id,
     form_id: record.formId,

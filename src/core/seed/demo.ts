@@ -10,6 +10,9 @@ import type { Db, DbHandle } from '../../db';
 import { findApiKeyByHash, isKeyInactive } from '../api-keys/api-keys.store';
 import { createApiKey } from '../api-keys/create-api-key';
 import { hashApiKeySecret } from '../api-keys/secrets';
+import { firstRowOfWorkspace } from '../datatables/datatables.store';
+import { firstFormTranslations, formTranslationsNamed } from '../forms/forms.store';
+import { anyWorkspace, workspacesByLink } from '../workspaces/workspaces.store';
 import { importFixture, type ImportSummary } from '../import/importer';
 import type {
   FixtureActionlist,
@@ -483,7 +486,7 @@ export type SeedResult = { seeded: false } | { seeded: true; summary: ImportSumm
  * Spec: docs/import.md, "The demo data set" (`seed --demo`, `npm run demo`).
  */
 export async function seedDemo(db: Db, opts: SeedOptions = {}): Promise<SeedResult> {
-  const any = await db('workspaces').first<{ id: string } | undefined>('id');
+  const any = await anyWorkspace(db);
   if (any) return { seeded: false };
   const now = opts.now ?? new Date();
   const summary = await importFixture(db, buildDemoFixture(now, opts.seed ?? 42), { now, onProgress: opts.onProgress });
@@ -508,9 +511,7 @@ export async function createDemoKey(
   db: DbHandle,
   previous?: { secret: string },
 ): Promise<{ id: string; secret: string; workspaceIds: string[]; reused: boolean }> {
-  const rows = await db('workspaces')
-    .select<{ id: string; link: string }[]>('id', 'link')
-    .whereIn('link', [...DEMO_WORKSPACE_LINKS]);
+  const rows = await workspacesByLink(db, [...DEMO_WORKSPACE_LINKS]);
   const workspaceIds = DEMO_WORKSPACE_LINKS.map((link) => rows.find((r) => r.link === link)?.id).filter((id): id is string => id !== undefined);
   if (workspaceIds.length !== DEMO_WORKSPACE_LINKS.length) {
     throw new Error('the demo workspaces (links "acme" and "globex") are not in this database; seed the demo into an empty database first');
@@ -537,14 +538,8 @@ export interface DemoPageTargets {
  * workspace's first form) and the workspace's first customer row; undefined when it has no form.
  */
 export async function demoPageTargets(db: DbHandle, workspaceId: string): Promise<DemoPageTargets | undefined> {
-  type FormRow = DemoPageTargets['form'];
-  const form =
-    (await db('forms').first<FormRow | undefined>('id', 'translations').where({ workspace_id: workspaceId, name: 'Customer NPS (Europe)' })) ??
-    (await db('forms').first<FormRow | undefined>('id', 'translations').where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']));
+  const form = (await formTranslationsNamed(db, workspaceId, 'Customer NPS (Europe)')) ?? (await firstFormTranslations(db, workspaceId));
   if (!form) return undefined;
-  const row = await db('datatable_rows')
-    .first<{ row_id: string; data: { email?: unknown } } | undefined>('row_id', 'data')
-    .where({ workspace_id: workspaceId })
-    .orderBy(['created_at', 'row_id']);
+  const row = await firstRowOfWorkspace(db, workspaceId);
   return { form, row: row && { rowId: row.row_id, email: typeof row.data.email === 'string' ? row.data.email : undefined } };
 }

@@ -7,12 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { DbHandle } from '../../db';
 import type { Row } from '../datatables/datatables.store';
 import type { EmailEvent } from '../email-events/email-events.store';
 import { newId } from '../ids';
 import type { ResponseRecord } from '../responses/responses.types';
 import { enqueueAttempts } from './queue';
+import { enabledEndpoints, insertPendingDeliveries, insertWebhookEvents, type SubscribedEndpoint } from './webhooks.store';
+
+export type { SubscribedEndpoint } from './webhooks.store';
 
 export const EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'webhook.test'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -64,17 +66,6 @@ export function decodeResource(json: unknown): EventResource {
     default:
       throw new Error(`unknown event resource kind ${(r as { kind?: string }).kind}`);
   }
-}
-
-/** An enabled webhook endpoint and the event types it takes. */
-export interface SubscribedEndpoint {
-  id: string;
-  events: string[];
-}
-
-/** The workspace's enabled endpoints, by id. */
-export async function enabledEndpoints(db: DbHandle, workspaceId: string): Promise<SubscribedEndpoint[]> {
-  return (await db('webhook_endpoints').select('id', 'events').where({ workspace_id: workspaceId, enabled: true }).orderBy('id')) as SubscribedEndpoint[];
 }
 
 /** True when some endpoint takes one of these event types: a write without one records no event. */
@@ -131,14 +122,10 @@ export async function recordEvents(
     recorded.push({ id, type: e.type, createdAt: new Date(0), deliveryIds });
   }
   if (eventRows.length === 0) return [];
-  const stored = (await trx('webhook_events').insert(eventRows).returning(['id', 'created_at'])) as Array<{ id: string; created_at: Date }>;
+  const stored = await insertWebhookEvents(trx, eventRows);
   const createdAt = new Map(stored.map((s) => [s.id, s.created_at]));
   for (const r of recorded) r.createdAt = createdAt.get(r.id)!;
-  // Large bulk writes: keep each insert well under the bind-parameter limit.
-  for (let i = 0; i < deliveries.length; i += 1000) {
-    const chunk = deliveries.slice(i, i + 1000);
-    await trx('webhook_deliveries').insert(chunk.map((d) => ({ ...d, next_attempt_at: trx.fn.now() })));
-  }
+  await insertPendingDeliveries(trx, deliveries);
   await enqueueAttempts(
     trx,
     deliveries.map((d) => ({ workspaceId, deliveryId: d.id as string, token: d.attempt_token as string })),

@@ -10,51 +10,13 @@
  * (a delivery retried to `pending`) is checked again and kept. Running it on several instances at once
  * is safe: a row deleted by one is simply not found by the other.
  */
-import type { Knex } from 'knex';
-import { affectedRows, type DbHandle } from '../../db';
-import { deleteInBatches, type BatchOptions } from '../../db/batches';
+import type { DbHandle } from '../../db';
+import type { BatchOptions } from '../../db/batches';
 import { DAY_MS } from '../query/dates';
+import { pruneWebhookDeliveries, pruneWebhookEvents } from './webhooks.store';
 
 /** Default of `WEBHOOK_LOG_RETENTION_DAYS` (Stripe keeps 30 days of events). */
 export const DEFAULT_WEBHOOK_LOG_RETENTION_DAYS = 30;
-
-const TERMINAL = ['succeeded', 'failed'];
-
-/** Deletes ended deliveries whose `updated_at` is before `before`, in batches. @returns rows deleted. */
-export function pruneWebhookDeliveries(db: DbHandle, before: Date, opts: BatchOptions = {}): Promise<number> {
-  return deleteInBatches(
-    (limit) =>
-      affectedRows(
-        db('webhook_deliveries')
-          .whereIn(
-            ['workspace_id', 'id'],
-            db('webhook_deliveries').select('workspace_id', 'id').whereIn('status', TERMINAL).where('updated_at', '<', before).limit(limit),
-          )
-          .whereIn('status', TERMINAL)
-          .where('updated_at', '<', before)
-          .delete(),
-      ),
-    opts,
-  );
-}
-
-/** Deletes events created before `before` that no delivery refers to, in batches. @returns rows deleted. */
-export function pruneWebhookEvents(db: DbHandle, before: Date, opts: BatchOptions = {}): Promise<number> {
-  const unreferenced = <TRecord extends object, TResult>(q: Knex.QueryBuilder<TRecord, TResult>) =>
-    q
-      .where('e.created_at', '<', before)
-      .whereNotExists(db('webhook_deliveries as d').select(db.raw('1')).whereRaw('d.workspace_id = e.workspace_id AND d.event_id = e.id'));
-  return deleteInBatches(
-    (limit) =>
-      affectedRows(
-        unreferenced(db('webhook_events as e'))
-          .whereIn(['e.workspace_id', 'e.id'], unreferenced(db('webhook_events as e').select('e.workspace_id', 'e.id')).limit(limit))
-          .delete(),
-        'e.id',
-      ),
-    opts,
-  );
-}
 
 /**
  * The delivery log's whole prune: deliveries, then the events left without any.

@@ -1,5 +1,5 @@
 /**
- * The store of webhook endpoints and their delivery log (`webhook_endpoints`, `webhook_deliveries`; API
+ * The store of webhook endpoints and their delivery log (`webhook_endpoints`, `webhook_events`, `webhook_deliveries`; API
  * document "Webhook endpoint"; docs/decisions.md, "Resource shapes"; docs/webhooks.md, "Endpoints"):
  * reads; writes: create (with a signing secret shown only in the create answer), PATCH, rotate the
  * secret, send a test event, retry a delivery, delete; and the delivery worker's claim and record of an
@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { affectedRows, type DbHandle } from '../../db';
+import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
 import { fieldMap, type ListField } from '../query/fields';
 import { fetchKeysetPage, type KeysetPage } from '../query/list';
@@ -549,4 +550,70 @@ export async function renewStuckDeliveries(trx: DbHandle, lateMinutes: number): 
 export async function countPendingDeliveries(db: DbHandle): Promise<number> {
   const row = (await db('webhook_deliveries').where('status', 'pending').count({ n: '*' }).first()) as { n?: unknown } | undefined;
   return Number(row?.n ?? 0);
+}
+
+/** An enabled webhook endpoint and the event types it takes. */
+export interface SubscribedEndpoint {
+  id: string;
+  events: string[];
+}
+
+/** The workspace's enabled endpoints, by id. */
+export async function enabledEndpoints(db: DbHandle, workspaceId: string): Promise<SubscribedEndpoint[]> {
+  return (await db('webhook_endpoints').select('id', 'events').where({ workspace_id: workspaceId, enabled: true }).orderBy('id')) as SubscribedEndpoint[];
+}
+
+/** Inserts the outbox's events (`webhook_events`) in the caller's transaction. @returns each event's id and `created_at`. */
+export async function insertWebhookEvents(
+  trx: Knex.Transaction,
+  eventRows: Array<{ workspace_id: string; id: string; type: string; resource: string }>,
+): Promise<Array<{ id: string; created_at: Date }>> {
+  return (await trx('webhook_events').insert(eventRows).returning(['id', 'created_at'])) as Array<{ id: string; created_at: Date }>;
+}
+
+/** Inserts the outbox's `pending` deliveries, due now, in the caller's transaction. */
+export async function insertPendingDeliveries(trx: Knex.Transaction, deliveries: Array<Record<string, unknown>>): Promise<void> {
+  // Large bulk writes: keep each insert well under the bind-parameter limit.
+  for (let i = 0; i < deliveries.length; i += 1000) {
+    const chunk = deliveries.slice(i, i + 1000);
+    await trx('webhook_deliveries').insert(chunk.map((d) => ({ ...d, next_attempt_at: trx.fn.now() })));
+  }
+}
+
+const TERMINAL = ['succeeded', 'failed'];
+
+/** Deletes ended deliveries whose `updated_at` is before `before`, in batches. @returns rows deleted. */
+export function pruneWebhookDeliveries(db: DbHandle, before: Date, opts: BatchOptions = {}): Promise<number> {
+  return deleteInBatches(
+    (limit) =>
+      affectedRows(
+        db('webhook_deliveries')
+          .whereIn(
+            ['workspace_id', 'id'],
+            db('webhook_deliveries').select('workspace_id', 'id').whereIn('status', TERMINAL).where('updated_at', '<', before).limit(limit),
+          )
+          .whereIn('status', TERMINAL)
+          .where('updated_at', '<', before)
+          .delete(),
+      ),
+    opts,
+  );
+}
+
+/** Deletes events created before `before` that no delivery refers to, in batches. @returns rows deleted. */
+export function pruneWebhookEvents(db: DbHandle, before: Date, opts: BatchOptions = {}): Promise<number> {
+  const unreferenced = <TRecord extends object, TResult>(q: Knex.QueryBuilder<TRecord, TResult>) =>
+    q
+      .where('e.created_at', '<', before)
+      .whereNotExists(db('webhook_deliveries as d').select(db.raw('1')).whereRaw('d.workspace_id = e.workspace_id AND d.event_id = e.id'));
+  return deleteInBatches(
+    (limit) =>
+      affectedRows(
+        unreferenced(db('webhook_events as e'))
+          .whereIn(['e.workspace_id', 'e.id'], unreferenced(db('webhook_events as e').select('e.workspace_id', 'e.id')).limit(limit))
+          .delete(),
+        'e.id',
+      ),
+    opts,
+  );
 }

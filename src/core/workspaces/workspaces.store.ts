@@ -37,3 +37,13 @@ export async function unknownWorkspaces(db: DbHandle, ids: readonly string[]): P
 export async function hasWorkspaces(db: DbHandle): Promise<boolean> {
   return (await db('workspaces').first('id')) !== undefined;
 }
+
+/** Some workspace's id, undefined when the database has none (the demo seeds an empty database only). */
+export function anyWorkspace(db: DbHandle): Promise<{ id: string } | undefined> {
+  return db('workspaces').first<{ id: string } | undefined>('id');
+}
+
+/** The workspaces with these links (`id`, `link`), in no order (the demo key's workspaces). */
+export function workspacesByLink(db: DbHandle, links: string[]): Promise<Array<{ id: string; link: string }>> {
+  return db('workspaces').select<{ id: string; link: string }[]>('id', 'link').whereIn('link', links);
+}

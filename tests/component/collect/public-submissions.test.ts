@@ -7,7 +7,7 @@ import { nanoid } from 'nanoid';
 import Redis from 'ioredis';
 import supertest from 'supertest';
 import { buildApp } from '../../../src/app';
-import { claimLinkUse, pruneLinkUses } from '../../../src/core/links/link-uses';
+import { claimLinkUse, pruneLinkUses } from '../../../src/core/links/link-uses.store';
 import { mintLink } from '../../../src/core/links/links';
 import { withTransaction } from '../../../src/db';
 import type { Db } from '../../../src/db/connection';

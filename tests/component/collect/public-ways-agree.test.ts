@@ -5,7 +5,7 @@
  * but for its ids, so that what one way stores or uses up never decides the other's outcome.
  */
 import { mintLink } from '../../../src/core/links/links';
-import { claimLinkUse } from '../../../src/core/links/link-uses';
+import { claimLinkUse } from '../../../src/core/links/link-uses.store';
 import { withTransaction } from '../../../src/db';
 import { useTestApp } from '../../support/app';
 import { formWorkspace, surveyForm, uid } from '../../support/given';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { addAllUsage } from '../../../src/core/api-keys/usage';
+import { addAllUsage } from '../../../src/core/api-keys/usage.store';
 import { withTransaction } from '../../../src/db';
 import { createApiKeyCache } from '../../../src/platform/auth/key-cache';
 import { createLogger } from '../../../src/platform/logger';

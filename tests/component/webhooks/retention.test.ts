@@ -5,7 +5,7 @@
  * batches, by the core functions and once through the worker's schedule. The file's own database
  * (PostgreSQL: created here; PGlite: one per file anyway), so a prune meets no other file's rows.
  */
-import { pruneKeyUsage, pruneOperationUsage } from '../../../src/core/api-keys/usage';
+import { pruneKeyUsage, pruneOperationUsage } from '../../../src/core/api-keys/usage.store';
 import {
   isSubmissionTokenExpired,
   mintSubmissionToken,

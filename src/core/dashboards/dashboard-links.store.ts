@@ -1,6 +1,6 @@
 /**
  * Dashboard links (docs/analytics.md, "Dashboard links"): a signed URL to a form's results page, for people
- * without an API key. The token is the email links' codec and secret (token-codec.ts, link-secret.ts) with
+ * without an API key. The token is the email links' codec and secret (token-codec.ts, server-secrets.store.ts) with
  * its own claims `{v, k: "d", ws, id, x}`; the row in `dashboard_links` (migration 010) is the authority,
  * read on every page request, so a revoke or an expiry refuses the link at once on every instance. The row records
  * the minting key (`created_by`, migration 011): the link never outlives it; the list never shows a URL.
@@ -17,7 +17,8 @@ import { errors } from '../errors';
 import { expiryWithinCreator, type Creator } from '../api-keys/lineage';
 import { DAY_MS, futureDateTime } from '../query/dates';
 import type { ResponseRecord } from '../responses/responses.types';
-import { linkSecret } from '../links/link-secret';
+import { formIdInWorkspace } from '../forms/forms.store';
+import { linkSecret } from '../links/server-secrets.store';
 import { DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS } from '../links/links';
 import { openToken, sealToken } from '../links/token-codec';
 
@@ -124,7 +125,7 @@ export interface DashboardLinkInput {
  */
 export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, publicUrl: string): Promise<MintedDashboardLink> {
   const secret = await linkSecret(db);
-  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: input.workspaceId, id: input.formId });
+  const form = await formIdInWorkspace(db, input.workspaceId, input.formId);
   if (!form) throw errors.notFound('form', input.formId);
   const [row] = (await db('dashboard_links')
     .insert({
@@ -145,7 +146,7 @@ export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, pub
  * @throws AppError resource_not_found when the form is not the workspace's.
  */
 export async function listDashboardLinks(db: Knex, workspaceId: string, formId: string): Promise<DashboardLink[]> {
-  const form = await db('forms').first<{ id: string } | undefined>('id').where({ workspace_id: workspaceId, id: formId });
+  const form = await formIdInWorkspace(db, workspaceId, formId);
   if (!form) throw errors.notFound('form', formId);
   const rows = (await db('dashboard_links')
     .where({ workspace_id: workspaceId, form_id: formId })

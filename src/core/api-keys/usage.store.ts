@@ -7,6 +7,7 @@
 import { affectedRows, type DbHandle } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
+import { keyWorkspaceRows } from './api-keys.store';
 import { DAY_MS } from '../query/dates';
 
 export interface UsageCount {
@@ -115,7 +116,7 @@ export async function assertUsageVisible(
   keyId: string,
   viewer: { id: string; workspaceIds: readonly string[] },
 ): Promise<void> {
-  const rows = (await db('api_key_workspaces').where('api_key_id', keyId).select('workspace_id')) as Array<{ workspace_id: string }>;
+  const rows = await keyWorkspaceRows(db, keyId);
   const opens = rows.map((r) => r.workspace_id);
   if (!opens.includes(workspaceId)) throw errors.notFound('API key', keyId);
   if (keyId !== viewer.id && opens.some((w) => !viewer.workspaceIds.includes(w))) throw errors.usageNotShared(keyId);
@@ -204,4 +205,22 @@ export function pruneOperationUsage(db: DbHandle, today: string, opts: BatchOpti
     daysBefore(today, OPERATION_USAGE_WINDOW_DAYS),
     opts,
   );
+}
+
+/** One row of styleBOperationUsage: sums as the driver returns them (the report converts). */
+export type OperationUsageSum = { operation: string; attention: string; requests: unknown; first_seen: unknown; last_seen: unknown };
+
+/** A key's Style B requests per operation and attention between two UTC days (inclusive), the unmatched ones left out, summed with first and last seen (the migration report). */
+export async function styleBOperationUsage(db: DbHandle, keyId: string, from: string, to: string): Promise<OperationUsageSum[]> {
+  return (await db('api_key_operation_usage')
+    .select('operation', 'attention')
+    .sum({ requests: 'requests' })
+    .min({ first_seen: 'first_seen' })
+    .max({ last_seen: 'last_seen' })
+    .where({ api_key_id: keyId, style: 'B' })
+    .whereNot('operation', UNMATCHED_OPERATION)
+    .where('day', '>=', from)
+    .where('day', '<=', to)
+    .groupBy('operation', 'attention')
+    .orderBy(['operation', 'attention'])) as OperationUsageSum[];
 }
