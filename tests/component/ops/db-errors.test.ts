@@ -83,6 +83,8 @@ it('a statement timeout (57014), a refused connection and a full pool', async ()
   const quiet = { warn: () => undefined };
   const tiny = knex({ client: 'pg', connection: testDbUrl(), pool: { min: 0, max: 1 }, acquireConnectionTimeout: 100, log: quiet });
   try {
+    // The pool's one connection is opened first: opening it on a busy machine can take longer than the 100 ms.
+    await tiny.raw('select 1');
     const held = tiny.raw('select pg_sleep(0.5)').then(() => undefined); // then() runs it now
     const full = await failure(tiny.raw('select 1'));
     expect((full as Error).name).toBe('KnexTimeoutError');
