@@ -13,7 +13,7 @@ import type { Db } from '../../src/db/connection';
 import { ownDatabase } from '../component/webhooks/harness';
 import { apiKey, freePort, getWorkspace, load, Processes, redisServerAvailable, sleep, until } from './processes';
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000); // a failover and two waits of up to 20 s and 60 s on a busy 2-core machine
 
 const hasRedisServer = redisServerAvailable('the Sentinel failover test');
 const maybe = hasRedisServer ? describe : describe.skip;
@@ -96,7 +96,7 @@ maybe('Redis through Sentinel', () => {
       // Both instances count in the new master again: one shared budget, stored there. The budget is
       // large so that polling on a slow machine never runs it out (a 429 would read as "not shared").
       const after = await key(100_000);
-      await until('the budget to be shared in the promoted master', 30_000, async () => {
+      await until('the budget to be shared in the promoted master', 60_000, async () => {
         const remaining: Array<string | null> = [];
         for (const base of [a, b]) remaining.push((await get(base, after)).headers.get('x-ratelimit-remaining'));
         const [x, y] = remaining.map(Number) as [number, number];
