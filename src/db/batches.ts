@@ -2,6 +2,8 @@
  * Deleting many rows without holding long locks or one huge transaction: a statement removes at most
  * `batchSize` rows, and the next one follows after a pause, until a statement removes fewer.
  */
+import type { DbHandle } from './index';
+import { affectedRows } from './index';
 
 export interface BatchOptions {
   /** Rows per statement (default 1000). */
@@ -27,4 +29,35 @@ export async function deleteInBatches(deleteBatch: (limit: number) => Promise<nu
     if (n < limit || opts.signal?.aborted) return total;
     await new Promise((r) => setTimeout(r, pauseMs));
   }
+}
+
+/** Which rows `deleteOlderInBatches` removes: those of `table` whose `column` is before `before`. */
+export interface OlderRows {
+  table: string;
+  /** The primary key's columns (a batch is chosen by them). */
+  key: string[];
+  /** The time (or day) column compared with `before`. */
+  column: string;
+  before: Date | string;
+}
+
+/**
+ * Deletes the rows of `rows.table` whose `rows.column` is before `rows.before`, at most `batchSize` per statement
+ * (each statement picks its batch by the primary key, so an index on `column` serves it); safe on several
+ * instances at once: a row deleted by one is not found by another. The stores' prune functions use it.
+ * @returns the rows deleted in all.
+ */
+export function deleteOlderInBatches(db: DbHandle, rows: OlderRows, opts: BatchOptions = {}): Promise<number> {
+  const { table, key, column, before } = rows;
+  return deleteInBatches(
+    (limit) =>
+      affectedRows(
+        db(table)
+          .whereIn(key, db(table).select(key).where(column, '<', before).limit(limit))
+          .where(column, '<', before)
+          .delete(),
+        key[key.length - 1],
+      ),
+    opts,
+  );
 }

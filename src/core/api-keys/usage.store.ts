@@ -4,8 +4,8 @@
  * usage counter, read by GET {ws}/api-keys/{key_id}/usage and by the migration report
  * (core/migration/report.ts). The worker prunes both.
  */
-import { affectedRows, type DbHandle } from '../../db';
-import { deleteInBatches, type BatchOptions } from '../../db/batches';
+import type { DbHandle } from '../../db';
+import { deleteOlderInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
 import { keyWorkspaceRows } from './api-keys.store';
 import { DAY_MS } from '../query/dates';
@@ -164,21 +164,6 @@ export function daysBefore(today: string, days: number): string {
   return new Date(Date.parse(`${today}T00:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** Deletes the rows of `table` (primary key `key`, a `day` column) before `before`, in batches. */
-function pruneDaysBefore(db: DbHandle, table: string, key: string[], before: string, opts: BatchOptions): Promise<number> {
-  return deleteInBatches(
-    (limit) =>
-      affectedRows(
-        db(table)
-          .whereIn(key, db(table).select(key).where('day', '<', before).limit(limit))
-          .where('day', '<', before)
-          .delete(),
-        'api_key_id',
-      ),
-    opts,
-  );
-}
-
 /**
  * Deletes usage days the API can no longer show: before the 90-day window ending on `today`, one day
  * of grace on top (docs/operations.md "What grows, and what bounds it"). Rows of deleted keys age out
@@ -187,7 +172,11 @@ function pruneDaysBefore(db: DbHandle, table: string, key: string[], before: str
  * @returns rows deleted.
  */
 export function pruneKeyUsage(db: DbHandle, today: string, opts: BatchOptions = {}): Promise<number> {
-  return pruneDaysBefore(db, 'api_key_usage', ['api_key_id', 'day', 'style'], daysBefore(today, USAGE_WINDOW_DAYS), opts);
+  return deleteOlderInBatches(
+    db,
+    { table: 'api_key_usage', key: ['api_key_id', 'day', 'style'], column: 'day', before: daysBefore(today, USAGE_WINDOW_DAYS) },
+    opts,
+  );
 }
 
 /**
@@ -198,13 +187,8 @@ export function pruneKeyUsage(db: DbHandle, today: string, opts: BatchOptions = 
  * @returns rows deleted.
  */
 export function pruneOperationUsage(db: DbHandle, today: string, opts: BatchOptions = {}): Promise<number> {
-  return pruneDaysBefore(
-    db,
-    'api_key_operation_usage',
-    ['api_key_id', 'day', 'style', 'operation', 'attention'],
-    daysBefore(today, OPERATION_USAGE_WINDOW_DAYS),
-    opts,
-  );
+  const key = ['api_key_id', 'day', 'style', 'operation', 'attention'];
+  return deleteOlderInBatches(db, { table: 'api_key_operation_usage', key, column: 'day', before: daysBefore(today, OPERATION_USAGE_WINDOW_DAYS) }, opts);
 }
 
 /** One row of styleBOperationUsage: sums as the driver returns them (the report converts). */

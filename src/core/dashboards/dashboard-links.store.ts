@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { customAlphabet } from 'nanoid';
 import { affectedRows, type DbHandle } from '../../db';
-import { deleteInBatches, type BatchOptions } from '../../db/batches';
+import { deleteOlderInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
 import { expiryWithinCreator, type Creator } from '../api-keys/lineage';
 import { DAY_MS, futureDateTime } from '../query/dates';
@@ -222,18 +222,5 @@ export async function claimDownloadToken(db: Knex, link: ActiveDashboardLink, to
  */
 export function pruneDownloadClaims(db: DbHandle, now: Date, opts: BatchOptions = {}): Promise<number> {
   const before = new Date(now.getTime() - DOWNLOAD_TOKEN_TTL_MS - DAY_MS);
-  return deleteInBatches(
-    (limit) =>
-      affectedRows(
-        db('dashboard_download_claims')
-          .whereIn(
-            ['workspace_id', 'nonce', 'format'],
-            db('dashboard_download_claims').select('workspace_id', 'nonce', 'format').where('claimed_at', '<', before).limit(limit),
-          )
-          .where('claimed_at', '<', before)
-          .delete(),
-        'nonce',
-      ),
-    opts,
-  );
+  return deleteOlderInBatches(db, { table: 'dashboard_download_claims', key: ['workspace_id', 'nonce', 'format'], column: 'claimed_at', before }, opts);
 }

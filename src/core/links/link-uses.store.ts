@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { affectedRows, type DbHandle } from '../../db';
-import { deleteInBatches, type BatchOptions } from '../../db/batches';
+import type { DbHandle } from '../../db';
+import { deleteOlderInBatches, type BatchOptions } from '../../db/batches';
 import { errors } from '../errors';
 import type { LinkClaims } from './links';
 import { DAY_MS } from '../query/dates';
@@ -55,15 +55,5 @@ export async function isLinkUsedUp(db: Knex, claims: LinkClaims, token: string):
  */
 export function pruneLinkUses(db: DbHandle, now: Date, opts: BatchOptions = {}): Promise<number> {
   const before = new Date(now.getTime() - DAY_MS);
-  return deleteInBatches(
-    (limit) =>
-      affectedRows(
-        db('email_link_uses')
-          .whereIn(['workspace_id', 'token_hash'], db('email_link_uses').select('workspace_id', 'token_hash').where('expires_at', '<', before).limit(limit))
-          .where('expires_at', '<', before)
-          .delete(),
-        'token_hash',
-      ),
-    opts,
-  );
+  return deleteOlderInBatches(db, { table: 'email_link_uses', key: ['workspace_id', 'token_hash'], column: 'expires_at', before }, opts);
 }

@@ -16,8 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
-import { affectedRows } from '../../db';
-import { deleteInBatches, type BatchOptions } from '../../db/batches';
+import { deleteOlderInBatches, type BatchOptions } from '../../db/batches';
 import { DAY_MS } from '../query/dates';
 
 /** How long a rendered page can be submitted, in days. */
@@ -52,17 +51,7 @@ export function isSubmissionTokenExpired(token: string, now: Date = new Date()):
  */
 export function pruneSubmissionTokens(db: DbHandle, now: Date, opts: BatchOptions = {}): Promise<number> {
   const before = new Date(now.getTime() - (SUBMISSION_TOKEN_TTL_DAYS + SUBMISSION_TOKEN_GRACE_DAYS) * DAY_MS);
-  return deleteInBatches(
-    (limit) =>
-      affectedRows(
-        db('submission_tokens')
-          .whereIn(['workspace_id', 'token'], db('submission_tokens').select('workspace_id', 'token').where('created_at', '<', before).limit(limit))
-          .where('created_at', '<', before)
-          .delete(),
-        'token',
-      ),
-    opts,
-  );
+  return deleteOlderInBatches(db, { table: 'submission_tokens', key: ['workspace_id', 'token'], column: 'created_at', before }, opts);
 }
 
 /** Thrown inside the submission's transaction when the token was already claimed (rolls it back). */
