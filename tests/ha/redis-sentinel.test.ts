@@ -96,11 +96,18 @@ maybe('Redis through Sentinel', () => {
       // Both instances count in the new master again: one shared budget, stored there. The budget is
       // large so that polling on a slow machine never runs it out (a 429 would read as "not shared").
       const after = await key(100_000);
+      let last = 'no answer yet';
       await until('the budget to be shared in the promoted master', 60_000, async () => {
-        const remaining: Array<string | null> = [];
-        for (const base of [a, b]) remaining.push((await get(base, after)).headers.get('x-ratelimit-remaining'));
-        const [x, y] = remaining.map(Number) as [number, number];
-        return y === x - 1 && (await replica.keys(`*${after.id}*`)).length === 1;
+        const answers = [await get(a, after), await get(b, after)];
+        await Promise.all(answers.map((r) => r.arrayBuffer()));
+        const [x, y] = answers.map((r) => Number(r.headers.get('x-ratelimit-remaining'))) as [number, number];
+        const keys = await replica.keys(`*${after.id}*`);
+        last = `statuses ${answers.map((r) => r.status).join(', ')}, remaining ${x} then ${y}, ${keys.length} keys in the promoted master`;
+        return y === x - 1 && keys.length === 1;
+      }).catch((err: Error) => {
+        // What the two instances last answered and logged about Redis, for a failure seen only in a busy CI.
+        const redisLines = ps!.serveLogs.map((out, i) => `instance ${i + 1}:\n${out().split('\n').filter((l) => /redis/i.test(l)).slice(-8).join('\n')}`);
+        throw new Error(`${err.message} (${last})\n${redisLines.join('\n')}`);
       });
     } finally {
       await stop();
