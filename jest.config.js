@@ -22,15 +22,17 @@ module.exports = {
   projects: [
     {
       displayName: 'postgres',
-      testEnvironment: 'node',
+      // Node's environment plus one object per worker that test files share (compiled validators).
+      testEnvironment: '<rootDir>/tests/support/worker-environment.js',
       roots: ['<rootDir>/tests'],
       testMatch: ['**/*.test.ts'],
+      setupFiles: ['<rootDir>/tests/support/share-validators.ts'],
       transform,
     },
     {
       displayName: 'pglite',
-      // Compiles PGlite's WebAssembly once per worker and shares a migrated database dump between files.
-      testEnvironment: '<rootDir>/tests/support/pglite-environment.js',
+      // The same, where the worker's files also share a dump of the first migrated database.
+      testEnvironment: '<rootDir>/tests/support/worker-environment.js',
       roots: ['<rootDir>/tests'],
       testMatch: ['<rootDir>/tests/component/**/*.test.ts'],
       testPathIgnorePatterns: [
@@ -41,7 +43,7 @@ module.exports = {
         // HEAD is answered by the HTTP layer alone: the GET handlers it repeats run on this database in their own files.
         '/tests/component/platform/head\\.test\\.ts$',
       ],
-      setupFiles: ['<rootDir>/tests/support/use-pglite.ts'],
+      setupFiles: ['<rootDir>/tests/support/use-pglite.ts', '<rootDir>/tests/support/share-validators.ts'],
       transform: { ...transform, '@electric-sql/pglite/dist/.+\\.cjs$': '<rootDir>/tests/support/pglite-transform.js' },
       transformIgnorePatterns: ['/node_modules/(?!@electric-sql/pglite/)'],
     },

@@ -166,19 +166,42 @@ function validatedAsGet(steps: RequestHandler[]): Array<RequestHandler | ErrorRe
   return [asGet, ...steps, back, backOnError];
 }
 
+/** express-openapi-validator's steps by `validateResponses`, kept across apps when a host asks for it (shareCompiledValidators). */
+export type CompiledValidators = Map<boolean, RequestHandler[]>;
+let sharedCompiled: CompiledValidators | undefined;
+
+/**
+ * Keeps express-openapi-validator's steps in `store` (by `validateResponses`), so that every app built afterwards
+ * in this process reuses them and the schemas they compiled: the validator compiles an operation's request
+ * schemas, and its response schemas when responses are validated, on the operation's first request, each
+ * together with the whole document (tens of milliseconds each). The jest setup (tests/support/share-validators.ts)
+ * passes one store per worker: each test file has a module registry of its own, and compiling the same schemas in
+ * every file again was about half of a component test file's CPU. The store is only valid for one openapi/ document;
+ * the service itself builds one app per process and never calls this.
+ */
+export function shareCompiledValidators(store: CompiledValidators): void {
+  sharedCompiled = store;
+}
+
 function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
+  const kept = sharedCompiled?.get(validateResponses);
+  if (kept) return validatedAsGet(kept);
+  const compiled = compileValidator(doc, validateResponses);
+  sharedCompiled?.set(validateResponses, compiled);
+  return validatedAsGet(compiled);
+}
+
+function compileValidator(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
   memoizePathToRegexp();
-  return validatedAsGet(
-    OpenApiValidator.middleware({
-      // The validator mutates the spec it is given (a copy: ours stays pristine for serving), without examples.
-      apiSpec: validatorSpec(doc) as never,
-      // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). The
-      // validator still coerces query, path and header parameters to their documented types: it always
-      // validates those with a second, coercing Ajv (express-openapi-validator RequestValidator).
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-      validateResponses: validateResponses ? { removeAdditional: false } : false,
-      validateSecurity: false,
-      validateFormats: true,
-    }),
-  );
+  return OpenApiValidator.middleware({
+    // The validator mutates the spec it is given (a copy: ours stays pristine for serving), without examples.
+    apiSpec: validatorSpec(doc) as never,
+    // coerceTypes false: bodies keep their JSON types (`"name": 12345` is a 400, docs/writes-keys-limits.md, "Limits, bad bytes and secrets"). The
+    // validator still coerces query, path and header parameters to their documented types: it always
+    // validates those with a second, coercing Ajv (express-openapi-validator RequestValidator).
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
+    validateResponses: validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    validateFormats: true,
+  });
 }

@@ -6,9 +6,9 @@
  */
 import { createDb, migrateLatest, type Db } from '../../src/db/connection';
 
-/** Set by tests/support/pglite-environment.js (one per jest worker): a dump of the migrated database. */
-interface PgliteShared {
-  dump?: Uint8Array;
+/** Set by tests/support/worker-environment.js (one per jest worker): here, a dump of the worker's first migrated database. */
+interface WorkerShared {
+  pgliteDump?: Uint8Array;
 }
 
 /** True in the `pglite` jest project (tests/support/use-pglite.ts sets it). */
@@ -22,19 +22,18 @@ export function testDbUrl(): string {
 
 export async function openTestDb(): Promise<Db> {
   if (onEmbeddedDb()) {
-    const shared = (globalThis as { __pgliteShared?: PgliteShared }).__pgliteShared ?? {};
+    const worker = (globalThis as { __workerShared?: WorkerShared }).__workerShared;
+    const dump = worker?.pgliteDump;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only on the embedded-database project (PGlite is large)
     const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
     const pglite = await PGlite.create({
       dataDir: 'memory://',
       // After the worker's first file: start from its migrated database instead of migrating again.
-      ...(shared.dump ? { loadDataDir: new Blob([shared.dump]) } : {}),
+      ...(dump ? { loadDataDir: new Blob([dump]) } : {}),
     });
     const db = createDb({ databaseUrl: undefined, dataDir: 'memory://', pglite });
     await migrateLatest(db);
-    if (!shared.dump && (globalThis as { __pgliteShared?: PgliteShared }).__pgliteShared) {
-      shared.dump = new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer());
-    }
+    if (worker && !dump) worker.pgliteDump = new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer());
     return db;
   }
   return createDb({ databaseUrl: testDbUrl(), dataDir: '', poolMax: 5 });

@@ -16,7 +16,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ResponseValidator } from 'express-openapi-validator/dist/middlewares/openapi.response.validator';
 import fc from 'fast-check';
 import { useTestApp } from '../../support/app';
 import { keyFor, scenario } from '../../support/given';
@@ -26,26 +25,6 @@ import { workspaceState } from '../../support/state';
 
 // Normally ~40 s; the margin is for a machine shared with other work.
 jest.setTimeout(360_000);
-
-/**
- * The response validator (tests only, `validateResponses`) caches its compiled validators per method, route and the
- * request's Content-Type, though what it checks is the operation's responses alone: every Content-Type the fuzz sends
- * compiled all of an operation's response schemas again (each compile walks the whole document, ~20 ms), which was
- * most of this file's time. Keyed by method and route, the same validators check the same answers.
- * If a release of express-openapi-validator renames the method, this does nothing and the file is only slower.
- */
-interface ResponseValidatorInternals {
-  validatorsCache: Record<string, unknown>;
-  buildValidators(responses: unknown, key: string): unknown;
-  _getOrBuildValidator?: (this: ResponseValidatorInternals, req: { method: string; openapi: { expressRoute: string } }, responses: unknown) => unknown;
-}
-const internals = ResponseValidator.prototype as unknown as ResponseValidatorInternals;
-if (typeof internals._getOrBuildValidator === 'function') {
-  internals._getOrBuildValidator = function (req, responses) {
-    const key = `${req.method}-${req.openapi.expressRoute}`;
-    return (this.validatorsCache[key] ??= this.buildValidators(responses, key));
-  };
-}
 
 // Budgets far above what the fuzz sends, so no generated request meets a 429 instead of its own check.
 const t = useTestApp({ rateLimitPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000 });
