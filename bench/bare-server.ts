@@ -31,7 +31,8 @@ export interface BareServer {
   close(): Promise<void>;
 }
 
-const KEY_SQL = `SELECT 1 FROM api_keys k JOIN api_key_workspaces w ON w.api_key_id = k.id
+/** The key check, shared with the stack floor (bench/floor-server.ts): a row when the key hash ($1) may use workspace $2. */
+export const KEY_SQL = `SELECT 1 FROM api_keys k JOIN api_key_workspaces w ON w.api_key_id = k.id
                   WHERE k.key_hash = $1 AND w.workspace_id = $2 AND k.revoked_at IS NULL
                     AND (k.expires_at IS NULL OR k.expires_at > now())`;
 

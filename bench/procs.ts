@@ -15,6 +15,9 @@ export interface Served {
   stop(): Promise<void>;
 }
 
+/** Which server bench/serve.ts starts. */
+export type ServeMode = 'app' | 'bare' | 'floor';
+
 /** How a server's process runs: its Node binary and node flags (default: the bench's node, no flags). */
 export interface Runtime {
   /** Path of the node binary. */
@@ -24,14 +27,15 @@ export interface Runtime {
 }
 
 /**
- * Starts `app` (the service as `feedback-service serve` runs it) or `bare` (bench/bare-server.ts) on
- * `databaseUrl` in a child process run by `runtime`; its stdout (the app's log) goes to /dev/null. A start that fails
+ * Starts `app` (the service as `feedback-service serve` runs it), `bare` (bench/bare-server.ts) or `floor`
+ * (bench/floor-server.ts) on `databaseUrl` in a child process run by `runtime`; its stdout (the app's and the
+ * floor's log) goes to /dev/null. A start that fails
  * is tried up to 4 more times, 3 s apart: on a busy machine the app's 2 s database connect timeout
  * can expire while it starts.
  * @param readUrl the app's read replicas (DATABASE_READ_URL, comma-separated; docs/operations.md, "Read replicas").
  * @throws the fifth failure to start (the child's error, or its exit before reporting its URL)
  */
-export async function serve(mode: 'app' | 'bare', databaseUrl: string, runtime?: Runtime, logLevel = 'info', readUrl?: string): Promise<Served> {
+export async function serve(mode: ServeMode, databaseUrl: string, runtime?: Runtime, logLevel = 'info', readUrl?: string): Promise<Served> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await serveOnce(mode, databaseUrl, runtime ?? { node: process.execPath, execArgv: [] }, logLevel, readUrl);
@@ -43,7 +47,7 @@ export async function serve(mode: 'app' | 'bare', databaseUrl: string, runtime?:
   }
 }
 
-async function serveOnce(mode: 'app' | 'bare', databaseUrl: string, runtime: Runtime, logLevel: string, readUrl: string | undefined): Promise<Served> {
+async function serveOnce(mode: ServeMode, databaseUrl: string, runtime: Runtime, logLevel: string, readUrl: string | undefined): Promise<Served> {
   const child: ChildProcess = fork(path.join(__dirname, 'serve.js'), [mode], {
     execPath: runtime.node,
     execArgv: [...runtime.execArgv],

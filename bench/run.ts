@@ -1,17 +1,22 @@
 /**
  * `npm run bench`: measures every target of issue 11 in ONE run, on one seeded database, side by
- * side with the baseline of bench/bare-server.ts, and prints a Markdown table with a verdict per
- * target (also written to bench/results/node<major>.md, one file per runtime). See docs/performance.md.
+ * side with the baseline of bench/bare-server.ts and the stack floor of bench/floor-server.ts (the
+ * app's own packages, express, the validator, knex, the Redis limiter and pino, serving the same two
+ * operations with the core's SQL, and nothing of the service's own work), and prints a Markdown table
+ * with a verdict per target (also written to bench/results/node<major>.md, one file per runtime).
+ * See docs/performance.md.
  *
  * The servers and the import run on `--node` (or BENCH_NODE; default: the node running the bench),
  * with the memory settings the CLI applies (src/cli/memory-defaults.ts, or `--memory-flags`) and again
- * with V8's defaults: the list, the upsert, the peak RSS and the import are measured both ways.
+ * with V8's defaults: the list, the upsert, the peak RSS and the import are measured both ways. The
+ * floor runs with the memory settings (as the app it is compared with), the bare server with V8's defaults.
  *
  * On a fresh database `fs_bench_*` (bench/seed.ts, `--responses`, default 1,000,000) or a kept one
  * (`--database-url`):
- *   1. Style A list (`form_id` + `score_gte`, limit 20): app vs bare, interleaved rounds, median req/s, ratio;
+ *   1. Style A list (`form_id` + `score_gte`, limit 20): app vs bare vs floor, interleaved rounds, median
+ *      req/s, ratios app / bare, app / floor and floor / bare;
  *   2. Style A upsert of one row (POST rows with `data.id`; half updates of 10,000 existing ids,
- *      half new ids): app vs bare, interleaved, ratio;
+ *      half new ids): app vs bare vs floor, interleaved, the same ratios;
  *   3. Style B page 5,000 vs page 1 with `form_id` + `filter=score in [7,8,9,10]`, interleaved, ratio;
  *   4. peak RSS of a fresh app process under 64 connections (list and upsert at once);
  *   5. import of N responses (bench/import-run.ts; `--skip-import`);
@@ -41,7 +46,7 @@ import { explainWhat, measureExport, measureLatency, type ExportRun, type Latenc
 import { measureImport, type ImportRun, type ImportVariant } from './import-run';
 import { measureReplica } from './replica-run';
 import { interleave, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
-import { serve, watchMemory, type Runtime, type Served } from './procs';
+import { serve, watchMemory, type Runtime, type ServeMode, type Served } from './procs';
 import { DEFAULT_SERVER_URL, dropBenchDatabase, seed, withDatabase } from './seed';
 
 interface Options {
@@ -74,6 +79,7 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 const UPSERT_POOL = 10_000;
 const LIST_SCORE_GTE = 9;
 const DEFAULTS = 'app, V8 defaults';
+const FLOOR = 'floor';
 const PAGE_FILTER = 'score in [7,8,9,10]';
 const DEEP_PAGE = 5000;
 const PLANS = ['free', 'basic', 'pro', 'enterprise'];
@@ -126,13 +132,28 @@ function loadRows(runs: Interleaved[]): string[] {
   );
 }
 
+/**
+ * The key structure of an answer: its top-level keys, those of `meta` and `links`, and those of its first item
+ * (`data[0]`, or `data` itself for one resource), e.g. `data,links,meta,request_id | meta: has_more,limit | …`.
+ */
+function shapeOf(body: { data?: unknown; meta?: unknown; links?: unknown }): string {
+  const keys = (x: unknown) => (x !== null && typeof x === 'object' ? Object.keys(x).sort().join(',') : String(x));
+  const item: unknown = Array.isArray(body.data) ? body.data[0] : body.data;
+  return `${keys(body)} | meta: ${keys(body.meta)} | links: ${keys(body.links)} | item: ${keys(item)}`;
+}
+
 /** Fetches once and checks the status; returns the parsed body. */
-async function probe(url: string, init: RequestInit, expect: number[], what: string): Promise<{ data?: unknown; meta?: Record<string, unknown> }> {
+async function probe(
+  url: string,
+  init: RequestInit,
+  expect: number[],
+  what: string,
+): Promise<{ data?: unknown; meta?: Record<string, unknown>; links?: Record<string, unknown> }> {
   const res = await fetch(url, init);
   const text = await res.text();
   if (!expect.includes(res.status))
     throw new Error(`${what}: ${init.method ?? 'GET'} ${url} → ${res.status} (expected ${expect.join('/')}) ${text.slice(0, 500)}`);
-  return JSON.parse(text) as { data?: unknown; meta?: Record<string, unknown> };
+  return JSON.parse(text) as { data?: unknown; meta?: Record<string, unknown>; links?: Record<string, unknown> };
 }
 
 async function main(): Promise<void> {
@@ -285,11 +306,11 @@ async function main(): Promise<void> {
     const pageDeepW: Workload = { name: `Style B page ${DEEP_PAGE}`, method: 'GET', path: pageQuery(DEEP_PAGE), headers: auth };
     const lo = { rounds: o.rounds, duration: o.duration, warmup: o.warmup, connections: o.connections, log };
 
-    // ---- 1-3: app and bare side by side
-    log('starting the app and the bare server…');
+    // ---- 1-3: app, bare and the stack floor side by side
+    log('starting the app, the bare server and the stack floor…');
     // One after the other: the app's start (2 s database connect timeout) suffers from a concurrent start.
     const servers: Served[] = [];
-    const startOne = (mode: 'app' | 'bare', runtime: Runtime) =>
+    const startOne = (mode: ServeMode, runtime: Runtime) =>
       serve(mode, databaseUrl, runtime).then(
         (s) => (servers.push(s), s),
         async (e: unknown) => {
@@ -300,21 +321,28 @@ async function main(): Promise<void> {
     const app = await startOne('app', withSettings);
     const appDefaults = await startOne('app', v8Defaults);
     const bare = await startOne('bare', v8Defaults);
+    // With the app's memory settings: app / floor then compares the same runtime.
+    const floor = await startOne('floor', withSettings);
     let list: Interleaved[];
     let upsert: Interleaved[];
     let pages: Interleaved[];
     let pageItems: { first: number; deep: number; filteredTotal: number };
     try {
-      // The same list from both servers, and both upsert paths answering 201 then 200.
-      const [a, b, c] = await Promise.all([app, bare, appDefaults].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')));
+      // The same list from every server, and every upsert path answering 201 then 200; the floor answers both in
+      // the app's envelope (the bare server answers a smaller one: no links, no request_id).
+      const [a, b, c, f] = await Promise.all([app, bare, appDefaults, floor].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')));
       const ids = (x: { data?: unknown }) => (x.data as Array<{ id: string }>).map((r) => r.id).join(',');
-      if (ids(a!) !== ids(b!) || ids(c!) !== ids(b!) || (a!.data as unknown[]).length !== 20)
-        throw new Error(`the app and the bare server list different rows:\n${ids(a!)}\n${ids(b!)}`);
-      for (const s of [app, appDefaults, bare]) {
+      if (ids(a!) !== ids(b!) || ids(c!) !== ids(b!) || ids(f!) !== ids(b!) || (a!.data as unknown[]).length !== 20)
+        throw new Error(`the app, the bare server and the floor list different rows:\n${ids(a!)}\n${ids(b!)}\n${ids(f!)}`);
+      if (shapeOf(f!) !== shapeOf(a!)) throw new Error(`the floor's list answer is not shaped as the app's:\n${shapeOf(a!)}\n${shapeOf(f!)}`);
+      const created = new Map<Served, string>();
+      for (const s of [app, appDefaults, bare, floor]) {
         const init = { method: 'POST', headers: upsertW.headers, body: JSON.stringify({ data: { id: `probe-${s.pid}`, plan: 'pro' } }) };
-        await probe(s.url + upsertW.path, init, [201], 'upsert (create)');
+        created.set(s, shapeOf(await probe(s.url + upsertW.path, init, [201], 'upsert (create)')));
         await probe(s.url + upsertW.path, init, [200], 'upsert (update)');
       }
+      if (created.get(floor) !== created.get(app))
+        throw new Error(`the floor's upsert answer is not shaped as the app's:\n${created.get(app)}\n${created.get(floor)}`);
       const [p1, pDeep] = [
         await probe(app.url + page1W.path, { headers: auth }, [200], 'page 1'),
         await probe(app.url + pageDeepW.path, { headers: auth }, [200], 'deep page'),
@@ -322,15 +350,16 @@ async function main(): Promise<void> {
       pageItems = { first: (p1.data as unknown[]).length, deep: (pDeep.data as unknown[]).length, filteredTotal: Number(p1.meta?.filtered_total) };
       if (pageItems.first === 0) throw new Error('Style B page 1 is empty: nothing to measure');
 
-      log(`list: app vs bare, ${o.rounds} rounds of ${o.duration} s, ${o.connections} connections…`);
-      const three = (w: Workload) => [
+      log(`list: app vs bare vs floor, ${o.rounds} rounds of ${o.duration} s, ${o.connections} connections…`);
+      const contenders = (w: Workload) => [
         { label: 'app', url: app.url, workload: w },
         { label: 'bare', url: bare.url, workload: w },
         { label: DEFAULTS, url: appDefaults.url, workload: w },
+        { label: FLOOR, url: floor.url, workload: w },
       ];
-      list = await interleave(three(listW), lo);
-      log('upsert: app vs bare…');
-      upsert = await interleave(three(upsertW), lo);
+      list = await interleave(contenders(listW), lo);
+      log('upsert: app vs bare vs floor…');
+      upsert = await interleave(contenders(upsertW), lo);
       log(`Style B: page 1 vs page ${DEEP_PAGE} on the app…`);
       pages = await interleave(
         [
@@ -345,7 +374,7 @@ async function main(): Promise<void> {
 
     // ---- 4: peak RSS of a fresh process under rssConnections connections: the app both ways, and the bare server
     log(`peak RSS: a fresh process under ${o.rssConnections} connections (list + upsert), ${o.duration} s each…`);
-    const peakOf = async (label: string, mode: 'app' | 'bare', runtime: Runtime): Promise<PeakRun> => {
+    const peakOf = async (label: string, mode: ServeMode, runtime: Runtime): Promise<PeakRun> => {
       const s = await serve(mode, databaseUrl, runtime);
       try {
         const watch = watchMemory(s.pid);
@@ -382,11 +411,13 @@ async function main(): Promise<void> {
     const details = o.skipDetails ? undefined : await measureDetails(db, databaseUrl, withSettings, key, workspaceId, forms, o, { listW, page1W, pageDeepW });
 
     // ---- verdicts
-    const [listApp, listBare, listDefaults] = list;
-    const [upApp, upBare, upDefaults] = upsert;
+    const [listApp, listBare, listDefaults, listFloor] = list;
+    const [upApp, upBare, upDefaults, upFloor] = upsert;
     const [pageFirst, pageDeep] = pages;
     const listRatio = listApp!.medianRps / listBare!.medianRps;
     const upRatio = upApp!.medianRps / upBare!.medianRps;
+    const listToFloor = listApp!.medianRps / listFloor!.medianRps;
+    const upToFloor = upApp!.medianRps / upFloor!.medianRps;
     const pageRatio = pageDeep!.medianRps / pageFirst!.medianRps;
     const targets: TargetRow[] = [
       {
@@ -404,6 +435,22 @@ async function main(): Promise<void> {
         ratio: `${upRatio.toFixed(2)}x`,
         target: '≥ 0.7x bare',
         verdict: verdict(upRatio >= 0.7, problemOf(runsOf(upApp!, upBare!))),
+      },
+      {
+        what: 'Style A list, app / stack floor, req/s',
+        app: fmt(listApp!.medianRps),
+        baseline: `floor ${fmt(listFloor!.medianRps)}`,
+        ratio: `${listToFloor.toFixed(2)}x`,
+        target: '≥ 0.9x floor',
+        verdict: verdict(listToFloor >= 0.9, problemOf(runsOf(listApp!, listFloor!))),
+      },
+      {
+        what: 'Style A upsert, app / stack floor, req/s',
+        app: fmt(upApp!.medianRps),
+        baseline: `floor ${fmt(upFloor!.medianRps)}`,
+        ratio: `${upToFloor.toFixed(2)}x`,
+        target: '≥ 0.9x floor',
+        verdict: verdict(upToFloor >= 0.9, problemOf(runsOf(upApp!, upFloor!))),
       },
       {
         what: `Style B page ${fmt(DEEP_PAGE)} (\`form_id\` + \`filter=${PAGE_FILTER}\`${o.pageLimit ? `, limit ${o.pageLimit}` : ''}), req/s`,
@@ -458,11 +505,11 @@ async function main(): Promise<void> {
       `- Data: ${fmt(total)} responses in 1 workspace, ${forms.length} forms (largest ${fmt(Number(forms[0]!.n))}, the one every list uses); responses heap ${sizes.heap}, indexes ${sizes.indexes}.${seededIn !== undefined ? ` Seeded in ${seededIn.toFixed(0)} s.` : ''} Upsert table: ${fmt(UPSERT_POOL)} rows before the load.`,
     );
     out(
-      `- Load: autocannon, ${o.connections} connections, ${o.rounds} interleaved rounds of ${o.duration} s after a ${o.warmup} s warm-up per contender; figures are medians over the rounds. App: \`feedback-service serve\` (src/server.ts \`startServer\`: auth, rate limit counted in Redis, validator, JSON logs at info to /dev/null, metrics, webhook worker). Bare: bench/bare-server.ts (node:http + pg, API key checked in PostgreSQL per request). Both with a pool of 10 PostgreSQL connections, each in its own process.`,
+      `- Load: autocannon, ${o.connections} connections, ${o.rounds} interleaved rounds of ${o.duration} s after a ${o.warmup} s warm-up per contender; figures are medians over the rounds. App: \`feedback-service serve\` (src/server.ts \`startServer\`: auth, rate limit counted in Redis, validator, JSON logs at info to /dev/null, metrics, webhook worker). Bare: bench/bare-server.ts (node:http + pg, API key checked in PostgreSQL per request). Floor: bench/floor-server.ts (the app's packages alone: express, the validator on openapi/, knex + pg running the core's store functions, the Redis rate limit, a pino line per request; API key checked in PostgreSQL per request). Each with a pool of 10 PostgreSQL connections, in its own process.`,
     );
     out();
     out(
-      `- Memory settings: \`${memoryFlags.join(' ')}\`, what \`serve\` and \`import\` apply (src/cli/memory-defaults.ts). "app" and the targets run with them; "${DEFAULTS}" is the same app with V8's own heap sizes; the bare server runs with V8's defaults.`,
+      `- Memory settings: \`${memoryFlags.join(' ')}\`, what \`serve\` and \`import\` apply (src/cli/memory-defaults.ts). "app", the floor and the targets run with them; "${DEFAULTS}" is the same app with V8's own heap sizes; the bare server runs with V8's defaults.`,
     );
     out();
     out('## Targets (issue 11)');
@@ -474,6 +521,27 @@ async function main(): Promise<void> {
     out(
       `Style B rows: page 1 holds ${pageItems.first} responses, page ${fmt(DEEP_PAGE)} holds ${pageItems.deep}, of ${fmt(pageItems.filteredTotal)} matching (\`filtered_total\`).${pageItems.deep === 0 ? ` Page ${fmt(DEEP_PAGE)} is past the last page: the figure is the cost of walking every match to find that out (\`--page-limit\` sets a smaller page).` : ''}`,
     );
+    out();
+    out('## The stack floor');
+    out();
+    out(
+      'Req/s, medians of the same interleaved rounds. The floor is what the app could reach on its own packages without its own work (key cache, access and scope checks, style selection, metrics, usage counts, idempotency…); floor / bare is what the packages cost against node:http + pg.',
+    );
+    out();
+    out('| Workload | App | Floor | Bare | App / floor | Floor / bare |');
+    out('|---|---:|---:|---:|---:|---:|');
+    for (const [name, appRun, floorRun, bareRun] of [
+      ['Style A list', listApp!, listFloor!, listBare!],
+      ['Style A upsert', upApp!, upFloor!, upBare!],
+    ] as const) {
+      const ratio = (x: Interleaved, y: Interleaved) => {
+        const problem = problemOf(runsOf(x, y));
+        return problem ? `**invalid** (${problem})` : `${(x.medianRps / y.medianRps).toFixed(2)}x`;
+      };
+      out(
+        `| ${name} | ${fmt(appRun.medianRps)} | ${fmt(floorRun.medianRps)} | ${fmt(bareRun.medianRps)} | ${ratio(appRun, floorRun)} | ${ratio(floorRun, bareRun)} |`,
+      );
+    }
     out();
     out('## Memory settings against V8 defaults');
     out();

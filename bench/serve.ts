@@ -6,7 +6,8 @@
  *   argv[2]: 'app'  the service exactly as `feedback-service serve` starts it (src/server.ts
  *                   startServer: request timeouts, metrics, webhook worker, JSON logs on stdout,
  *                   which the parent sends to /dev/null);
- *            'bare' the baseline of bench/bare-server.ts.
+ *            'bare' the baseline of bench/bare-server.ts;
+ *            'floor' the stack floor of bench/floor-server.ts (its request log on stdout, also sent to /dev/null).
  *   env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_LOG (log level of the app, default 'info'),
  *        BENCH_DATABASE_READ_URL (the app's read replicas, DATABASE_READ_URL; default none).
  *   IPC: sends `{url}` once listening, or `{error}`; on the message 'close' closes and exits 0.
@@ -14,32 +15,36 @@
 import { loadConfig } from '../src/config';
 import { startServer } from '../src/server';
 import { startBareServer } from './bare-server';
+import { startFloorServer } from './floor-server';
 
 export type ServeMessage = { url: string } | { error: string };
 
 async function main(): Promise<void> {
   const mode = process.argv[2];
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? '';
+  const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
   const s =
     mode === 'bare'
       ? await startBareServer(databaseUrl)
-      : await startServer(
-          loadConfig(
-            {
-              databaseUrl,
-              databaseReadUrls: process.env.BENCH_DATABASE_READ_URL ? process.env.BENCH_DATABASE_READ_URL.split(',') : [],
-              redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
-              logLevel: process.env.BENCH_LOG ?? 'info',
-              port: 0,
-              host: '127.0.0.1',
-              // The dashboard page counts against the public budget per address, which would cap its latency samples.
-              authFailuresPerMinute: 1_000_000,
-              // Every load connection comes from 127.0.0.1, as from a proxy: no per-address connection cap.
-              connectionsPerAddress: 0,
-            },
-            {},
-          ),
-        );
+      : mode === 'floor'
+        ? await startFloorServer(databaseUrl, redisUrl)
+        : await startServer(
+            loadConfig(
+              {
+                databaseUrl,
+                databaseReadUrls: process.env.BENCH_DATABASE_READ_URL ? process.env.BENCH_DATABASE_READ_URL.split(',') : [],
+                redisUrl,
+                logLevel: process.env.BENCH_LOG ?? 'info',
+                port: 0,
+                host: '127.0.0.1',
+                // The dashboard page counts against the public budget per address, which would cap its latency samples.
+                authFailuresPerMinute: 1_000_000,
+                // Every load connection comes from 127.0.0.1, as from a proxy: no per-address connection cap.
+                connectionsPerAddress: 0,
+              },
+              {},
+            ),
+          );
   process.on('message', (m) => {
     if (m === 'close') void s.close().then(() => process.exit(0));
   });
