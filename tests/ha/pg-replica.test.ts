@@ -14,6 +14,7 @@ import { importFixture } from '../../src/core/import/importer';
 import { createDb, migrateLatest, type Db } from '../../src/db/connection';
 import { freePort, pgBinDir, startPgCluster, type PgCluster } from '../../bench/pg-cluster';
 import { sleep } from '../component/webhooks/harness';
+import { cliJs } from '../support/cli';
 
 jest.setTimeout(60_000);
 
@@ -46,7 +47,7 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
 
 async function serve(primary: string, replica: string): Promise<string> {
   const port = await freePort();
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port)], {
+  child = spawn(process.execPath, [cliJs, 'serve', '--port', String(port)], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -14,6 +14,7 @@ import type { Db } from '../../src/db/connection';
 import { freePort } from '../component/ops/helpers';
 import { sleep } from '../component/webhooks/harness';
 import { uid } from '../support/given';
+import { cliJs } from '../support/cli';
 
 export { freePort, sleep };
 
@@ -97,7 +98,7 @@ export class Processes {
   /** Starts `feedback-service serve` on a free port with this database and REDIS_URL; resolves with its base URL once it listens. */
   async serve(databaseUrl: string, redisUrl: string): Promise<string> {
     const port = await freePort();
-    const { proc, out } = this.start(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port)], {
+    const { proc, out } = this.start(process.execPath, [cliJs, 'serve', '--port', String(port)], {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,

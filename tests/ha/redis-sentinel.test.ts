@@ -106,7 +106,14 @@ maybe('Redis through Sentinel', () => {
         return y === x - 1 && keys.length === 1;
       }).catch((err: Error) => {
         // What the two instances last answered and logged about Redis, for a failure seen only in a busy CI.
-        const redisLines = ps!.serveLogs.map((out, i) => `instance ${i + 1}:\n${out().split('\n').filter((l) => /redis/i.test(l)).slice(-8).join('\n')}`);
+        const redisLines = ps!.serveLogs.map(
+          (out, i) =>
+            `instance ${i + 1}:\n${out()
+              .split('\n')
+              .filter((l) => /redis/i.test(l))
+              .slice(-8)
+              .join('\n')}`,
+        );
         throw new Error(`${err.message} (${last})\n${redisLines.join('\n')}`);
       });
     } finally {

@@ -5,13 +5,13 @@
  * request in flight, refuses new connections and exits 0; a second signal exits at once; `demo` prints how to
  * mint a dashboard link, and each demo form's link opens its charts.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { SETTINGS } from '../../../src/config';
+import { cliJs } from '../../support/cli';
 import { testDbUrl } from '../../support/db';
 import { ownDatabase } from '../webhooks/harness';
 import { freePort, until } from './helpers';
@@ -19,11 +19,6 @@ import { freePort, until } from './helpers';
 jest.setTimeout(120_000);
 
 const root = path.resolve(__dirname, '../../..');
-const cliJs = path.join(root, 'dist/src/cli/main.js');
-
-beforeAll(async () => {
-  await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: root });
-});
 
 interface Exit {
   code: number | null;

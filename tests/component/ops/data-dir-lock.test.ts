@@ -5,18 +5,17 @@
  * and write nothing; once the server stops, the same command works and the server starts again on the
  * folder; a lock left by a killed server does not block the next process.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { nanoid } from 'nanoid';
+import { cliJs } from '../../support/cli';
 import { freePort, until } from './helpers';
 
 jest.setTimeout(180_000);
 
 const root = path.resolve(__dirname, '../../..');
-const cliJs = path.join(root, 'dist/src/cli/main.js');
 const secret = `fa_${nanoid(40)}`;
 let dir: string;
 let dataDir: string;
@@ -66,7 +65,6 @@ const workspaces = (port: number, key: string) =>
   }));
 
 beforeAll(async () => {
-  await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: root });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-lock-'));
   dataDir = path.join(dir, 'data');
   fixture = path.join(dir, 'fixture.json');

@@ -9,18 +9,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { cliJs } from '../../support/cli';
 import { freePort, until } from './helpers';
 
 jest.setTimeout(240_000);
 
 const root = path.resolve(__dirname, '../../..');
-const cliJs = path.join(root, 'dist/src/cli/main.js');
 const build = () => promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: root });
 let dir: string;
 const children: ChildProcess[] = [];
 
-beforeAll(async () => {
-  await build();
+beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-demo-'));
 });
 

@@ -9,17 +9,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { nanoid } from 'nanoid';
+import { cliJs } from '../../support/cli';
 import { freePort, until } from './helpers';
 
 jest.setTimeout(120_000);
 
 const root = path.resolve(__dirname, '../../..');
-const cliJs = path.join(root, 'dist/src/cli/main.js');
 let dir: string;
 let server: ChildProcess | undefined;
 
 beforeAll(async () => {
-  await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: root });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-public-url-'));
 });
 

@@ -1,6 +1,6 @@
 /**
  * Smoke tests of the `feedback-service` executable itself: the CLI runs as a child process
- * (`npx tsx src/cli/main.ts …`) against the run's test database.
+ * (`node dist/src/cli/main.js …`, tests/support/cli.ts) against the run's test database.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';

@@ -17,6 +17,7 @@ import { testConfig } from '../../support/app';
 import { declaredHeaderProblems } from '../../support/openapi-ops';
 import { formWorkspace, goodAnswers, scenario, workspaceWithKey } from '../../support/given';
 import { freePort } from '../ops/helpers';
+import { cliJs } from '../../support/cli';
 
 let db: Db;
 let redis: Redis;
@@ -189,7 +190,7 @@ describe('when Redis fails', () => {
  */
 async function startServe(env: Record<string, string>): Promise<{ url: string; log: Array<{ level: number; msg: string }>; stop(): Promise<void> }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--no-worker', '--port', String(port)], {
+  const proc = spawn(process.execPath, [cliJs, 'serve', '--no-worker', '--port', String(port)], {
     cwd: path.resolve(__dirname, '../../..'),
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: testDbUrl(), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

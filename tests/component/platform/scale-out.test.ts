@@ -3,7 +3,7 @@
  * docs/operations.md): a key or a dashboard link (docs/analytics.md, "Dashboard links") revoked through one instance is
  * refused within 1 s by the other, the rate budget
  * of a key is shared, and webhook attempts are not doubled although both instances run the worker.
- * The CLI runs as child processes (`node --import tsx src/cli/main.ts serve`) on this file's own database.
+ * The CLI runs as child processes (`node dist/src/cli/main.js serve`, tests/support/cli.ts cliJs) on this file's own database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -14,6 +14,7 @@ import type { Db } from '../../../src/db/connection';
 import { KEY_CACHE_TTL_MS } from '../../../src/platform/auth/key-cache';
 import { surveyForm, uid } from '../../support/given';
 import { ownDatabase, receiver, sleep, type Receiver } from '../webhooks/harness';
+import { cliJs } from '../../support/cli';
 
 jest.setTimeout(90_000);
 
@@ -37,7 +38,7 @@ function freePort(): Promise<number> {
 /** Starts `serve` on a free port with the shared database and Redis; resolves with its base URL once listening. */
 async function serve(): Promise<string> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port)], {
+  const proc = spawn(process.execPath, [cliJs, 'serve', '--port', String(port)], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -8,9 +8,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { nanoid } from 'nanoid';
+import { cliJs as cli } from '../../support/cli';
 
-const root = path.resolve(__dirname, '../../..');
-const cli = path.join(root, 'dist/src/cli/main.js');
 let dir: string;
 let server: ChildProcess | undefined;
 
@@ -31,7 +30,6 @@ function freePort(): Promise<number> {
 }
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-smoke-'));
 }, 120_000);
 

@@ -1,6 +1,6 @@
 /**
  * Delivery across processes (docs/webhooks.md, "Running the worker"): the `feedback-service` CLI runs as child processes
- * (`node --import tsx src/cli/main.ts …`, one node process each, so SIGKILL hits the server itself) on
+ * (`node dist/src/cli/main.js …`, tests/support/cli.ts cliJs, one node process each, so SIGKILL hits the server itself) on
  * this file's own database. A write committed just before the API process is killed is delivered by
  * a worker started afterwards; two worker processes make each attempt once. (The embedded database:
  * embedded.test.ts.)
@@ -17,6 +17,7 @@ import { recordEvents } from '../../../src/core/webhooks/outbox';
 import type { Db } from '../../../src/db/connection';
 import { uid } from '../../support/given';
 import { ownDatabase, receiver, sleep, type Receiver } from './harness';
+import { cliJs } from '../../support/cli';
 
 jest.setTimeout(60_000);
 
@@ -53,7 +54,7 @@ function cli(args: string[], env: Record<string, string | undefined>): Child {
     ...env,
   };
   for (const k of ['REDIS_URL', ...Object.keys(env).filter((k) => env[k] === undefined)]) delete e[k];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [cliJs, ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(proc);
   let out = '';
   const listeners: Array<() => void> = [];
