@@ -184,11 +184,22 @@ export function shareCompiledValidators(store: CompiledValidators): void {
 }
 
 function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
-  const kept = sharedCompiled?.get(validateResponses);
-  if (kept) return validatedAsGet(kept);
-  const compiled = compileValidator(doc, validateResponses);
-  sharedCompiled?.set(validateResponses, compiled);
-  return validatedAsGet(compiled);
+  if (!sharedCompiled) return validatedAsGet(compileValidator(doc, validateResponses));
+  let kept = sharedCompiled.get(validateResponses);
+  if (!kept) sharedCompiled.set(validateResponses, (kept = compileValidator(doc, validateResponses)));
+  return validatedAsGet(kept.map(inThisRealm));
+}
+
+/**
+ * A kept step as a step of the app's own JavaScript realm. The steps may come from another realm (another jest test
+ * file's module registry), and Express's router takes a Promise of another realm returned by a step for a
+ * "Promise-like" value and prints a deprecation warning for it: the result is adopted as a Promise of this realm.
+ */
+function inThisRealm(step: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    const result: unknown = step(req, res, next);
+    return result !== null && typeof result === 'object' && 'then' in result ? Promise.resolve(result as PromiseLike<void>) : undefined;
+  };
 }
 
 function compileValidator(doc: OpenApiDocument, validateResponses: boolean): RequestHandler[] {
