@@ -12,6 +12,9 @@ import { importFixture } from '../../../src/core/import/importer';
 import { useTestApp } from '../../support/app';
 import { keyFor, uid, workspaceWithKey } from '../../support/given';
 
+// Several tests walk thousands of responses page by page; on PGlite (in this process) under a busy CI that took over 30 s.
+jest.setTimeout(120_000);
+
 const ctx = useTestApp();
 
 const QUESTIONS: FixtureQuestion[] = [
