@@ -221,14 +221,16 @@ function clausesOrNone(expression: string | undefined): FilterClause[] {
 
 /**
  * The answer fields of a list (answer-filter.ts): the questions of the one form the list is narrowed to, by the
- * `form_id` parameter (or the path), else by the first `form_id = v` condition of `filter`; read only when the
- * list filters on answers. Without such a form an answer filter is a 400 asking for `form_id`.
+ * `form_id` parameter (or the path), else by the first `form_id = v` condition of `filter` with a value (not
+ * null, not empty: the translator reads it so too); read only when the list filters on answers. Without such a
+ * form an answer filter is a 400 asking for `form_id`.
  */
 async function answerFieldsOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<ExtraFields> {
   const clauses = clausesOrNone(q.filter);
   const asked = clauses.some((c) => isAnswerField(c.field)) || RESPONSE_ANSWER_PARAMS.some((p) => q.typed?.[p.name] !== undefined);
   if (!asked) return answerFields(undefined);
-  const byFilter = clauses.find((c) => snakeCase(c.field) === 'form_id' && c.op === '=' && (c.values[0]!.quoted || c.values[0]!.text.toLowerCase() !== 'null'));
+  const named = (c: FilterClause) => c.values[0]!.text !== '' && (c.values[0]!.quoted || c.values[0]!.text.toLowerCase() !== 'null');
+  const byFilter = clauses.find((c) => snakeCase(c.field) === 'form_id' && c.op === '=' && named(c));
   const formId = q.formId ?? byFilter?.values[0]!.text;
   if (formId === undefined) return answerFields(undefined);
   return answerFields({ id: formId, questions: await listQuestionsOf(db, workspaceId, formId) });
