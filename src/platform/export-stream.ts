@@ -169,7 +169,7 @@ export async function streamResponsesExport(
 ): Promise<void> {
   const { workspaceId: ws, format, filters } = request;
   // Validates filters and sort now, before the first byte is sent.
-  const exported = openResponseExport(ws, filters);
+  const exported = await openResponseExport(db, ws, filters);
   const release = request.slotOwner === undefined ? undefined : exportSlots.acquire(request.slotOwner);
   try {
     let questions: Question[] | undefined;

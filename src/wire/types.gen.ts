@@ -2113,6 +2113,51 @@ export type ResponseFilterRespondentEmailContains = Array<string>;
 export type ResponseFilterRespondentEmailPresent = Array<boolean>;
 
 /**
+ * Style A: `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswer = Array<string>;
+
+/**
+ * Style A: `<question_id>:<value>`: the answer is not the value; responses that did not answer the question are kept. Style B `filter=answers.q_plan != opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerNe = Array<string>;
+
+/**
+ * Style A: `<question_id>:<value>`: the answer is one of the values: repeat the parameter (`answer_in=q_rating:1&answer_in=q_rating:2`; the values of one question form one list, lists of different questions are ANDed); a bare question id (`answer_in=q_rating`) adds "not answered" to its list. Style B `filter=answers.q_rating in [1, 2]` (`in [1, null]`). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerIn = Array<string>;
+
+/**
+ * Style A: `<question_id>:<text>`, text and email questions: the answer contains the text, ignoring case (`%` and `_` are plain characters). Style B `filter=answers.q_comment ~ slow`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerContains = Array<string>;
+
+/**
+ * Style A: `<question_id>:true`: the question was answered; `<question_id>:false`: it was not. Style B `filter=answers.q_comment != null` / `answers.q_comment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerPresent = Array<string>;
+
+/**
+ * Style A: `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is greater than the value. Style B `filter=answers.q_rating > 3`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerGt = Array<string>;
+
+/**
+ * Style A: `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at least the value. Style B `filter=answers.q_rating >= 4`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerGte = Array<string>;
+
+/**
+ * Style A: `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is less than the value. Style B `filter=answers.q_since < 2026-01-01`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerLt = Array<string>;
+
+/**
+ * Style A: `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerLte = Array<string>;
+
+/**
  * `true` adds `table_data`: the linked row as it was at submission (`null` when the response has no row).
  */
 export type IncludeTableData = boolean;
@@ -2148,7 +2193,7 @@ export type LimitShared = number;
 export type CursorShared = string;
 
 /**
- * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`.
+ * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
  */
 export type FilterShared = string;
 
@@ -2326,6 +2371,51 @@ export type ResponseFilterRespondentEmailContainsShared = Array<string>;
  * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
  */
 export type ResponseFilterRespondentEmailPresentShared = Array<boolean>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is not the value; responses that did not answer the question are kept. Style B `filter=answers.q_plan != opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerNeShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is one of the values: repeat the parameter (`answer_in=q_rating:1&answer_in=q_rating:2`; the values of one question form one list, lists of different questions are ANDed); a bare question id (`answer_in=q_rating`) adds "not answered" to its list. Style B `filter=answers.q_rating in [1, 2]` (`in [1, null]`). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerInShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:<text>`, text and email questions: the answer contains the text, ignoring case (`%` and `_` are plain characters). Style B `filter=answers.q_comment ~ slow`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerContainsShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:true`: the question was answered; `<question_id>:false`: it was not. Style B `filter=answers.q_comment != null` / `answers.q_comment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerPresentShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is greater than the value. Style B `filter=answers.q_rating > 3`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerGtShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at least the value. Style B `filter=answers.q_rating >= 4`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerGteShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is less than the value. Style B `filter=answers.q_since < 2026-01-01`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerLtShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+ */
+export type ResponseFilterAnswerLteShared = Array<string>;
 
 /**
  * Both styles: `true` adds `table_data` (`null` when the response has no row).
@@ -3074,7 +3164,7 @@ export type ListResponsesData = {
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`.
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -3217,6 +3307,42 @@ export type ListResponsesData = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is not the value; responses that did not answer the question are kept. Style B `filter=answers.q_plan != opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is one of the values: repeat the parameter (`answer_in=q_rating:1&answer_in=q_rating:2`; the values of one question form one list, lists of different questions are ANDed); a bare question id (`answer_in=q_rating`) adds "not answered" to its list. Style B `filter=answers.q_rating in [1, 2]` (`in [1, null]`). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<text>`, text and email questions: the answer contains the text, ignoring case (`%` and `_` are plain characters). Style B `filter=answers.q_comment ~ slow`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:true`: the question was answered; `<question_id>:false`: it was not. Style B `filter=answers.q_comment != null` / `answers.q_comment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_present?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is greater than the value. Style B `filter=answers.q_rating > 3`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gt?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at least the value. Style B `filter=answers.q_rating >= 4`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gte?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is less than the value. Style B `filter=answers.q_since < 2026-01-01`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lt?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lte?: Array<string>;
         /**
          * Both styles: `true` adds `table_data` (`null` when the response has no row).
          */
@@ -3367,7 +3493,7 @@ export type ExportResponsesData = {
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`.
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -3510,6 +3636,42 @@ export type ExportResponsesData = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is not the value; responses that did not answer the question are kept. Style B `filter=answers.q_plan != opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is one of the values: repeat the parameter (`answer_in=q_rating:1&answer_in=q_rating:2`; the values of one question form one list, lists of different questions are ANDed); a bare question id (`answer_in=q_rating`) adds "not answered" to its list. Style B `filter=answers.q_rating in [1, 2]` (`in [1, null]`). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<text>`, text and email questions: the answer contains the text, ignoring case (`%` and `_` are plain characters). Style B `filter=answers.q_comment ~ slow`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:true`: the question was answered; `<question_id>:false`: it was not. Style B `filter=answers.q_comment != null` / `answers.q_comment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_present?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is greater than the value. Style B `filter=answers.q_rating > 3`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gt?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at least the value. Style B `filter=answers.q_rating >= 4`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gte?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is less than the value. Style B `filter=answers.q_since < 2026-01-01`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lt?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lte?: Array<string>;
         /**
          * Both styles: `true` adds `table_data` (`null` when the response has no row).
          */
@@ -3787,6 +3949,42 @@ export type ListFormResponsesData = {
          */
         respondent_email_present?: Array<boolean>;
         /**
+         * Style A: `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer?: Array<string>;
+        /**
+         * Style A: `<question_id>:<value>`: the answer is not the value; responses that did not answer the question are kept. Style B `filter=answers.q_plan != opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_ne?: Array<string>;
+        /**
+         * Style A: `<question_id>:<value>`: the answer is one of the values: repeat the parameter (`answer_in=q_rating:1&answer_in=q_rating:2`; the values of one question form one list, lists of different questions are ANDed); a bare question id (`answer_in=q_rating`) adds "not answered" to its list. Style B `filter=answers.q_rating in [1, 2]` (`in [1, null]`). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_in?: Array<string>;
+        /**
+         * Style A: `<question_id>:<text>`, text and email questions: the answer contains the text, ignoring case (`%` and `_` are plain characters). Style B `filter=answers.q_comment ~ slow`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_contains?: Array<string>;
+        /**
+         * Style A: `<question_id>:true`: the question was answered; `<question_id>:false`: it was not. Style B `filter=answers.q_comment != null` / `answers.q_comment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_present?: Array<string>;
+        /**
+         * Style A: `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is greater than the value. Style B `filter=answers.q_rating > 3`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gt?: Array<string>;
+        /**
+         * Style A: `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at least the value. Style B `filter=answers.q_rating >= 4`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gte?: Array<string>;
+        /**
+         * Style A: `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is less than the value. Style B `filter=answers.q_since < 2026-01-01`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lt?: Array<string>;
+        /**
+         * Style A: `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lte?: Array<string>;
+        /**
          * `true` adds `table_data`: the linked row as it was at submission (`null` when the response has no row).
          */
         include_table_data?: boolean;
@@ -3868,7 +4066,7 @@ export type ListResponsesV2Data = {
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`.
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -4011,6 +4209,42 @@ export type ListResponsesV2Data = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is not the value; responses that did not answer the question are kept. Style B `filter=answers.q_plan != opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is one of the values: repeat the parameter (`answer_in=q_rating:1&answer_in=q_rating:2`; the values of one question form one list, lists of different questions are ANDed); a bare question id (`answer_in=q_rating`) adds "not answered" to its list. Style B `filter=answers.q_rating in [1, 2]` (`in [1, null]`). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<text>`, text and email questions: the answer contains the text, ignoring case (`%` and `_` are plain characters). Style B `filter=answers.q_comment ~ slow`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:true`: the question was answered; `<question_id>:false`: it was not. Style B `filter=answers.q_comment != null` / `answers.q_comment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_present?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is greater than the value. Style B `filter=answers.q_rating > 3`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gt?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at least the value. Style B `filter=answers.q_rating >= 4`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gte?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is less than the value. Style B `filter=answers.q_since < 2026-01-01`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lt?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lte?: Array<string>;
         /**
          * Both styles: `true` adds `table_data` (`null` when the response has no row).
          */

@@ -87,11 +87,32 @@ describe('parseFilter values and whitespace', () => {
   });
 });
 
+describe('comparisons and answer fields (docs/api-rules.md, "Filters on answers")', () => {
+  it.each([
+    ['answers.q_rating >= 4', 'answers.q_rating', '>=', '4'],
+    ['answers.q_rating>4', 'answers.q_rating', '>', '4'],
+    ['answers.q_date <= 2026-01-31', 'answers.q_date', '<=', '2026-01-31'],
+    ['answers.q_num < "-1.5"', 'answers.q_num', '<', '-1.5'],
+    ['answers.q-1.x != null', 'answers.q-1.x', '!=', 'null'],
+    ['answers."q:1 [a], b" = opt_pro', 'answers.q:1 [a], b', '=', 'opt_pro'],
+    ['answers."say \\"hi\\"" ~ x', 'answers.say "hi"', '~', 'x'],
+  ])('parses %p', (input, field, op, value) => {
+    const [clause] = parseFilter(input);
+    expect([clause!.field, clause!.op, clause!.values[0]!.text, clause!.position]).toEqual([field, op, value, 1]);
+  });
+
+  it('reads a value starting with ">" or "=" after an operator as text', () => {
+    expect(parseFilter('score >> 1')[0]).toMatchObject({ op: '>', values: [{ text: '> 1' }] });
+    expect(parseFilter('a <= =1')[0]).toMatchObject({ op: '<=', values: [{ text: '=1' }] });
+  });
+});
+
 describe('parseFilter errors name the token and its 1-based position', () => {
   it.each([
     ['', /empty filter expression at position 1/, 1],
     ['   ', /empty filter expression at position 1/, 1],
-    ['score > 3', /expected an operator \(=, !=, ~, in\) after "score", found ">" at position 7/, 7],
+    ['score ^ 3', /expected an operator \(=, !=, ~, in, >=, >, <=, <\) after "score", found "\^" at position 7/, 7],
+    ['answers."q_1 = 3', /unterminated quoted field name at position 9/, 9],
     ['score', /expected an operator .* found end of expression at position 6/, 6],
     ['= 3', /expected a field name, found "=" at position 1/, 1],
     ['a = 1,', /expected a field name, found end of expression at position 7/, 7],

@@ -79,6 +79,38 @@ describe('translateStyleB', () => {
     expect(refusal(responses({ filter: 'colour = red' }))).toEqual({ part: 'query.filter', label: 'Style B refuses this request' });
   });
 
+  it('turns answer filters into the keyed answer parameters, whatever the question type', () => {
+    const q = (filter: string, extra: Record<string, string> = { form_id: 'frm_1' }) => ok(responses({ filter, ...extra })).request.query;
+    expect(
+      q(
+        'answers.q_plan = opt_pro, answers.q_plan != opt_basic, answers.q_rating in [1, 2, null], answers.q_comment ~ "slow, very", ' +
+          'answers.q_comment != null, answers.q_email = null, answers.q_num > 1.50, answers.q_num >= 2, answers.q_date < 2026-01-01, ' +
+          'answers.q_date <= "2026-02-01", answers.q_text = "null", answers."q:1" = v, answers."say \\"x\\"" in [null], answers."\\"q" = w',
+      ),
+    ).toEqual({
+      limit: '50',
+      form_id: 'frm_1',
+      answer: ['q_plan:opt_pro', 'q_text:null', '"q:1":v', '"\\"q":w'],
+      answer_ne: 'q_plan:opt_basic',
+      // A quote inside a key needs no quoting: only a key holding ":" or starting with a quote is quoted.
+      answer_in: ['q_rating:1', 'q_rating:2', 'q_rating', 'say "x"'],
+      answer_contains: 'q_comment:slow, very',
+      answer_present: ['q_comment:true', 'q_email:false'],
+      answer_gt: 'q_num:1.50',
+      answer_gte: 'q_num:2',
+      answer_lt: 'q_date:2026-01-01',
+      answer_lte: 'q_date:2026-02-01',
+    });
+    // The first `form_id = v` condition is the form, as Style B reads it.
+    expect(q('answers.q_plan = opt_pro, form_id = frm_2', {})).toEqual({ limit: '50', answer: 'q_plan:opt_pro', form_id: 'frm_2' });
+    expect(refusal(responses({ filter: 'answers.q_plan = opt_pro' }))).toEqual({ part: 'query.filter', label: 'Style B refuses this request' });
+    expect(refusal(responses({ filter: 'answers.q_num >= null', form_id: 'f' }))).toEqual({ part: 'query.filter', label: 'Style B refuses this request' });
+    expect(refusal(responses({ filter: 'answers.q_r in [1], answers.q_r in [2]', form_id: 'f' }))).toEqual({
+      part: 'query.filter',
+      label: 'two in lists on one answer',
+    });
+  });
+
   it('names every refusal by a reason the guide lists', () => {
     const guide = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'migrating-between-styles.md'), 'utf8');
     const refusals = [
@@ -94,6 +126,7 @@ describe('translateStyleB', () => {
       }),
       translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/datatables/tbl_1/rows' }),
       translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/responses', headers: { 'x-api-style': 'a' } }),
+      responses({ filter: 'answers.q in [1], answers.q in [2]', form_id: 'f' }),
     ].map(refusal);
     for (const r of refusals) expect({ r, listed: r !== undefined && guide.includes(`| \`${r.label}\` |`) }).toEqual({ r, listed: true });
   });

@@ -7,7 +7,13 @@
 import type { Request, Response } from 'express';
 import { errors } from '../../core/errors';
 import { assertFormExists } from '../../core/forms/forms.store';
-import { getResponse, listResponsesKeyset, RESPONSE_FILTER_PARAMS, type ResponseFilterQuery } from '../../core/responses/responses.store';
+import {
+  getResponse,
+  listResponsesKeyset,
+  RESPONSE_ANSWER_PARAMS,
+  RESPONSE_FILTER_PARAMS,
+  type ResponseFilterQuery,
+} from '../../core/responses/responses.store';
 import type { CoreDeps } from '../deps';
 import { keysetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';
@@ -17,12 +23,12 @@ import { keysetParams } from './params';
 import { presentResponseA } from './present';
 import type { ResponseCreateRequest } from '../../wire/types.gen';
 
-const TYPED_FILTER_NAMES = RESPONSE_FILTER_PARAMS.map((p) => p.name);
+const TYPED_FILTER_NAMES = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS].map((p) => p.name);
 
 /**
  * The Style A filters and sort of a responses list (shared by the list and the export): `form_id`, dates,
- * `score_gte`/`score_lte` and the typed filter parameters (`id_ne`, `row_id_in`, …; docs/migrating-between-styles.md,
- * "Response filters").
+ * `score_gte`/`score_lte`, the typed filter parameters (`id_ne`, `row_id_in`, …; docs/migrating-between-styles.md,
+ * "Response filters") and the filters on answers (`answer_gte=q_rating:4`, …; docs/api-rules.md, "Filters on answers").
  */
 export function responsesFilterA(req: Request, formId: string | undefined): ResponseFilterQuery {
   return {

@@ -121,7 +121,8 @@ function questionsQuery(db: DbHandle, workspaceId: string, formId: string): Knex
   return db('questions').select(QUESTION_COLUMNS).where({ workspace_id: workspaceId, form_id: formId });
 }
 
-async function listQuestionsOf(db: DbHandle, workspaceId: string, formId: string): Promise<Question[]> {
+/** The questions of a form in form order; none for a form the workspace does not have (no 404: see listQuestions). */
+export async function listQuestionsOf(db: DbHandle, workspaceId: string, formId: string): Promise<Question[]> {
   const rows = (await questionsQuery(db, workspaceId, formId).orderBy([{ column: 'position' }, { column: 'id' }])) as QuestionRow[];
   return rows.map(toQuestion);
 }

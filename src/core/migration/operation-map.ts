@@ -4,7 +4,8 @@
  * answered in Style B (`{ws}/responses…`, `/api/v2/…/responses`). Static data, read from openapi/ and
  * docs/migrating-between-styles.md, "Paths" and "Parameters"; the migration report (issue 20 item 2) and
  * the request translator (src/core/migration/translate.ts) use it. The Style A filter parameters are the
- * scheme of issue 20 item 4 (`f`, `f_ne`, `f_in`, `f_contains`, `f_present`).
+ * scheme of issue 20 item 4 (`f`, `f_ne`, `f_in`, `f_contains`, `f_present`) and, for answers, issue 29 item 1's
+ * keyed `answer…` parameters (docs/api-rules.md, "Filters on answers").
  *
  * Path templates are the document's (`/api/v1/workspaces/{workspace_id}/…`). tests/unit/operation-map.test.ts
  * checks that every Style B operation of the document has an entry and every equivalent is a real
@@ -62,8 +63,8 @@ const END: ParamMapping = {
 };
 const RESPONSE_FILTER: ParamMapping = {
   b: 'filter',
-  a: 'id, form_id, score, email_id, row_id, respondent_email (+ _ne, _in, _contains, _present; score_gte/score_lte)',
-  how: 'each condition becomes one typed parameter: f = v → f=v, f != v → f_ne=v, f in [..] → f_in=.. (repeated), f ~ v → f_contains=v, f = null / f != null → f_present=false/true',
+  a: 'id, form_id, score, email_id, row_id, respondent_email (+ _ne, _in, _contains, _present; score_gte/score_lte); answer (+ _ne, _in, _contains, _present, _gt, _gte, _lt, _lte)',
+  how: 'each condition becomes one typed parameter: f = v → f=v, f != v → f_ne=v, f in [..] → f_in=.. (repeated), f ~ v → f_contains=v, f = null / f != null → f_present=false/true; on answers (with form_id) answers.q OP v → answer…=q:v (= answer, != answer_ne, ~ answer_contains, > answer_gt, >= answer_gte, < answer_lt, <= answer_lte), answers.q in [v, null] → answer_in=q:v&answer_in=q, answers.q = null / != null → answer_present=q:false/true',
 };
 const INCLUDE_TABLE: ParamMapping = { b: 'include_table_data', a: 'include_table_data', how: 'unchanged' };
 const INCLUDE_ACTIONLIST: ParamMapping = {

@@ -1,12 +1,15 @@
 /**
  * A Style B responses `filter` expression as Style A typed parameters (the scheme of
  * docs/migrating-between-styles.md, "Response filters"): `f = v` → `f=v`, `f != v` → `f_ne=v`,
- * `f in [..]` → `f_in` repeated, `f ~ v` → `f_contains=v`, `f = null` / `f != null` → `f_present=false|true`.
+ * `f in [..]` → `f_in` repeated, `f ~ v` → `f_contains=v`, `f = null` / `f != null` → `f_present=false|true`;
+ * an answer field `answers.q OP v` → `answer<suffix>=q:v` (docs/api-rules.md, "Filters on answers"), value for
+ * value, whatever the question's type: Style A compiles both with the same code, against the same form.
  * Parsed with the service's own parser (src/core/query/filter-parser.ts) and checked as Style B checks it
  * (src/core/query/filter.ts), so a filter Style B refuses is reported, never translated.
  */
 import { EMAIL_EVENT_TYPES } from '../email-events/email-events.store';
 import { snakeCase } from '../query/fields';
+import { ANSWER_FIELD_PREFIX, isAnswerField } from '../responses/answer-filter';
 import { FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } from '../query/filter-parser';
 import { REFUSED_BY_B, Untranslatable, type QueryPairs } from './translate-types';
 
@@ -92,6 +95,48 @@ function clauseParam(field: string, type: 'text' | 'number', clause: FilterClaus
   }
 }
 
+/** The Style A parameter of each answer-field operator but `in` (the keyed parameters of src/core/query/typed-filter.ts). */
+const ANSWER_PARAM: Record<string, string> = {
+  '=': 'answer',
+  '!=': 'answer_ne',
+  '~': 'answer_contains',
+  '>': 'answer_gt',
+  '>=': 'answer_gte',
+  '<': 'answer_lt',
+  '<=': 'answer_lte',
+};
+
+/** A question id as the key of a keyed value: double-quoted when it holds a ":" or starts with a quote. */
+function answerKey(questionId: string): string {
+  return questionId.includes(':') || questionId.startsWith('"') ? `"${questionId.replace(/[\\"]/g, (c) => `\\${c}`)}"` : questionId;
+}
+
+/**
+ * One answer clause as its Style A parameters: `answers.q = v` → `answer=q:v`, `!= null` / `= null` →
+ * `answer_present=q:true|false`, `in [v, null]` → `answer_in=q:v&answer_in=q`.
+ * @param lists the questions whose `in` list is already taken (a second one cannot translate).
+ * @throws Untranslatable for a comparison with null (Style B refuses it) or a second `in` list on one question.
+ */
+function answerParams(clause: FilterClause, lists: Set<string>): QueryPairs {
+  const key = answerKey(clause.field.slice(ANSWER_FIELD_PREFIX.length));
+  const v = clause.values[0]!;
+  if (clause.op === 'in') {
+    if (lists.has(key)) {
+      throw new Untranslatable(
+        'query.filter',
+        `two in lists on one answer: Style A's answer_in values of one question form one list, and "${clause.field}" has two; their intersection would change the meaning for a multiple-choice answer (it holds several options). Join them into one list or split the request.`,
+      );
+    }
+    lists.add(key);
+    return clause.values.map((x) => ['answer_in', isNull(x) ? key : `${key}:${x.text}`]);
+  }
+  if (isNull(v) && (clause.op === '=' || clause.op === '!=')) return [['answer_present', `${key}:${clause.op === '!=' ? 'true' : 'false'}`]];
+  if (isNull(v) && clause.op !== '~') {
+    throw new Untranslatable('query.filter', `${REFUSED_BY_B}: "${clause.op}" needs a value, not null, for "${clause.field}".`);
+  }
+  return [[ANSWER_PARAM[clause.op]!, `${key}:${v.text}`]];
+}
+
 /**
  * The Style A parameters of a Style B responses filter, in the order of the clauses.
  * @throws Untranslatable naming `query.filter` for a filter Style B refuses or one Style A cannot say.
@@ -105,7 +150,14 @@ export function responseFilterParams(expression: string, formIdGiven: boolean): 
   };
   // Style A takes `form_id` once: a further `form_id = v` is the one-value list `form_id_in=v`.
   let formIdTaken = formIdGiven;
+  const answerLists = new Set<string>();
+  let answerField: string | undefined;
   for (const clause of clausesOf(expression)) {
+    if (isAnswerField(clause.field)) {
+      out.push(...answerParams(clause, answerLists));
+      answerField ??= clause.field;
+      continue;
+    }
     const field = RESPONSE_FIELDS.has(clause.field) ? clause.field : snakeCase(clause.field);
     const type = RESPONSE_FIELDS.get(field);
     if (type === undefined) {
@@ -126,6 +178,10 @@ export function responseFilterParams(expression: string, formIdGiven: boolean): 
     }
   }
   for (const [field, { list, some }] of lists) out.push(...inParams(field, list, some));
+  // The form the answers' questions belong to: the `form_id` parameter or a `form_id = v` condition, as Style B reads it.
+  if (answerField !== undefined && !formIdTaken) {
+    throw new Untranslatable('query.filter', `${REFUSED_BY_B}: a filter on "${answerField}" needs \`form_id\`: question ids belong to a form.`);
+  }
   return out;
 }
 

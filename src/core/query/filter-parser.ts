@@ -3,15 +3,23 @@
  *
  *   expression := clause ("," clause)*
  *   clause     := field op value | field "in" "[" value ("," value)* "]"
- *   op         := "=" | "!=" | "~"
+ *   field      := name | name "." quoted      (`answers."q:1"`: a question id with other characters)
+ *   name       := [A-Za-z_][A-Za-z0-9_.-]*
+ *   op         := "=" | "!=" | "~" | ">=" | ">" | "<=" | "<"
  *   value      := bare text up to the next top-level "," (or "]" inside a list), trimmed
- *               | a double-quoted string ("\"" and "\\" escapes) holding commas, brackets or spaces
+ *               | quoted
+ *   quoted     := a double-quoted string ("\"" and "\\" escapes) holding commas, brackets or spaces
  *
+ * The comparisons (`>=`, `>`, `<=`, `<`) parse for every field; which fields take them is filter.ts's
+ * business (answers of number, rating, nps and date questions: docs/api-rules.md, "Filters on answers").
  * Pure: returns an AST; filter.ts checks fields against a whitelist and compiles to SQL.
  * Positions in messages are 1-based character offsets into the expression.
  */
 
-export type FilterOp = '=' | '!=' | '~' | 'in';
+export type FilterOp = '=' | '!=' | '~' | 'in' | '>=' | '>' | '<=' | '<';
+
+/** The comparisons: ordered values only (numbers, dates). */
+export const COMPARISON_OPS: readonly FilterOp[] = ['>=', '>', '<=', '<'];
 
 export interface FilterValue {
   text: string;
@@ -52,21 +60,23 @@ export function parseFilter(input: string): FilterClause[] {
     const token = input.slice(i).match(/^\S{1,12}/)?.[0];
     return token === undefined ? 'end of expression' : `"${token}"`;
   };
+  /** A double-quoted string at `i` (on its opening quote), unescaped. */
+  const readQuoted = (what: string): string => {
+    const start = i;
+    i++;
+    let text = '';
+    while (i < input.length && input[i] !== '"') {
+      if (input[i] === '\\' && (input[i + 1] === '"' || input[i + 1] === '\\')) i++;
+      text += input[i];
+      i++;
+    }
+    if (i >= input.length) fail(`unterminated quoted ${what}`, start);
+    i++;
+    return text;
+  };
   const readValue = (stops: string): FilterValue => {
     skipSpace();
-    if (input[i] === '"') {
-      const start = i;
-      i++;
-      let text = '';
-      while (i < input.length && input[i] !== '"') {
-        if (input[i] === '\\' && (input[i + 1] === '"' || input[i + 1] === '\\')) i++;
-        text += input[i];
-        i++;
-      }
-      if (i >= input.length) fail('unterminated quoted value', start);
-      i++;
-      return { text, quoted: true };
-    }
+    if (input[i] === '"') return { text: readQuoted('value'), quoted: true };
     const start = i;
     while (i < input.length && !stops.includes(input[i]!)) {
       if (input[i] === '"') fail('a quote may only start a value');
@@ -86,21 +96,23 @@ export function parseFilter(input: string): FilterClause[] {
     const m = FIELD.exec(input);
     if (!m) fail(`expected a field name, found ${near()}`);
     const position = i + 1;
-    const field = m![0];
+    let field = m![0];
     i += field.length;
+    if (field.endsWith('.') && input[i] === '"') field += readQuoted('field name');
     skipSpace();
     let op: FilterOp;
-    if (input.startsWith('!=', i)) {
-      op = '!=';
+    const two = input.slice(i, i + 2);
+    if (two === '!=' || two === '>=' || two === '<=') {
+      op = two;
       i += 2;
-    } else if (input[i] === '=' || input[i] === '~') {
+    } else if (input[i] === '=' || input[i] === '~' || input[i] === '>' || input[i] === '<') {
       op = input[i] as FilterOp;
       i += 1;
     } else if (/^in(?=[\s[])/i.test(input.slice(i))) {
       op = 'in';
       i += 2;
     } else {
-      return fail(`expected an operator (=, !=, ~, in) after "${field}", found ${near()}`);
+      return fail(`expected an operator (=, !=, ~, in, >=, >, <=, <) after "${field}", found ${near()}`);
     }
     const values: FilterValue[] = [];
     if (op === 'in') {

@@ -6,14 +6,28 @@
  */
 import { errors, type ErrorLocation } from '../errors';
 import { lookupField, type ListField } from './fields';
-import { FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } from './filter-parser';
+import { COMPARISON_OPS, FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } from './filter-parser';
 import { joinSql, sql, type Sql } from './sql';
 
 export interface FilterContext {
   fields: ReadonlyMap<string, ListField>;
+  /** Fields outside the whitelist that the list compiles itself (responses: `answers.<question_id>`). */
+  extra?: ExtraFields;
   /** The parameter name used in error details (`filter`). */
   param?: string;
   location?: ErrorLocation;
+}
+
+/**
+ * A family of fields a list names by pattern rather than in its whitelist (responses: `answers.<question_id>`,
+ * src/core/responses/answer-filter.ts): `compile` answers the SQL of a clause whose field `matches`.
+ */
+export interface ExtraFields {
+  matches(field: string): boolean;
+  /** @throws AppError validation_error naming `param` at `location` for a clause that does not fit. */
+  compile(clause: FilterClause, param: string, location: ErrorLocation): Sql;
+  /** How the error for an unknown field lists the family (`answers.<question_id>`). */
+  label: string;
 }
 
 /** A compiled filter: its clauses (for callers that inspect them) and the ANDed SQL condition. */
@@ -23,11 +37,11 @@ export interface CompiledFilter {
 }
 
 /** ` (position N)` for a clause of an expression; nothing for a typed parameter's clause (position 0). */
-const at = (clause: FilterClause) => (clause.position > 0 ? ` (position ${clause.position})` : '');
+export const positionOf = (clause: FilterClause) => (clause.position > 0 ? ` (position ${clause.position})` : '');
 
 function typedValue(field: ListField, v: FilterValue, clause: FilterClause, ctx: FilterContext): unknown {
   const param = ctx.param ?? 'filter';
-  const bad = (what: string) => errors.invalid(ctx.location ?? 'query', param, `\`${param}\`: ${what}${at(clause)}.`);
+  const bad = (what: string) => errors.invalid(ctx.location ?? 'query', param, `\`${param}\`: ${what}${positionOf(clause)}.`);
   switch (field.type) {
     case 'number': {
       const n = Number(v.text);
@@ -44,22 +58,34 @@ function typedValue(field: ListField, v: FilterValue, clause: FilterClause, ctx:
   }
 }
 
-function escapeLike(text: string): string {
+/** `text` as a LIKE pattern that matches it literally: `%`, `_` and the backslash escaped by a backslash (LIKE's default escape). */
+export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /**
  * One clause as SQL over the whitelisted fields (the one place a filter condition becomes SQL; typed-filter.ts
- * builds clauses for Style A's typed parameters and compiles them here too).
- * @throws AppError validation_error naming `ctx.param` for an unknown field, `~` on a non-text field or a bad value.
+ * builds clauses for Style A's typed parameters and compiles them here too), or over the list's `extra` fields,
+ * whose own module compiles them.
+ * @throws AppError validation_error naming `ctx.param` for an unknown field, `~` on a non-text field, a comparison
+ *   on a whitelisted field or a bad value.
  */
 export function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
   const param = ctx.param ?? 'filter';
   const location = ctx.location ?? 'query';
+  if (ctx.extra?.matches(clause.field)) return ctx.extra.compile(clause, param, location);
   const field = lookupField(ctx.fields, clause.field);
   if (!field) {
-    const known = [...ctx.fields.keys()].join(', ');
+    const known = [...ctx.fields.keys(), ...(ctx.extra ? [ctx.extra.label] : [])].join(', ');
     throw errors.invalid(location, param, `\`${param}\`: unknown field "${clause.field}" at position ${clause.position}; filterable fields: ${known}.`);
+  }
+  if (COMPARISON_OPS.includes(clause.op)) {
+    const which = ctx.extra ? `; comparisons apply to ${ctx.extra.label}` : '';
+    throw errors.invalid(
+      location,
+      param,
+      `\`${param}\`: "${clause.op}" does not apply to "${clause.field}", which takes =, !=, ~ and in${which}${positionOf(clause)}.`,
+    );
   }
   const e = field.expr;
   const isNull = (v: FilterValue) => !v.quoted && v.text.toLowerCase() === 'null';
@@ -73,7 +99,11 @@ export function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
     }
     case '~': {
       if (field.type !== 'text') {
-        throw errors.invalid(location, param, `\`${param}\`: "~" (contains) applies to text fields; "${clause.field}" is a ${field.type}${at(clause)}.`);
+        throw errors.invalid(
+          location,
+          param,
+          `\`${param}\`: "~" (contains) applies to text fields; "${clause.field}" is a ${field.type}${positionOf(clause)}.`,
+        );
       }
       return sql(`(${e.sql}) ILIKE ?`, ...e.bindings, `%${escapeLike(clause.values[0]!.text)}%`);
     }
@@ -85,6 +115,9 @@ export function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
       const joined = joinSql(parts, ' OR ');
       return sql(`(${joined.sql})`, ...joined.bindings);
     }
+    default:
+      // The comparisons were refused above; a FilterOp added later must say here what it means.
+      throw new Error(`unhandled filter operator ${clause.op}`);
   }
 }
 

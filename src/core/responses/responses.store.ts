@@ -12,12 +12,15 @@ import type { DbHandle } from '../../db';
 import { fieldMap, type ListField, type SortDirection } from '../query/fields';
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery, type OffsetStart } from '../query/list';
 import { joinSql, sql, type Sql } from '../query/sql';
-import { compileTypedFilter, typedFilterParams } from '../query/typed-filter';
+import { compileTypedFilter, keyedFilterParams, typedFilterParams } from '../query/typed-filter';
 import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, StoredAnswer } from './responses.types';
 import { errors } from '../errors';
-import { formNames } from '../forms/forms.store';
-import { type CompiledFilter, compileFilter } from '../query/filter';
+import { formNames, listQuestionsOf } from '../forms/forms.store';
+import { type CompiledFilter, compileFilter, type ExtraFields } from '../query/filter';
+import { FilterSyntaxError, parseFilter, type FilterClause } from '../query/filter-parser';
+import { snakeCase } from '../query/fields';
+import { answerFields, isAnswerField } from './answer-filter';
 import { orderByClause } from '../query/keyset';
 import { parseSort } from '../query/sort';
 
@@ -45,6 +48,11 @@ export const RESPONSE_FILTER_FIELDS = fieldMap([
  * "Response filters").
  */
 export const RESPONSE_FILTER_PARAMS = typedFilterParams(RESPONSE_FILTER_FIELDS, ['form_id']);
+/**
+ * Style A's filters on answers (`answer=q_plan:opt_pro`, `answer_in`, `answer_gte`, …): keyed parameters over the
+ * fields `answers.<question_id>` (src/core/responses/answer-filter.ts; docs/api-rules.md, "Filters on answers").
+ */
+export const RESPONSE_ANSWER_PARAMS = keyedFilterParams('answer', 'answers', 'question_id');
 /** Filter fields whose clauses `response_counts` can answer without touching responses. */
 export const COUNTABLE_FILTER_FIELDS = new Set(['form_id', 'score']);
 
@@ -187,7 +195,7 @@ export interface ResponseFilterQuery {
   scoreLte?: number | undefined;
   /** Style B `filter` expression (raw). */
   filter?: string | undefined;
-  /** Style A typed filter parameters (RESPONSE_FILTER_PARAMS) by name: their raw values, in request order. */
+  /** Style A typed filter parameters (RESPONSE_FILTER_PARAMS, RESPONSE_ANSWER_PARAMS) by name: their raw values, in request order. */
   typed?: Readonly<Record<string, readonly string[]>>;
   /** Raw `sort` value. */
   sort?: string | undefined;
@@ -198,12 +206,42 @@ export interface ResponseFilterQuery {
 
 const DEFAULT_SORT = [{ field: RESPONSE_SORT_FIELDS.get('created_at')!, dir: 'desc' as const }];
 
+const TYPED_PARAMS = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS];
+
+/** The clauses of a `filter` expression, or none when it does not parse (compileFilter reports that). */
+function clausesOrNone(expression: string | undefined): FilterClause[] {
+  if (expression === undefined) return [];
+  try {
+    return parseFilter(expression);
+  } catch (e) {
+    if (e instanceof FilterSyntaxError) return [];
+    throw e;
+  }
+}
+
+/**
+ * The answer fields of a list (answer-filter.ts): the questions of the one form the list is narrowed to, by the
+ * `form_id` parameter (or the path), else by the first `form_id = v` condition of `filter` with a value (not
+ * null, not empty: the translator reads it so too); read only when the list filters on answers. Without such a
+ * form an answer filter is a 400 asking for `form_id`.
+ */
+async function answerFieldsOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<ExtraFields> {
+  const clauses = clausesOrNone(q.filter);
+  const asked = clauses.some((c) => isAnswerField(c.field)) || RESPONSE_ANSWER_PARAMS.some((p) => q.typed?.[p.name] !== undefined);
+  if (!asked) return answerFields(undefined);
+  const named = (c: FilterClause) => c.values[0]!.text !== '' && (c.values[0]!.quoted || c.values[0]!.text.toLowerCase() !== 'null');
+  const byFilter = clauses.find((c) => snakeCase(c.field) === 'form_id' && c.op === '=' && named(c));
+  const formId = q.formId ?? byFilter?.values[0]!.text;
+  if (formId === undefined) return answerFields(undefined);
+  return answerFields({ id: formId, questions: await listQuestionsOf(db, workspaceId, formId) });
+}
+
 /** The `filter` expression and the typed parameters of a list, compiled and ANDed (undefined when neither is given). */
-function bothFilters(q: ResponseFilterQuery): CompiledFilter | undefined {
+function bothFilters(q: ResponseFilterQuery, extra: ExtraFields): CompiledFilter | undefined {
   const typed = q.typed;
   const parts = [
-    q.filter === undefined ? undefined : compileFilter(q.filter, { fields: RESPONSE_FILTER_FIELDS }),
-    typed === undefined ? undefined : compileTypedFilter(RESPONSE_FILTER_FIELDS, RESPONSE_FILTER_PARAMS, (name) => typed[name]),
+    q.filter === undefined ? undefined : compileFilter(q.filter, { fields: RESPONSE_FILTER_FIELDS, extra }),
+    typed === undefined ? undefined : compileTypedFilter(RESPONSE_FILTER_FIELDS, TYPED_PARAMS, (name) => typed[name], extra),
   ].filter((c): c is CompiledFilter => c !== undefined);
   if (parts.length <= 1) return parts[0];
   return {
@@ -217,17 +255,18 @@ function bothFilters(q: ResponseFilterQuery): CompiledFilter | undefined {
 
 /**
  * Validates and compiles a list's filters and sort (the one narrowing/sort code of the responses
- * list and export).
- * @throws AppError validation_error for an unknown sort or filter field, a bad filter or score range.
+ * list and export); reads the form's questions when it filters on answers.
+ * @throws AppError validation_error for an unknown sort or filter field, a bad filter or score range, an answer
+ *   filter without a form, on an unknown question, with an operator or value that does not fit the question.
  */
-function prepareList(q: ResponseFilterQuery) {
+async function prepareList(db: DbHandle, workspaceId: string, q: ResponseFilterQuery) {
   const keys = parseSort(q.sort, {
     fields: RESPONSE_SORT_FIELDS,
     tieBreaker: RESPONSE_ID_FIELD,
     defaultSort: DEFAULT_SORT,
     multi: q.multiSort ?? false,
   });
-  const compiled = bothFilters(q);
+  const compiled = bothFilters(q, await answerFieldsOf(db, workspaceId, q));
   if (q.scoreGte !== undefined && q.scoreLte !== undefined && q.scoreGte > q.scoreLte) {
     throw errors.invalid('query', 'score_gte', '`score_gte` is greater than `score_lte`.');
   }
@@ -253,7 +292,7 @@ async function recordsOf(db: DbHandle, workspaceId: string, rows: ResponseRow[],
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or cursor.
  */
 export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: KeysetQuery<ResponseFilterQuery>): Promise<KeysetPage<ResponseRecord>> {
-  const { keys, narrowing, include } = prepareList(q);
+  const { keys, narrowing, include } = await prepareList(db, workspaceId, q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const { limit, cursor } = q.pagination;
   const page = await fetchKeysetPage<ResponseRow & Record<string, unknown>>(db, base, keys, limit, cursor, `responses:${workspaceId}`);
@@ -267,7 +306,7 @@ export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: 
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or a `page` too large.
  */
 export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: OffsetQuery<ResponseFilterQuery>): Promise<OffsetPage<ResponseRecord>> {
-  const { keys, compiled, narrowing, include } = prepareList(q);
+  const { keys, compiled, narrowing, include } = await prepareList(db, workspaceId, q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const { page, limit } = q.pagination;
   const countersSuffice = (compiled?.clauses ?? []).every(
@@ -308,11 +347,12 @@ export interface ResponseExport {
 
 /**
  * Opens an export of every response a list with the same filters and sort would show, in list order
- * (docs/analytics.md, "Exports"). Validation happens here, before anything is streamed.
+ * (docs/analytics.md, "Exports"). Validation happens here (reading the form's questions for answer filters on
+ * `db`), before anything is streamed.
  * @throws AppError validation_error as the lists do.
  */
-export function openResponseExport(workspaceId: string, q: ResponseFilterQuery): ResponseExport {
-  const { keys, narrowing, include } = prepareList(q);
+export async function openResponseExport(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<ResponseExport> {
+  const { keys, narrowing, include } = await prepareList(db, workspaceId, q);
   return {
     async *batches(trx, batchSize = 500) {
       const order = orderByClause(keys);

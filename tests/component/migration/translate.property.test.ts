@@ -5,8 +5,10 @@
  * Style B page holds exactly the ids, in order, of the Style A cursor walk the answer describes: the whole
  * Style A walk is read once, grouped into the pages `walk` names, and the walk of one random page is
  * followed as a client would. Translated NDJSON exports hold the Style B export's ids in order. A refusal must open with a reason the guide's table lists; one that says
- * Style B refuses the request must match a 400 from Style B. A fixed seed runs every time, then a random
- * one, printed on failure (rerun: TRANSLATE_SEED=<seed>).
+ * Style B refuses the request must match a 400 from Style B. Response filters include answer fields
+ * (`answers.q_score >= 9`, docs/api-rules.md, "Filters on answers"), whose questions the translator does not know:
+ * one Style B refuses (an unknown question, a value or operator that does not fit) translates to a Style A request
+ * refused alike. A fixed seed runs every time, then a random one, printed on failure (rerun: TRANSLATE_SEED=<seed>).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -120,12 +122,14 @@ async function check(g: Gen, pick: number): Promise<void> {
   }
   expect(res.status).toBe(200);
   const tr = res.body.data as Translated;
-  if (idKey === 'row_id') {
-    // The translator does not know a table's columns: a rows filter Style B refuses is passed through and Style A refuses it alike.
+  if (idKey === 'row_id' || onAnswers(g.query)) {
+    // The translator knows neither a table's columns nor a form's questions: a filter Style B refuses for them
+    // translates to a Style A request refused alike (rows: the same filter; answers: the `answer…` parameter).
     const b = await get(`${g.path}${qs(g.query)}`, 'B');
     if (b.status === 400) {
       const a = await get(`${tr.request.path}${qs(tr.request.query)}`, tr.request.headers);
-      expect({ status: a.status, message: a.body.error?.message }).toEqual({ status: 400, message: b.body.error.message });
+      if (idKey === 'row_id') expect({ status: a.status, message: a.body.error?.message }).toEqual({ status: 400, message: b.body.error.message });
+      else expect({ status: a.status, field: /^answer/.test(String(a.body.error?.details?.[0]?.field)) }).toEqual({ status: 400, field: true });
       return;
     }
   }
@@ -188,8 +192,34 @@ const clauseArb = (pools: Record<string, () => string[]>, camel: Record<string, 
       ),
   );
 
-const filterArb = (pools: Record<string, () => string[]>, camel?: Record<string, string>) =>
-  fc.array(clauseArb(pools, camel), { minLength: 1, maxLength: 3 }).chain((clauses) => fc.constantFrom(', ', ',').map((sep) => clauses.join(sep)));
+/** Answer fields of the fixture's forms (and one no form has), with their values; the comparisons too. */
+const answerPools = (): Record<string, () => string[]> => ({
+  'answers.q_score': () => ['0', '5', '9', '10', '9.0', 'abc'],
+  'answers.q_plan': () => ['opt_pro', 'opt_basic', 'opt_none'],
+  'answers.q_csat': () => ['1', '3', '5'],
+  'answers.q_nope': () => ['1'],
+});
+const answerClauseArb = fc.constantFrom(...Object.keys(answerPools())).chain((field) =>
+  fc
+    .record({
+      op: fc.constantFrom('=', '!=', ' in ', '~', '>=', ' > ', '<=', '<'),
+      values: fc.array(valueArb(answerPools()[field]!), { minLength: 1, maxLength: 3 }),
+    })
+    .map(({ op, values }) =>
+      op.trim() === 'in'
+        ? `${field}${op}[${values.map((v) => written(v.text, v.quote)).join(', ')}]`
+        : `${field}${op}${written(values[0]!.text, values[0]!.quote)}`,
+    ),
+);
+const onAnswers = (query: Query) => /answers\./.test(query.filter ?? '');
+
+const filterArb = (pools: Record<string, () => string[]>, camel?: Record<string, string>, answers = false) =>
+  fc
+    .array(answers ? fc.oneof({ weight: 2, arbitrary: clauseArb(pools, camel) }, { weight: 1, arbitrary: answerClauseArb }) : clauseArb(pools, camel), {
+      minLength: 1,
+      maxLength: 3,
+    })
+    .chain((clauses) => fc.constantFrom(', ', ',').map((sep) => clauses.join(sep)));
 
 const limitArb = fc.constantFrom('1', '2', '3', '5', '7', '10', '50', '150', '1000');
 const DATES = [
@@ -213,7 +243,7 @@ const compact = (q: Record<string, string | undefined>): Query =>
 const responsesArb: fc.Arbitrary<Gen> = fc
   .record({
     v2: fc.boolean(),
-    filter: opt(filterArb(responsePools(), CAMEL)),
+    filter: opt(filterArb(responsePools(), CAMEL, true)),
     sort: fc.oneof(
       { weight: 8, arbitrary: opt(fc.constantFrom('created_at:asc', 'createdAt:DESC', 'score:desc', 'score', 'created_at')) },
       { weight: 1, arbitrary: fc.constant('score:asc,created_at:desc') },
@@ -315,7 +345,8 @@ async function checkExport(g: Gen): Promise<void> {
   expect(res.status).toBe(200);
   const tr = res.body.data as Translated;
   const b = await exportIds(`${path}${qs(query)}`, { 'X-API-Style': 'B' });
-  expect(b.status).toBe(200);
+  // An answer filter Style B refuses for the form's questions: Style A refuses its translation alike.
+  expect(b.status).toBe(onAnswers(query) && b.status === 400 ? 400 : 200);
   expect(await exportIds(`${tr.request.path}${qs(tr.request.query)}`, tr.request.headers)).toEqual(b);
 }
 

@@ -1,7 +1,7 @@
 /**
  * Fuzz test generated from openapi/ (issue 9 item 8; docs/api-rules.md, "Errors"): malformed requests against
  * every operation of the document (both styles where a path is shared): wrong types, huge and
- * control-character strings, lone surrogates, bad JSON, 10,000-level nesting, bad cursors, filters, sorts,
+ * control-character strings, lone surrogates, bad JSON, 10,000-level nesting, bad cursors, filters (on answers too), sorts,
  * dates at and past the supported range (docs/api-rules.md, "Dates"), bad headers. Every answer: no 5xx, errors
  * in the envelope, the headers its operation declares for the status, and a rejected write wrote nothing.
  * A fixed seed runs every time, then a random one (FUZZ_SEED fixes it); a failure names its seed and the request.
@@ -187,6 +187,24 @@ const badUrlValues: string[] = [
   'created_at%3Adesc',
   'score%2C-score',
   '-nope',
+  // filters on answers (docs/api-rules.md, "Filters on answers"): Style A `<question_id>:<value>`, Style B `answers.<question_id>`
+  'q_score%3Aabc',
+  'q_score%3A1e309',
+  'q_score',
+  'q_plan%3Aopt_none',
+  'q_nope%3A1',
+  '%22q_score',
+  '%22q%22x%3A1',
+  '%3A9',
+  'q_score%3A%25_%5C',
+  'answers.q_score%20%3E%3D%20abc',
+  'answers.q_score%20%3E%3D%20null',
+  'answers.q_plan%20~%20x',
+  'answers.q_plan%20%3E%20opt_pro',
+  'form_id%20%3D%20x%2Canswers.q%20%3C%201',
+  'answers.%22q',
+  'answers.',
+  'score%20%3C%3D%205',
 ];
 
 /** Body values of the wrong JSON type or with bad bytes. */

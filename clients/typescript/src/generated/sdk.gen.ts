@@ -177,8 +177,10 @@ export const getFormQuestion = <ThrowOnError extends boolean = false>(options: O
  * style only: Style B `page`, `filter`, `start_date`, `end_date`, `include_actionlist_data`; Style A
  * `cursor`, `created_after`, `created_before`, `score_gte`, `score_lte` and the typed response filters
  * (`id`, `score`, `email_id`, `row_id`, `respondent_email` and each field with `_ne`, `_in`, `_contains`,
- * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) (parameters of both styles together are
- * a 400 naming them); (3) the key's default style (`A` when not set). The parameters below
+ * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) and the filters on answers (`answer`,
+ * `answer_ne`, `answer_in`, `answer_contains`, `answer_present`, `answer_gt`, `answer_gte`, `answer_lt`,
+ * `answer_lte`) (parameters of both styles together are a 400 naming them); (3) the key's default style (`A`
+ * when not set). The parameters below
  * are the union of both styles; using one in the other style is a 400.
  *
  * Style A: cursor paging (`limit` 1..100, default 20), envelope with `has_more`. Style B: page paging
@@ -190,6 +192,13 @@ export const getFormQuestion = <ThrowOnError extends boolean = false>(options: O
  * `score` (no `_contains`; numbers), `email_id`, `row_id`, `respondent_email`. Each may repeat: the values
  * of one `f_in` form one list, any other adds a condition per value; all conditions are ANDed (guide:
  * `/docs/migrating`, "Response filters").
+ *
+ * Filters on answers (with `form_id`: question ids belong to a form): Style B's `filter` field
+ * `answers.<question_id>` (`answers.q_plan = opt_pro`, `answers.q_rating in [1, 2]`, `answers.q_comment ~
+ * slow`, `answers.q_rating >= 4`, `answers.q_comment != null`); Style A's `answer…` parameters with values
+ * `<question_id>:<value>` (`answer=q_plan:opt_pro`, `answer_in=q_rating:1&answer_in=q_rating:2`,
+ * `answer_contains=q_comment:slow`, `answer_gte=q_rating:4`, `answer_present=q_comment:true`).
+ * docs/api-rules.md, "Filters on answers".
  *
  * Required scope: `responses:read`.
  */
@@ -239,7 +248,8 @@ export const createResponse = <ThrowOnError extends boolean = false>(options: Op
  * order (no paging). Shared path: the style is chosen as for `GET {ws}/responses` (the `X-API-Style`
  * header, then style-only parameters, then the key's default style). Style A takes `form_id`,
  * `created_after`, `created_before`, `score_gte`, `score_lte`, the typed response filters (`id_ne`, `row_id_in`,
- * …; as the list), `sort`, `include_table_data`; Style B
+ * …; as the list), the filters on answers (`answer_in=q_rating:1`, …; as the list), `sort`,
+ * `include_table_data`; Style B
  * `form_id`, `filter`, `start_date`, `end_date`, `sort` (several fields), `include_table_data`,
  * `include_actionlist_data`. Using a parameter of the other style is a 400.
  *
@@ -273,8 +283,10 @@ export const exportResponses = <ThrowOnError extends boolean = false>(options: O
  * style only: Style B `page`, `filter`, `start_date`, `end_date`, `include_actionlist_data`; Style A
  * `cursor`, `created_after`, `created_before`, `score_gte`, `score_lte` and the typed response filters
  * (`id`, `score`, `email_id`, `row_id`, `respondent_email` and each field with `_ne`, `_in`, `_contains`,
- * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) (parameters of both styles together are
- * a 400 naming them); (3) the key's default style (`A` when not set). The parameters below
+ * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) and the filters on answers (`answer`,
+ * `answer_ne`, `answer_in`, `answer_contains`, `answer_present`, `answer_gt`, `answer_gte`, `answer_lt`,
+ * `answer_lte`) (parameters of both styles together are a 400 naming them); (3) the key's default style (`A`
+ * when not set). The parameters below
  * are the union of both styles; using one in the other style is a 400. `include_table_data` exists in both
  * styles; `include_actionlist_data` only in Style B.
  *
@@ -290,7 +302,8 @@ export const getResponse = <ThrowOnError extends boolean = false>(options: Optio
  * List the responses of a form
  *
  * Style A, cursor paging. The same list as `GET {ws}/responses` in Style A, restricted to one form; it
- * takes the same typed response filters (`row_id_ne`, `email_id_present`, …).
+ * takes the same typed response filters (`row_id_ne`, `email_id_present`, …) and filters on answers
+ * (`answer=q_plan:opt_pro`, `answer_gte=q_rating:4`, …; docs/api-rules.md, "Filters on answers").
  *
  * Required scope: `responses:read`.
  */
@@ -312,8 +325,10 @@ export const listFormResponses = <ThrowOnError extends boolean = false>(options:
  * style only: Style B `page`, `filter`, `start_date`, `end_date`, `include_actionlist_data`; Style A
  * `cursor`, `created_after`, `created_before`, `score_gte`, `score_lte` and the typed response filters
  * (`id`, `score`, `email_id`, `row_id`, `respondent_email` and each field with `_ne`, `_in`, `_contains`,
- * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) (parameters of both styles together are
- * a 400 naming them); (3) the key's default style (`A` when not set). The parameters below
+ * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) and the filters on answers (`answer`,
+ * `answer_ne`, `answer_in`, `answer_contains`, `answer_present`, `answer_gt`, `answer_gte`, `answer_lt`,
+ * `answer_lte`) (parameters of both styles together are a 400 naming them); (3) the key's default style (`A`
+ * when not set). The parameters below
  * are the union of both styles; using one in the other style is a 400.
  *
  * Required scope: `responses:read`.
