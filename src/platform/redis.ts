@@ -24,6 +24,12 @@ import type { Logger } from './logger';
 export const REDIS_COMMAND_TIMEOUT_MS = 500;
 const PING_INTERVAL_MS = 2_000;
 /**
+ * A client (one server or a Sentinel set) that has not been ready for this long is told to reconnect from scratch:
+ * once in a busy CI run an instance's client, reconnecting through the sentinels during a failover, never became
+ * ready again while its twin did (docs/operations.md, "Redis with failover (Sentinel)").
+ */
+const STUCK_RECONNECT_MS = 10_000;
+/**
  * How long requests wait for the first Redis connection of a new client before the in-process fallback
  * answers them: short enough that they still answer within 2 s. Counted in event-loop time (see startup).
  */
@@ -106,6 +112,8 @@ function clientFor(url: string): RedisClient {
           password: target.password,
           // While no sentinel answers, ask again after 100 ms, 200 ms, ... at most 1 s.
           sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
+          // A sentinel that does not answer "which master?" within 1 s is skipped for the next one, not waited on.
+          sentinelCommandTimeout: 1_000,
           failoverDetector: true,
           ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
         })
@@ -189,8 +197,18 @@ export function createRedis(url: string, logger: Logger): RedisClient {
   } else {
     redis.on('ready', recovered);
   }
+  let notReadySince: number | undefined;
   const ping = setInterval(() => {
-    if (redis.status !== 'ready') return;
+    if (redis.status !== 'ready') {
+      if (redis instanceof Cluster || redis.status === 'end' || closing) return;
+      notReadySince ??= Date.now();
+      if (Date.now() - notReadySince >= STUCK_RECONNECT_MS) {
+        notReadySince = undefined;
+        redis.disconnect(true);
+      }
+      return;
+    }
+    notReadySince = undefined;
     if (redis instanceof Cluster) {
       clusterWhole(redis).then(recovered, (err: Error) => failed(err.message));
       return;
