@@ -4,7 +4,8 @@
  * context (`req.context`, platform/request-context.ts), each filling its part once; what must happen as an answer is
  * written goes through the one hook of platform/answer-hooks.ts (`X-API-Style` and Style B's deprecation headers on
  * every answer, idempotency's stored answer and read routing's write position before a write's answer ends).
- * 1. requestContext (request id, the openapi/ path matched) → httpLog → usage counter → metrics middleware →
+ * 1. requestContext (request id, the openapi/ path matched; once the answer is done: the log line, the usage count and
+ *    the metrics of httpLog, the usage counter and the metrics, onAnswerDone) → securityHeaders →
  *    refuseKeyInQuery (an API key in the query string of an `/api/` path: 400);
  * 2. no key, no budget: `GET /healthz`, `/readyz`, `/metrics`, `/favicon.ico`;
  * 3. express.json() → deferBodyErrors (a body that does not parse is held back, reported at step 8);
@@ -42,7 +43,7 @@ import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth, refuseKeyInQuery } from './platform/auth/api-key-auth';
 import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './db/connection';
-import { installAnswerHooks } from './platform/answer-hooks';
+import { installAnswerHooks, onAnswerDone } from './platform/answer-hooks';
 import { deprecationHeaders } from './platform/deprecation';
 import { docsPage } from './pages/docs-page';
 import { FAVICON_PATH, favicon } from './platform/favicon';
@@ -118,11 +119,12 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   installAnswerHooks(app, styleHeaders(deprecationHeaders(config)));
   app.use(requestContext(app, operations));
   app.use(securityHeaders());
-  app.use(httpLog(logger));
+  // Once an answer is done: its log line, its usage count, its metrics (one pair of listeners per request).
+  httpLog(app, logger);
   const usage = deps.usage ?? createUsageCounter({ db, logger, onCount: (style, operation) => metrics.requestByStyle(style, operation) });
-  app.use(usage.middleware());
+  onAnswerDone(app, usage.answerDone);
   app.locals.metrics = metrics;
-  app.use(metrics.httpMiddleware());
+  onAnswerDone(app, metrics.answerDone);
   // An API key in the query string is refused before anything else reads the request (docs/api-rules.md, "Order of checks").
   app.use(refuseKeyInQuery());
   // Probes and metrics (docs/operations.md, "Probes", "Metrics"): no key, outside the rate limits and the missing-key budget.

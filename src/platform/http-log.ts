@@ -4,8 +4,9 @@
  * one rule, redactUrl, that writes `[redacted]` for every path segment and query value that can hold a token or a
  * key, whatever its spelling; headers and bodies are never logged.
  */
-import type { RequestHandler } from 'express';
+import type { Express, Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
+import { onAnswerDone } from './answer-hooks';
 import type { Logger } from './logger';
 import { isSecretParam } from './secret-params';
 
@@ -37,39 +38,41 @@ export function redactUrl(url: string): string {
   return `${path}?${query}`;
 }
 
+const CHILD = Symbol('requestLogger');
+
 /**
  * One log line per finished request (`request completed`, or `request aborted` when the client went
- * away first): `request_id`, `req` {method, url (redacted)}, `res` {statusCode}, `responseTime` (ms);
- * level `error` for a 5xx, else `info`. Probes and scrapes are not logged. `req.log` is a child logger
- * carrying the request id, made only when a handler asks for it (error paths), not per request: the
- * line is written by the service's pino logger directly (issue 11, logging cost).
+ * away first): `request_id`, `req` {method, url (redacted)}, `res` {statusCode}, `responseTime` (ms since the request
+ * context was made); level `error` for a 5xx, else `info`. Probes and scrapes are not logged. The line is written
+ * from the app's answer-done listeners (platform/answer-hooks.ts, onAnswerDone), with no closure or child logger per
+ * request. `req.log`, a child logger carrying the request id, is an accessor of the app's request prototype that
+ * makes it on first use (error paths), not per request (issue 11, issue 28).
  */
-export function httpLog(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const started = performance.now();
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: false,
-      get: () => (child ??= logger.child({ request_id: req.requestId })),
-    });
-    if (!PROBE_PATHS.has(req.path)) {
-      const done = (aborted: boolean) => {
-        const line = {
-          request_id: req.requestId,
-          req: { method: req.method, url: redactUrl(req.originalUrl) },
-          res: { statusCode: res.statusCode },
-          responseTime: Math.round(performance.now() - started),
-        };
-        if (aborted) logger.info(line, 'request aborted');
-        else if (res.statusCode >= 500) logger.error(line, 'request errored');
-        else logger.info(line, 'request completed');
-      };
-      res.once('finish', () => done(false));
-      res.once('close', () => {
-        if (!res.writableFinished) done(true);
-      });
-    }
-    next();
+export function httpLog(app: Express, logger: Logger): void {
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    enumerable: false,
+    get(this: Request & { [CHILD]?: Logger }) {
+      return (this[CHILD] ??= logger.child({ request_id: this.requestId }));
+    },
+  });
+  const write = (req: Request, res: Response, aborted: boolean) => {
+    const ctx = req.context;
+    if (PROBE_PATHS.has(ctx.path)) return;
+    const line = {
+      request_id: ctx.requestId,
+      req: { method: req.method, url: redactUrl(req.originalUrl) },
+      res: { statusCode: res.statusCode },
+      responseTime: Math.round(performance.now() - ctx.started),
+    };
+    if (aborted) logger.info(line, 'request aborted');
+    else if (res.statusCode >= 500) logger.error(line, 'request errored');
+    else logger.info(line, 'request completed');
   };
+  onAnswerDone(app, {
+    finished: (req, res) => write(req, res, false),
+    closed: (req, res) => {
+      if (!res.writableFinished) write(req, res, true);
+    },
+  });
 }

@@ -16,11 +16,13 @@
  * - prom-client's default process metrics.
  * Other parts of the service report through the functions of `Metrics`; `/metrics` serves the text format.
  */
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { errors } from '../core/errors';
 import { poolStats, type Db } from '../db/connection';
 import type { ReplicaStatus } from '../db/replicas';
+import type { AnswerDone } from './answer-hooks';
 import type { Logger } from './logger';
 import type { RateLimiter } from './rate-limit';
 import { answerStyle } from './style-selection';
@@ -39,8 +41,11 @@ const DEPTH_TIMEOUT_MS = 1_000;
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Records method, route template, status, style and duration of every request (mount first). */
-  httpMiddleware(): RequestHandler;
+  /**
+   * Records method, route template, status, style and duration (from the request context's start) of every answer,
+   * on its 'finish': the app adds it with onAnswerDone (platform/answer-hooks.ts).
+   */
+  readonly answerDone: AnswerDone;
   /** `GET /metrics`: the text format; a 404 resource_not_found when `enabled` is false. */
   handler(enabled: boolean): RequestHandler;
   /** Counts one authenticated request by answer style and operation (`operationId` or `unmatched`; from the usage counter). */
@@ -87,7 +92,7 @@ export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics 
 
   const metrics: Metrics = {
     registry,
-    httpMiddleware: () => httpMiddleware(http, (code) => metrics.authFailed(code)),
+    answerDone: { finished: httpAnswered(http, (code) => metrics.authFailed(code)) },
     handler: (enabled) => async (req, res) => {
       if (!enabled) throw errors.routeNotFound(req.method, req.path);
       const body = await registry.metrics();
@@ -139,22 +144,19 @@ function httpFamilies(registry: Registry): HttpFamilies {
 }
 
 /** Counts each request when its answer is finished; an auth failure's error code goes to `authFailed`. */
-function httpMiddleware(http: HttpFamilies, authFailed: (code: string) => void): RequestHandler {
-  return (req, res, next) => {
-    const start = process.hrtime.bigint();
-    res.once('finish', () => {
-      const labels = {
-        method: req.method,
-        route: req.context.match?.route ?? UNMATCHED_ROUTE,
-        status: String(res.statusCode),
-        style: answerStyle(req),
-      };
-      http.requests.inc(labels);
-      http.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
-      const code = req.context.errorCode;
-      if (code && AUTH_FAILURE_CODES.has(code)) authFailed(code);
-    });
-    next();
+function httpAnswered(http: HttpFamilies, authFailed: (code: string) => void): (req: Request, res: Response) => void {
+  return (req, res) => {
+    const ctx = req.context;
+    const labels = {
+      method: req.method,
+      route: ctx.match?.route ?? UNMATCHED_ROUTE,
+      status: String(res.statusCode),
+      style: answerStyle(req),
+    };
+    http.requests.inc(labels);
+    http.duration.observe(labels, (performance.now() - ctx.started) / 1000);
+    const code = ctx.errorCode;
+    if (code && AUTH_FAILURE_CODES.has(code)) authFailed(code);
   };
 }
 

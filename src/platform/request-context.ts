@@ -6,6 +6,7 @@
  * | field | filled by | read by |
  * |---|---|---|
  * | `requestId`, `match` | requestContext (first step) | logs, envelopes; style, scope check, metrics, usage |
+ * | `path`, `started` | requestContext | the request log line, metrics (once the answer is done) |
  * | `bodyError` | deferBodyErrors | reportBodyError |
  * | `auth` | apiKeyAuth | style, access, idempotency, read routing, usage, handlers |
  * | `style`, `styleError` | decideStyle (as soon as the key is known) | reportStyleError, answer headers, metrics, usage, the shared-path selector |
@@ -18,9 +19,11 @@
  * defined once on the app's request prototype (no per-request cost).
  */
 import type { Express, RequestHandler } from 'express';
+import { performance } from 'node:perf_hooks';
 import type { ApiKeyMeta } from '../core/api-keys/api-keys.store';
 import type { AppError } from '../core/errors';
 import type { Operation, OperationIndex, PathMatch } from './operations';
+import { watchAnswer } from './answer-hooks';
 import type { ReadTarget } from './read-routing';
 import { newRequestId } from './request-id';
 import type { Style } from './style';
@@ -31,6 +34,10 @@ export interface RequestContext {
   readonly requestId: string;
   /** The path of openapi/ the request path matches (its templates, methods, operations, `x-style`); undefined: none. */
   readonly match: PathMatch | undefined;
+  /** The request path as the app received it (`req.path` of the first step: routers later shorten `req.path`). */
+  readonly path: string;
+  /** When the first step ran, in ms of `performance.now()` (the log's `responseTime`, the metrics' duration). */
+  readonly started: number;
   /** A body that failed to parse, reported after the auth checks (docs/api-rules.md, "Order of checks"). */
   bodyError: AppError | undefined;
   /** The authenticated key. */
@@ -50,7 +57,8 @@ export interface RequestContext {
 }
 
 /**
- * The first step: makes the context (the request id, the matched path of `operations`) and sends `X-Request-Id`. Also
+ * The first step: makes the context (the request id, the matched path of `operations`), sends `X-Request-Id` and makes
+ * the answer call the app's onAnswerDone listeners once it is done (platform/answer-hooks.ts). Also
  * defines the read-only accessors `req.requestId`, `req.auth`, `req.workspaceId` and `req.style` on the app's request
  * prototype (once, here, so that the step and its accessors cannot be wired apart).
  */
@@ -82,9 +90,12 @@ export function requestContext(app: Express, operations: OperationIndex): Reques
     },
   });
   return (req, res, next) => {
+    const path = req.path;
     const context: RequestContext = {
       requestId: newRequestId(),
-      match: operations.match(req.path),
+      match: operations.match(path),
+      path,
+      started: performance.now(),
       bodyError: undefined,
       auth: undefined,
       style: undefined,
@@ -96,6 +107,7 @@ export function requestContext(app: Express, operations: OperationIndex): Reques
     };
     req.context = context;
     res.setHeader('X-Request-Id', context.requestId);
+    watchAnswer(res);
     next();
   };
 }

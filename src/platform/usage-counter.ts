@@ -8,18 +8,22 @@
  * more on shutdown (`stop`). A request therefore shows in the usage list within ~2 s; counts of several
  * instances add up. A failed flush keeps its counts for the next one.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { addAllUsage, UNMATCHED_OPERATION, type OperationUsageCount } from '../core/api-keys/usage.store';
 import { styleBAttention } from '../core/migration/attention';
 import { withTransaction } from '../db';
 import type { Db } from '../db/connection';
+import type { AnswerDone } from './answer-hooks';
 import type { Logger } from './logger';
 import { operationOf } from './operations';
 import { answerStyle } from './style-selection';
 
 export interface UsageCounter {
-  /** Registers the count of this request, taken when its answer is done (so its final style counts). */
-  middleware(): RequestHandler;
+  /**
+   * Counts a request once its answer is done (so its final style counts), on 'finish', or on 'close' alone when the
+   * client went away first: the app adds it with onAnswerDone (platform/answer-hooks.ts).
+   */
+  readonly answerDone: AnswerDone;
   /** Writes the pending counts now. */
   flush(): Promise<void>;
   /** Stops the timer and writes the pending counts. */
@@ -106,26 +110,20 @@ export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
     timer.unref();
   };
 
-  // 'finish' when the answer is sent; 'close' alone when the client went away first. Counted once; one listener for
-  // every request (`this` is the response), no closure per request.
-  function count(this: Response & { [COUNTED]?: true }) {
-    const req = this.req;
+  // 'finish' when the answer is sent; 'close' alone when the client went away first (and after 'finish'): counted once.
+  const count = (req: Request, res: Response & { [COUNTED]?: true }) => {
     const auth = req.context.auth;
-    if (this[COUNTED] || !auth) return;
-    this[COUNTED] = true;
+    if (res[COUNTED] || !auth) return;
+    res[COUNTED] = true;
+    ensureTimer();
     const style = answerStyle(req);
     const operation = requestOperation(req);
-    record(auth.id, style, operation, style === 'B' && this.statusCode < 400 ? attentionOf(req) : '');
+    record(auth.id, style, operation, style === 'B' && res.statusCode < 400 ? attentionOf(req) : '');
     opts.onCount?.(style, operation);
-  }
+  };
 
   return {
-    middleware: () => (_req, res, next) => {
-      ensureTimer();
-      res.once('finish', count);
-      res.once('close', count);
-      next();
-    },
+    answerDone: { finished: count, closed: count },
     flush,
     stop: async () => {
       if (timer) clearInterval(timer);
