@@ -12,6 +12,9 @@ import { isSecretParam } from './secret-params';
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 const REDACTED = '[redacted]';
+/** A `d` or `e` path segment (any case) and the segment after it, which holds a token. */
+const TOKEN_SEGMENT = /(^|\/)([de])\/([^/]*)/gi;
+const redactSegment = (_m: string, lead: string, kind: string, segment: string) => `${lead}${kind}/${REDACTED}${/\.gif$/i.test(segment) ? '.gif' : ''}`;
 
 /**
  * A request URL (path and query, as `req.originalUrl`) safe to log. Path: the segment after a `d` or `e` segment
@@ -21,21 +24,19 @@ const REDACTED = '[redacted]';
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  const path = (q === -1 ? url : url.slice(0, q)).replace(
-    /(^|\/)([de])\/([^/]*)/gi,
-    (_m, lead: string, kind: string, segment: string) => `${lead}${kind}/${REDACTED}${/\.gif$/i.test(segment) ? '.gif' : ''}`,
-  );
+  const path = (q === -1 ? url : url.slice(0, q)).replace(TOKEN_SEGMENT, redactSegment);
   if (q === -1) return path;
-  const query = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq === -1 ? pair : pair.slice(0, eq);
-      return isSecretParam(name) ? `${name}=${REDACTED}` : pair;
-    })
-    .join('&');
-  return `${path}?${query}`;
+  const query = url.slice(q + 1);
+  const pairs = query.split('&');
+  // The query is rebuilt only when it holds a secret (a copy of the pairs then): most requests log it as sent.
+  let redacted: string[] | undefined;
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    if (isSecretParam(name)) (redacted ??= [...pairs])[i] = `${name}=${REDACTED}`;
+  }
+  return `${path}?${redacted ? redacted.join('&') : query}`;
 }
 
 const CHILD = Symbol('requestLogger');
@@ -45,8 +46,11 @@ const CHILD = Symbol('requestLogger');
  * away first): `request_id`, `req` {method, url (redacted)}, `res` {statusCode}, `responseTime` (ms since the request
  * context was made); level `error` for a 5xx, else `info`. Probes and scrapes are not logged. The line is written
  * from the app's answer-done listeners (platform/answer-hooks.ts, onAnswerDone), with no closure or child logger per
- * request. `req.log`, a child logger carrying the request id, is an accessor of the app's request prototype that
- * makes it on first use (error paths), not per request (issue 11, issue 28).
+ * request, by one child of `logger` made here without pino's redaction: the line holds only the fields above, its URL
+ * redacted by redactUrl, so the redaction paths of platform/logger.ts (headers, `secret`) never match it, and pino's
+ * redaction would only copy every line to find that out; every other line keeps it. `req.log`, a child logger
+ * carrying the request id, is an accessor of the app's request prototype that makes it on first use (error paths),
+ * not per request (issue 11, issue 28).
  */
 export function httpLog(app: Express, logger: Logger): void {
   Object.defineProperty(app.request, 'log', {
@@ -56,6 +60,7 @@ export function httpLog(app: Express, logger: Logger): void {
       return (this[CHILD] ??= logger.child({ request_id: this.requestId }));
     },
   });
+  const lines = logger.child({}, { redact: [] });
   const write = (req: Request, res: Response, aborted: boolean) => {
     const ctx = req.context;
     if (PROBE_PATHS.has(ctx.path)) return;
@@ -65,9 +70,9 @@ export function httpLog(app: Express, logger: Logger): void {
       res: { statusCode: res.statusCode },
       responseTime: Math.round(performance.now() - ctx.started),
     };
-    if (aborted) logger.info(line, 'request aborted');
-    else if (res.statusCode >= 500) logger.error(line, 'request errored');
-    else logger.info(line, 'request completed');
+    if (aborted) lines.info(line, 'request aborted');
+    else if (res.statusCode >= 500) lines.error(line, 'request errored');
+    else lines.info(line, 'request completed');
   };
   onAnswerDone(app, {
     finished: (req, res) => write(req, res, false),
