@@ -64,14 +64,25 @@ function attentionOf(req: Request): string {
 
 const COUNTED = Symbol('usageCounted');
 
+const DAY_MS = 86_400_000;
+
+/** A pending count: OperationUsageCount with its instants in ms (a Date is made per count at the flush, not per request). */
+type PendingCount = Omit<OperationUsageCount, 'firstSeen' | 'lastSeen'> & { firstSeen: number; lastSeen: number };
+
 export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
-  let pending = new Map<string, OperationUsageCount>();
+  let pending = new Map<string, PendingCount>();
   let flushing: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
+  // The UTC day of the last count, `YYYY-MM-DD`, and its bounds in ms: formatted once a day, not per request.
+  let day = { date: '', from: 0, to: 0 };
 
   const record = (keyId: string, style: 'A' | 'B', operation: string, attention: string) => {
-    const now = new Date();
-    const date = now.toISOString().slice(0, 10);
+    const now = Date.now();
+    if (now < day.from || now >= day.to) {
+      const from = now - (now % DAY_MS);
+      day = { date: new Date(from).toISOString().slice(0, 10), from, to: from + DAY_MS };
+    }
+    const date = day.date;
     const k = `${keyId}\n${date}\n${style}\n${operation}\n${attention}`;
     const c = pending.get(k);
     if (c) {
@@ -80,7 +91,7 @@ export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
     } else pending.set(k, { keyId, date, style, operation, attention, requests: 1, firstSeen: now, lastSeen: now });
   };
 
-  const keepForNextFlush = (batch: Map<string, OperationUsageCount>) => {
+  const keepForNextFlush = (batch: Map<string, PendingCount>) => {
     for (const [k, c] of batch) {
       const now = pending.get(k);
       if (!now) pending.set(k, c);
@@ -97,7 +108,8 @@ export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
     const batch = pending;
     pending = new Map();
     try {
-      await withTransaction(opts.db, (trx) => addAllUsage(trx, [...batch.values()]));
+      const counts = [...batch.values()].map((c): OperationUsageCount => ({ ...c, firstSeen: new Date(c.firstSeen), lastSeen: new Date(c.lastSeen) }));
+      await withTransaction(opts.db, (trx) => addAllUsage(trx, counts));
     } catch (err) {
       opts.logger.warn({ err }, 'could not write API key usage; kept for the next flush');
       keepForNextFlush(batch);
