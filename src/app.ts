@@ -203,10 +203,11 @@ function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, li
   // Public JSON submissions (docs/collecting.md, "Public JSON"): no key. The submission budget per client address and
   // form (shared with page POSTs) → body checks → validation → Idempotency-Key scoped to address + form.
   // Before routing: a path the router cannot decode still counts, and its 400 carries the X-RateLimit-* headers.
-  const submissionBudget: RequestHandler = async (req, res, next) => {
+  // Every other request passes at once, with no promise made.
+  const submissionBudget: RequestHandler = (req, res, next) => {
     const formId = submissionFormId(req);
-    if (formId !== undefined) await consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute);
-    next();
+    if (formId === undefined) return next();
+    return consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute).then(() => next());
   };
   const submissionIdempotency = idempotency({
     redis: deps.redis,
