@@ -219,18 +219,25 @@ function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, li
   app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
   // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
-  app.use(
-    pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }),
-    dashboardRouter({
-      db,
-      logger,
-      limiter,
-      publicPerMinute: config.authFailuresPerMinute,
-      exportSlots,
-      download: { present: (r) => presentersByStyle.A.response(r), createdColumn: 'created_at' },
-    }),
-  );
+  const pages = pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute });
+  const dashboards = dashboardRouter({
+    db,
+    logger,
+    limiter,
+    publicPerMinute: config.authFailuresPerMinute,
+    exportSlots,
+    download: { present: (r) => presentersByStyle.A.response(r), createdColumn: 'created_at' },
+  });
+  // Every path of the two routers starts with a `/f`, `/e` or `/d` segment (any case, as Express matches): any other
+  // request, every API request among them, passes one test instead of entering both routers and their nine layers.
+  app.use((req, res, next) => {
+    if (!PAGE_PATH.test(req.path)) return next();
+    pages(req, res, (err?: unknown) => (err ? next(err) : dashboards(req, res, next)));
+  });
 }
+
+/** The first segment of a path of pagesRouter (`/f/…`, `/e/…`) or dashboardRouter (`/d/…`). */
+const PAGE_PATH = /^\/[def](?:\/|$)/i;
 
 /**
  * A router of step 9: where it is mounted and the style of every path it serves, which must be the path's `x-style` in
