@@ -22,7 +22,7 @@
  *    picked per request by readRouting (GET on a replica, the rest on the primary: docs/operations.md, "Read replicas");
  * 10. notFound → errorHandler.
  */
-import express, { type Express, type RequestHandler, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { RedisClient } from './platform/redis';
 import { trustProxyValue, type Config } from './config';
 import { styleBSchedule } from './core/migration/report';
@@ -230,14 +230,26 @@ function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, li
   });
   // Every path of the two routers starts with a `/f`, `/e` or `/d` segment (any case, as Express matches): any other
   // request, every API request among them, passes one test instead of entering both routers and their nine layers.
-  app.use((req, res, next) => {
-    if (!PAGE_PATH.test(req.path)) return next();
-    pages(req, res, (err?: unknown) => (err ? next(err) : dashboards(req, res, next)));
-  });
+  app.use(routersUnder(PAGE_PATH, pages, dashboards));
 }
 
 /** The first segment of a path of pagesRouter (`/f/…`, `/e/…`) or dashboardRouter (`/d/…`). */
 const PAGE_PATH = /^\/[def](?:\/|$)/i;
+
+/**
+ * One step that runs `routers` in turn, as `app.use(...routers)` would, for a request whose path `paths` accepts, and
+ * passes any other request on at once. Their layers stay readable as one router's `stack` (tests read the routes
+ * from Express's router tree).
+ */
+function routersUnder(paths: RegExp, ...routers: Router[]): RequestHandler & { stack: Router['stack'] } {
+  const run = (i: number, req: Request, res: Response, next: NextFunction): void => {
+    const router = routers[i];
+    if (!router) return next();
+    router(req, res, (err?: unknown) => (err ? next(err) : run(i + 1, req, res, next)));
+  };
+  const step: RequestHandler = (req, res, next) => (paths.test(req.path) ? run(0, req, res, next) : next());
+  return Object.assign(step, { stack: routers.flatMap((r) => r.stack) });
+}
 
 /**
  * A router of step 9: where it is mounted and the style of every path it serves, which must be the path's `x-style` in
