@@ -50,6 +50,7 @@ import { FAVICON_PATH, favicon } from './platform/favicon';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
 import { httpLog } from './platform/http-log';
 import { idempotency } from './platform/idempotency';
+import { inOrder } from './platform/in-order';
 import type { Logger } from './platform/logger';
 import { migrationGuidePage } from './pages/migration-guide-page';
 import { createMetrics, type Metrics } from './platform/metrics';
@@ -117,8 +118,6 @@ export function buildApp(config: Config, deps: AppDeps): Express {
 
   // `X-API-Style` and Style B's deprecation headers as each head is written; idempotency and read routing use beforeEnd.
   installAnswerHooks(app, styleHeaders(deprecationHeaders(config)));
-  app.use(requestContext(app, operations));
-  app.use(securityHeaders());
   // Once an answer is done: its log line, its usage count, its metrics (one pair of listeners per request).
   httpLog(app, logger);
   const usage = deps.usage ?? createUsageCounter({ db, logger, onCount: (style, operation) => metrics.requestByStyle(style, operation) });
@@ -126,7 +125,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   app.locals.metrics = metrics;
   onAnswerDone(app, metrics.answerDone);
   // An API key in the query string is refused before anything else reads the request (docs/api-rules.md, "Order of checks").
-  app.use(refuseKeyInQuery());
+  app.use(inOrder(requestContext(app, operations), securityHeaders(), refuseKeyInQuery()));
   // Probes and metrics (docs/operations.md, "Probes", "Metrics"): no key, outside the rate limits and the missing-key budget.
   app.get('/healthz', healthz());
   app.get('/readyz', readyz({ db, redis: deps.redis, replicas: deps.replicas }));
@@ -163,11 +162,9 @@ export function buildApp(config: Config, deps: AppDeps): Express {
 
   // The style is decided as soon as the key is known (before its rate limit); its 400 waits for the access checks.
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
-  app.use(workspaceAccess());
-  // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
-  app.use(scopeCheck());
-  app.use(reportStyleError());
-  app.use(reportBodyError());
+  // Workspace, then scopes, 404 and 405 from the document's operations (x-required-scope), then the style's and the
+  // body's 400s: before validation.
+  app.use(inOrder(workspaceAccess(), scopeCheck(), reportStyleError(), reportBodyError()));
   app.get('/api/v1/openapi', (_req, res) => {
     res.json(doc);
   });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import yaml from 'js-yaml';
+import { inOrder } from './in-order';
 import { projectRoot } from './paths';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
@@ -100,9 +101,13 @@ function emptyRepeatableValues(names: ReadonlySet<string>): RequestHandler {
   };
 }
 
-/** Request (and optionally response) validation against the document; security is checked by platform/auth. */
+/**
+ * Request (and optionally response) validation against the document; security is checked by platform/auth. The steps
+ * before the validator's error handler run as one layer (platform/in-order.ts).
+ */
 export function openApiValidator(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
-  return [canonicalContentType(), emptyRepeatableValues(repeatableQueryParams(doc)), ...openApiMiddleware(doc, validateResponses)];
+  const { steps, back, backOnError } = openApiMiddleware(doc, validateResponses);
+  return [inOrder(canonicalContentType(), emptyRepeatableValues(repeatableQueryParams(doc)), ...steps), back, backOnError];
 }
 
 /**
@@ -140,7 +145,7 @@ const headAsGet = new WeakSet<Request>();
  * validators serve both methods; copying every `get` to a `head` in the document instead would enlarge what Ajv
  * walks on every compile (it compiles each schema with the whole `paths`).
  */
-function validatedAsGet(steps: RequestHandler[]): Array<RequestHandler | ErrorRequestHandler> {
+function validatedAsGet(steps: RequestHandler[]): { steps: RequestHandler[]; back: RequestHandler; backOnError: ErrorRequestHandler } {
   const asGet: RequestHandler = (req, _res, next) => {
     if (req.method === 'HEAD') {
       req.method = 'GET';
@@ -163,7 +168,7 @@ function validatedAsGet(steps: RequestHandler[]): Array<RequestHandler | ErrorRe
     restore(req);
     next(err);
   };
-  return [asGet, ...steps, back, backOnError];
+  return { steps: [asGet, ...steps], back, backOnError };
 }
 
 /** express-openapi-validator's steps by `validateResponses`, kept across apps when a host asks for it (shareCompiledValidators). */
@@ -183,7 +188,7 @@ export function shareCompiledValidators(store: CompiledValidators): void {
   sharedCompiled = store;
 }
 
-function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
+function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): ReturnType<typeof validatedAsGet> {
   const kept = sharedCompiled?.get(validateResponses);
   if (kept) return validatedAsGet(kept);
   const compiled = compileValidator(doc, validateResponses);
