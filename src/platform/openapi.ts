@@ -35,19 +35,18 @@ function memoizePathToRegexp(): void {
   const p2r = require('path-to-regexp') as { pathToRegexp: (path: unknown, opts?: unknown) => unknown; __memoized?: true };
   if (p2r.__memoized) return;
   const compile = p2r.pathToRegexp;
-  const memo = new Map<string, unknown>();
+  // By path, then by the three flags as bits: no key string or key list is made per call (about 56 calls per request).
+  const memo = new Map<string, unknown[]>();
   const FLAGS = new Set(['sensitive', 'strict', 'end']);
   p2r.pathToRegexp = (path: unknown, opts?: unknown) => {
     const flags = opts as { sensitive?: boolean; strict?: boolean; end?: boolean } | undefined;
     // Only the call shape the validator uses is memoized (a string and these boolean flags).
-    if (typeof path !== 'string' || (flags !== undefined && !Object.keys(flags).every((k) => FLAGS.has(k)))) return compile(path, opts);
-    const key = `${path}\n${flags?.sensitive === true}${flags?.strict === true}${flags?.end !== false}`;
-    let compiled = memo.get(key);
-    if (compiled === undefined) {
-      compiled = compile(path, opts);
-      memo.set(key, compiled);
-    }
-    return compiled;
+    if (typeof path !== 'string') return compile(path, opts);
+    if (flags !== undefined) for (const k in flags) if (!FLAGS.has(k)) return compile(path, opts);
+    const slot = (flags?.sensitive === true ? 1 : 0) | (flags?.strict === true ? 2 : 0) | (flags?.end !== false ? 4 : 0);
+    let compiled = memo.get(path);
+    if (compiled === undefined) memo.set(path, (compiled = []));
+    return (compiled[slot] ??= compile(path, opts));
   };
   p2r.__memoized = true;
 }
