@@ -59,6 +59,8 @@ const SOCKET_WRITES = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writ
 /** Modules of src/ (without extension, under src/) → pipeline step; the first matching prefix wins. */
 const STEP_OF_FILE: Array<[string, string]> = [
   ['platform/answer-hooks', PASS],
+  // Runs consecutive steps as one router layer: its own frames are routing.
+  ['platform/in-order', 'express and router'],
   ['platform/request-context', 'request id and context'],
   ['platform/request-id', 'request id and context'],
   ['platform/security-headers', 'security headers'],
