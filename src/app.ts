@@ -290,7 +290,8 @@ function apiRouters(core: CoreDeps, publicUrl: string): Router {
 function mountApi(app: Express, config: Config, deps: AppDeps, core: CoreDeps, metrics: Metrics): void {
   const { replicas } = deps;
   if (!replicas) {
-    app.use(apiRouters(core, config.publicUrl));
+    // On the app itself: a request enters only the routers it reaches, not a router of routers first.
+    for (const { mount, router } of apiRouterTable(core, config.publicUrl)) app.use(mount, router);
     return;
   }
   metrics.setReplicaSource(() => replicas.status());
