@@ -6,13 +6,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ServeMessage } from './serve';
+import type { ProfiledMessage, ProfileMessage, ServeMessage } from './serve';
 
 export interface Served {
   url: string;
   pid: number;
   /** Asks the child to close (drain, pools) and waits for it to exit; SIGKILL after 15 s. */
   stop(): Promise<void>;
+  /** Starts V8's CPU profiler in the child (bench/profile-steps.ts). */
+  profileStart(): void;
+  /** Stops the child's CPU profiler and waits until it has written the profile to `file` (a .cpuprofile). */
+  profileStop(file: string): Promise<void>;
 }
 
 /** Which server bench/serve.ts starts. */
@@ -68,6 +72,17 @@ async function serveOnce(mode: ServeMode, databaseUrl: string, runtime: Runtime,
   return {
     url: msg.url,
     pid: child.pid!,
+    profileStart: () => child.send('profile-start' satisfies ProfileMessage),
+    profileStop: (file) =>
+      new Promise<void>((resolve) => {
+        const onMessage = (m: unknown) => {
+          if ((m as Partial<ProfiledMessage> | null)?.profiled !== file) return;
+          child.off('message', onMessage);
+          resolve();
+        };
+        child.on('message', onMessage);
+        child.send({ profileStop: file } satisfies ProfileMessage);
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -10,14 +10,45 @@
  *            'floor' the stack floor of bench/floor-server.ts (its request log on stdout, also sent to /dev/null).
  *   env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_LOG (log level of the app, default 'info'),
  *        BENCH_DATABASE_READ_URL (the app's read replicas, DATABASE_READ_URL; default none).
- *   IPC: sends `{url}` once listening, or `{error}`; on the message 'close' closes and exits 0.
+ *   IPC: sends `{url}` once listening, or `{error}`; on the message 'close' closes and exits 0. bench/profile-steps.ts
+ *        also sends 'profile-start' (V8's sampling CPU profiler starts, through node:inspector in this process) and
+ *        `{profileStop: file}` (it stops and writes the profile, a .cpuprofile as `node --cpu-prof` writes it, to
+ *        `file`), answered `{profiled: file}`: a profile of the load alone, without start-up and warm-up.
  */
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../src/config';
 import { startServer } from '../src/server';
 import { startBareServer } from './bare-server';
 import { startFloorServer } from './floor-server';
 
 export type ServeMessage = { url: string } | { error: string };
+
+/** Messages of bench/profile-steps.ts: start V8's CPU profiler, stop it and write the profile to `profileStop`. */
+export type ProfileMessage = 'profile-start' | { profileStop: string };
+/** The answer to `{profileStop}` once the profile is written. */
+export type ProfiledMessage = { profiled: string };
+
+/** Starts and stops the CPU profiler of this process on ProfileMessages (node:inspector: no flag, no restart). */
+function answerProfileMessages(): void {
+  let session: Session | undefined;
+  process.on('message', (m: unknown) => {
+    if (m === 'profile-start' && !session) {
+      const s = (session = new Session());
+      s.connect();
+      void s.post('Profiler.enable').then(() => s.post('Profiler.start'));
+    } else if (m !== null && typeof m === 'object' && 'profileStop' in m && session) {
+      const s = session;
+      session = undefined;
+      const file = String((m as { profileStop: unknown }).profileStop);
+      void s.post('Profiler.stop').then(({ profile }) => {
+        fs.writeFileSync(file, JSON.stringify(profile));
+        s.disconnect();
+        process.send?.({ profiled: file } satisfies ProfiledMessage);
+      });
+    }
+  });
+}
 
 async function main(): Promise<void> {
   const mode = process.argv[2];
@@ -45,6 +76,7 @@ async function main(): Promise<void> {
               {},
             ),
           );
+  answerProfileMessages();
   process.on('message', (m) => {
     if (m === 'close') void s.close().then(() => process.exit(0));
   });

@@ -4,7 +4,8 @@
  * context (`req.context`, platform/request-context.ts), each filling its part once; what must happen as an answer is
  * written goes through the one hook of platform/answer-hooks.ts (`X-API-Style` and Style B's deprecation headers on
  * every answer, idempotency's stored answer and read routing's write position before a write's answer ends).
- * 1. requestContext (request id, the openapi/ path matched) → httpLog → usage counter → metrics middleware →
+ * 1. requestContext (request id, the openapi/ path matched; once the answer is done: the log line, the usage count and
+ *    the metrics of httpLog, the usage counter and the metrics, onAnswerDone) → securityHeaders →
  *    refuseKeyInQuery (an API key in the query string of an `/api/` path: 400);
  * 2. no key, no budget: `GET /healthz`, `/readyz`, `/metrics`, `/favicon.ico`;
  * 3. express.json() → deferBodyErrors (a body that does not parse is held back, reported at step 8);
@@ -21,7 +22,7 @@
  *    picked per request by readRouting (GET on a replica, the rest on the primary: docs/operations.md, "Read replicas");
  * 10. notFound → errorHandler.
  */
-import express, { type Express, type RequestHandler, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { RedisClient } from './platform/redis';
 import { trustProxyValue, type Config } from './config';
 import { styleBSchedule } from './core/migration/report';
@@ -42,13 +43,14 @@ import { scopeCheck, workspaceAccess } from './platform/access';
 import { apiKeyAuth, refuseKeyInQuery } from './platform/auth/api-key-auth';
 import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './db/connection';
-import { installAnswerHooks } from './platform/answer-hooks';
+import { installAnswerHooks, onAnswerDone } from './platform/answer-hooks';
 import { deprecationHeaders } from './platform/deprecation';
 import { docsPage } from './pages/docs-page';
 import { FAVICON_PATH, favicon } from './platform/favicon';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
 import { httpLog } from './platform/http-log';
 import { idempotency } from './platform/idempotency';
+import { inOrder } from './platform/in-order';
 import type { Logger } from './platform/logger';
 import { migrationGuidePage } from './pages/migration-guide-page';
 import { createMetrics, type Metrics } from './platform/metrics';
@@ -116,15 +118,14 @@ export function buildApp(config: Config, deps: AppDeps): Express {
 
   // `X-API-Style` and Style B's deprecation headers as each head is written; idempotency and read routing use beforeEnd.
   installAnswerHooks(app, styleHeaders(deprecationHeaders(config)));
-  app.use(requestContext(app, operations));
-  app.use(securityHeaders());
-  app.use(httpLog(logger));
+  // Once an answer is done: its log line, its usage count, its metrics (one pair of listeners per request).
+  httpLog(app, logger);
   const usage = deps.usage ?? createUsageCounter({ db, logger, onCount: (style, operation) => metrics.requestByStyle(style, operation) });
-  app.use(usage.middleware());
+  onAnswerDone(app, usage.answerDone);
   app.locals.metrics = metrics;
-  app.use(metrics.httpMiddleware());
+  onAnswerDone(app, metrics.answerDone);
   // An API key in the query string is refused before anything else reads the request (docs/api-rules.md, "Order of checks").
-  app.use(refuseKeyInQuery());
+  app.use(inOrder(requestContext(app, operations), securityHeaders(), refuseKeyInQuery()));
   // Probes and metrics (docs/operations.md, "Probes", "Metrics"): no key, outside the rate limits and the missing-key budget.
   app.get('/healthz', healthz());
   app.get('/readyz', readyz({ db, redis: deps.redis, replicas: deps.replicas }));
@@ -161,11 +162,9 @@ export function buildApp(config: Config, deps: AppDeps): Express {
 
   // The style is decided as soon as the key is known (before its rate limit); its 400 waits for the access checks.
   app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
-  app.use(workspaceAccess());
-  // Scopes, 404 and 405 from the document's operations (x-required-scope), before validation.
-  app.use(scopeCheck());
-  app.use(reportStyleError());
-  app.use(reportBodyError());
+  // Workspace, then scopes, 404 and 405 from the document's operations (x-required-scope), then the style's and the
+  // body's 400s: before validation.
+  app.use(inOrder(workspaceAccess(), scopeCheck(), reportStyleError(), reportBodyError()));
   app.get('/api/v1/openapi', (_req, res) => {
     res.json(doc);
   });
@@ -201,10 +200,11 @@ function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, li
   // Public JSON submissions (docs/collecting.md, "Public JSON"): no key. The submission budget per client address and
   // form (shared with page POSTs) → body checks → validation → Idempotency-Key scoped to address + form.
   // Before routing: a path the router cannot decode still counts, and its 400 carries the X-RateLimit-* headers.
-  const submissionBudget: RequestHandler = async (req, res, next) => {
+  // Every other request passes at once, with no promise made.
+  const submissionBudget: RequestHandler = (req, res, next) => {
     const formId = submissionFormId(req);
-    if (formId !== undefined) await consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute);
-    next();
+    if (formId === undefined) return next();
+    return consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute).then(() => next());
   };
   const submissionIdempotency = idempotency({
     redis: deps.redis,
@@ -216,17 +216,36 @@ function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, li
   app.post(PUBLIC_SUBMISSIONS_PATH, reportBodyError(), ...validator, submissionIdempotency, publicSubmissionCreate(core));
   // Hosted form pages and the open-tracking GIF (docs/collecting.md, "Hosted pages"; docs/collecting.md, "Email links"): no key, HTML answers.
   // Dashboard pages of shared links (docs/analytics.md, "Dashboard links"): likewise, on the public budget per address.
-  app.use(
-    pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute }),
-    dashboardRouter({
-      db,
-      logger,
-      limiter,
-      publicPerMinute: config.authFailuresPerMinute,
-      exportSlots,
-      download: { present: (r) => presentersByStyle.A.response(r), createdColumn: 'created_at' },
-    }),
-  );
+  const pages = pagesRouter({ db, logger, limiter, submissionsPerMinute: config.submissionsPerMinute });
+  const dashboards = dashboardRouter({
+    db,
+    logger,
+    limiter,
+    publicPerMinute: config.authFailuresPerMinute,
+    exportSlots,
+    download: { present: (r) => presentersByStyle.A.response(r), createdColumn: 'created_at' },
+  });
+  // Every path of the two routers starts with a `/f`, `/e` or `/d` segment (any case, as Express matches): any other
+  // request, every API request among them, passes one test instead of entering both routers and their nine layers.
+  app.use(routersUnder(PAGE_PATH, pages, dashboards));
+}
+
+/** The first segment of a path of pagesRouter (`/f/…`, `/e/…`) or dashboardRouter (`/d/…`). */
+const PAGE_PATH = /^\/[def](?:\/|$)/i;
+
+/**
+ * One step that runs `routers` in turn, as `app.use(...routers)` would, for a request whose path `paths` accepts, and
+ * passes any other request on at once. Their layers stay readable as one router's `stack` (tests read the routes
+ * from Express's router tree).
+ */
+function routersUnder(paths: RegExp, ...routers: Router[]): RequestHandler & { stack: Router['stack'] } {
+  const run = (i: number, req: Request, res: Response, next: NextFunction): void => {
+    const router = routers[i];
+    if (!router) return next();
+    router(req, res, (err?: unknown) => (err ? next(err) : run(i + 1, req, res, next)));
+  };
+  const step: RequestHandler = (req, res, next) => (paths.test(req.path) ? run(0, req, res, next) : next());
+  return Object.assign(step, { stack: routers.flatMap((r) => r.stack) });
 }
 
 /**
@@ -271,7 +290,8 @@ function apiRouters(core: CoreDeps, publicUrl: string): Router {
 function mountApi(app: Express, config: Config, deps: AppDeps, core: CoreDeps, metrics: Metrics): void {
   const { replicas } = deps;
   if (!replicas) {
-    app.use(apiRouters(core, config.publicUrl));
+    // On the app itself: a request enters only the routers it reaches, not a router of routers first.
+    for (const { mount, router } of apiRouterTable(core, config.publicUrl)) app.use(mount, router);
     return;
   }
   metrics.setReplicaSource(() => replicas.status());

@@ -40,6 +40,11 @@ export interface ReadReplicas {
    * primary. `minLsn` undefined: any `ok` replica.
    */
   pick(minLsn: bigint | undefined): number | undefined;
+  /**
+   * Whether some replica is `ok` now, without picking one; absent: assume so. A read first asks this, so that no
+   * recorded write position is read (from Redis) while every read goes to the primary anyway.
+   */
+  anyOk?(): boolean;
   /** A read on replica `index` failed with a connection error: skip it until a poll answers again. */
   markDown(index: number, err: unknown): void;
   /** The primary's current WAL position (after a write: read-your-writes). */
@@ -161,6 +166,7 @@ export function createReadReplicas(opts: { primary: Db; urls: readonly string[];
       }
       return undefined;
     },
+    anyOk: () => replicas.some((r) => r.state === 'ok'),
     markDown(index, err) {
       setState(replicas[index]!, 'down', err);
     },

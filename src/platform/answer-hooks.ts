@@ -5,7 +5,10 @@
  * - before the head is written: the app's `beforeHead` (the `X-API-Style` and deprecation headers, style-selection.ts);
  * - before the answer ends: the work a step registered with `beforeEnd` (idempotency stores the answer it captured,
  *   read routing records the primary's write position), run in the order registered; the answer is ended (and so
- *   reaches the client) only once every work has settled, so a retry that arrives after the answer finds what it left.
+ *   reaches the client) only once every work has settled, so a retry that arrives after the answer finds what it left;
+ * - once the answer is done: the app's `onAnswerDone` listeners (the request log line, the usage count, the metrics),
+ *   called from ONE 'finish' and ONE 'close' listener per request that the request context step adds (watchAnswer),
+ *   module functions that read the response as `this`: no closure, wrapper or listener per step and request.
  */
 import { ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
@@ -19,10 +22,20 @@ interface Pending {
   chunks: Buffer[] | undefined;
 }
 
+/**
+ * What a step does once an answer is done. `finished`: on the response's 'finish' (the answer was handed to the
+ * socket); `closed`: on its 'close', which follows 'finish', or comes alone when the client went away first.
+ */
+export interface AnswerDone {
+  finished?(req: Request, res: Response): void;
+  closed?(req: Request, res: Response): void;
+}
+
 const BEFORE_HEAD = Symbol('beforeHead');
 const PENDING = Symbol('pendingBeforeEnd');
+const DONE = Symbol('answerDone');
 
-type Hooked = Response & { [BEFORE_HEAD]?: (req: Request, res: Response) => void; [PENDING]?: Pending };
+type Hooked = Response & { [BEFORE_HEAD]?: (req: Request, res: Response) => void; [PENDING]?: Pending; [DONE]?: AnswerDone[] };
 
 const base = ServerResponse.prototype as unknown as {
   writeHead: (...args: unknown[]) => unknown;
@@ -72,6 +85,31 @@ function end(this: Hooked, ...args: unknown[]): unknown {
  */
 export function installAnswerHooks(app: Express, beforeHead?: (req: Request, res: Response) => void): void {
   Object.assign(app.response, { [BEFORE_HEAD]: beforeHead, writeHead, write, end });
+}
+
+/**
+ * Adds `listener` to what every answer of `app` does once it is done (in the order added), e.g. the request log line.
+ * Call it while the app is built: the listeners are the app's, kept on its response prototype.
+ */
+export function onAnswerDone(app: Express, listener: AnswerDone): void {
+  const response = app.response as Hooked;
+  if (!Object.hasOwn(response, DONE)) response[DONE] = [];
+  response[DONE]!.push(listener);
+}
+
+function answerFinished(this: Hooked): void {
+  for (const l of this[DONE]!) l.finished?.(this.req, this);
+}
+
+function answerClosed(this: Hooked): void {
+  for (const l of this[DONE]!) l.closed?.(this.req, this);
+}
+
+/** Makes this answer call the app's onAnswerDone listeners; the request context step calls it once per request. */
+export function watchAnswer(res: Response): void {
+  if ((res as Hooked)[DONE] === undefined) return;
+  res.on('finish', answerFinished);
+  res.on('close', answerClosed);
 }
 
 /**

@@ -12,7 +12,7 @@
  * Redis alone, and a replay still answers it byte for byte.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { beforeEnd } from './answer-hooks';
 import type { RedisClient } from './redis';
 import { canonicalJson } from '../core/canonical-json';
@@ -160,12 +160,7 @@ export interface IdempotencyOptions {
 export function idempotency(opts: IdempotencyOptions): RequestHandler {
   const store = opts.store ?? (opts.redis ? redisIdempotencyStore(opts.redis) : memoryIdempotencyStore());
   const prefix = `${opts.prefix ?? 'fs'}:idem`;
-  return async (req, res, next) => {
-    const header = req.get('Idempotency-Key');
-    if (header === undefined || !METHODS.has(req.method)) {
-      next();
-      return;
-    }
+  const handle = async (req: Request, res: Response, next: NextFunction, header: string) => {
     if (!PRINTABLE.test(header)) {
       throw errors.invalid('header', 'Idempotency-Key', '`Idempotency-Key` must be 1 to 255 printable ASCII characters.');
     }
@@ -247,5 +242,11 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       if (!settled) store.delete(recordKey).catch(() => undefined);
     });
     next();
+  };
+  // A GET, HEAD or OPTIONS, or a request without the header, passes at once, with no promise made.
+  return (req, res, next) => {
+    const header = req.get('Idempotency-Key');
+    if (header === undefined || !METHODS.has(req.method)) return next();
+    return handle(req, res, next, header);
   };
 }

@@ -16,11 +16,13 @@
  * - prom-client's default process metrics.
  * Other parts of the service report through the functions of `Metrics`; `/metrics` serves the text format.
  */
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { errors } from '../core/errors';
 import { poolStats, type Db } from '../db/connection';
 import type { ReplicaStatus } from '../db/replicas';
+import type { AnswerDone } from './answer-hooks';
 import type { Logger } from './logger';
 import type { RateLimiter } from './rate-limit';
 import { answerStyle } from './style-selection';
@@ -39,8 +41,11 @@ const DEPTH_TIMEOUT_MS = 1_000;
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Records method, route template, status, style and duration of every request (mount first). */
-  httpMiddleware(): RequestHandler;
+  /**
+   * Records method, route template, status, style and duration (from the request context's start) of every answer,
+   * on its 'finish': the app adds it with onAnswerDone (platform/answer-hooks.ts).
+   */
+  readonly answerDone: AnswerDone;
   /** `GET /metrics`: the text format; a 404 resource_not_found when `enabled` is false. */
   handler(enabled: boolean): RequestHandler;
   /** Counts one authenticated request by answer style and operation (`operationId` or `unmatched`; from the usage counter). */
@@ -73,12 +78,7 @@ export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics 
   collectDefaultMetrics({ register: registry });
   // Registered in this order, so /metrics lists the families in this order.
   const http = httpFamilies(registry);
-  const byStyle = new Counter({
-    name: 'api_requests_by_style_total',
-    help: 'Authenticated API requests by answer style (A, B) and openapi/ operationId (or unmatched).',
-    labelNames: ['style', 'operation'],
-    registers: [registry],
-  });
+  const byStyle = byStyleCounter(registry);
   const { refusals, authFailures, deliveries } = outcomeCounters(registry);
   const queueDepth = queueDepthGauge(registry, opts.logger);
   poolGauge(registry, opts.db);
@@ -87,14 +87,14 @@ export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics 
 
   const metrics: Metrics = {
     registry,
-    httpMiddleware: () => httpMiddleware(http, (code) => metrics.authFailed(code)),
+    answerDone: { finished: httpAnswered(http, (code) => metrics.authFailed(code)) },
     handler: (enabled) => async (req, res) => {
       if (!enabled) throw errors.routeNotFound(req.method, req.path);
       const body = await registry.metrics();
       res.setHeader('Cache-Control', 'no-store');
       res.type(registry.contentType).send(body);
     },
-    requestByStyle: (style, operation) => byStyle.inc({ style, operation }),
+    requestByStyle: byStyle.count,
     rateLimitRefused: (kind) => refusals.inc({ kind }),
     countRefusals: (limiter) => {
       const consume = limiter.consume.bind(limiter);
@@ -118,43 +118,96 @@ export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics 
 }
 
 const HTTP_LABELS = ['method', 'route', 'status', 'style'] as const;
+type HttpLabel = (typeof HTTP_LABELS)[number];
 
 interface HttpFamilies {
-  requests: Counter<(typeof HTTP_LABELS)[number]>;
-  duration: Histogram<(typeof HTTP_LABELS)[number]>;
+  /** The histogram's child of each label set, made on its first answer (prom-client validates and copies labels there). */
+  series(method: string, route: string, status: number, style: string): Observer;
 }
 
-/** `http_requests_total` and `http_request_duration_seconds`. */
+interface Observer {
+  observe(seconds: number): void;
+}
+
+/**
+ * `http_requests_total` and `http_request_duration_seconds`. An answer is observed once, in the histogram: the counter
+ * is the histogram's `_count` of each label set, copied at each scrape (prom-client calls `collect` before reading a
+ * family), so the two always agree.
+ */
 function httpFamilies(registry: Registry): HttpFamilies {
   const labelNames = HTTP_LABELS;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered.', labelNames, registers: [registry] });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from receiving a request to the end of its answer, in seconds.',
     labelNames,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
+    registers: [],
   });
-  return { requests, duration };
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered.',
+    labelNames,
+    registers: [],
+    async collect() {
+      const counts = (await duration.get()).values.filter((v) => v.metricName === 'http_request_duration_seconds_count');
+      this.reset();
+      for (const v of counts) this.inc(v.labels as Partial<Record<HttpLabel, string>>, v.value);
+    },
+  });
+  // In this order on /metrics, as before the counter was derived.
+  registry.registerMetric(requests);
+  registry.registerMetric(duration);
+  // method → route → status → style → child: label values are bounded (Node's methods, openapi/ routes, statuses, styles).
+  type ByStyle = Map<string, Observer>;
+  type ByStatus = Map<number, ByStyle>;
+  type ByRoute = Map<string, ByStatus>;
+  const children = new Map<string, ByRoute>();
+  return {
+    series(method, route, status, style) {
+      let routes = children.get(method);
+      if (!routes) children.set(method, (routes = new Map() as ByRoute));
+      let statuses = routes.get(route);
+      if (!statuses) routes.set(route, (statuses = new Map() as ByStatus));
+      let styles = statuses.get(status);
+      if (!styles) statuses.set(status, (styles = new Map() as ByStyle));
+      let child = styles.get(style);
+      if (!child) styles.set(style, (child = duration.labels({ method, route, status: String(status), style })));
+      return child;
+    },
+  };
 }
 
 /** Counts each request when its answer is finished; an auth failure's error code goes to `authFailed`. */
-function httpMiddleware(http: HttpFamilies, authFailed: (code: string) => void): RequestHandler {
-  return (req, res, next) => {
-    const start = process.hrtime.bigint();
-    res.once('finish', () => {
-      const labels = {
-        method: req.method,
-        route: req.context.match?.route ?? UNMATCHED_ROUTE,
-        status: String(res.statusCode),
-        style: answerStyle(req),
-      };
-      http.requests.inc(labels);
-      http.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
-      const code = req.context.errorCode;
-      if (code && AUTH_FAILURE_CODES.has(code)) authFailed(code);
-    });
-    next();
+function httpAnswered(http: HttpFamilies, authFailed: (code: string) => void): (req: Request, res: Response) => void {
+  return (req, res) => {
+    const ctx = req.context;
+    http.series(req.method, ctx.match?.route ?? UNMATCHED_ROUTE, res.statusCode, answerStyle(req)).observe((performance.now() - ctx.started) / 1000);
+    const code = ctx.errorCode;
+    if (code && AUTH_FAILURE_CODES.has(code)) authFailed(code);
+  };
+}
+
+/**
+ * `api_requests_by_style_total`: counted in this process's map per style and operation (no label copy per request),
+ * copied into the family at each scrape.
+ */
+function byStyleCounter(registry: Registry): { count: (style: 'A' | 'B', operation: string) => void } {
+  const counts = { A: new Map<string, number>(), B: new Map<string, number>() };
+  new Counter({
+    name: 'api_requests_by_style_total',
+    help: 'Authenticated API requests by answer style (A, B) and openapi/ operationId (or unmatched).',
+    labelNames: ['style', 'operation'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const style of ['A', 'B'] as const) for (const [operation, n] of counts[style]) this.inc({ style, operation }, n);
+    },
+  });
+  return {
+    count: (style, operation) => {
+      const m = counts[style];
+      m.set(operation, (m.get(operation) ?? 0) + 1);
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import yaml from 'js-yaml';
+import { inOrder } from './in-order';
 import { projectRoot } from './paths';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
@@ -34,19 +35,18 @@ function memoizePathToRegexp(): void {
   const p2r = require('path-to-regexp') as { pathToRegexp: (path: unknown, opts?: unknown) => unknown; __memoized?: true };
   if (p2r.__memoized) return;
   const compile = p2r.pathToRegexp;
-  const memo = new Map<string, unknown>();
+  // By path, then by the three flags as bits: no key string or key list is made per call (about 56 calls per request).
+  const memo = new Map<string, unknown[]>();
   const FLAGS = new Set(['sensitive', 'strict', 'end']);
   p2r.pathToRegexp = (path: unknown, opts?: unknown) => {
     const flags = opts as { sensitive?: boolean; strict?: boolean; end?: boolean } | undefined;
     // Only the call shape the validator uses is memoized (a string and these boolean flags).
-    if (typeof path !== 'string' || (flags !== undefined && !Object.keys(flags).every((k) => FLAGS.has(k)))) return compile(path, opts);
-    const key = `${path}\n${flags?.sensitive === true}${flags?.strict === true}${flags?.end !== false}`;
-    let compiled = memo.get(key);
-    if (compiled === undefined) {
-      compiled = compile(path, opts);
-      memo.set(key, compiled);
-    }
-    return compiled;
+    if (typeof path !== 'string') return compile(path, opts);
+    if (flags !== undefined) for (const k in flags) if (!FLAGS.has(k)) return compile(path, opts);
+    const slot = (flags?.sensitive === true ? 1 : 0) | (flags?.strict === true ? 2 : 0) | (flags?.end !== false ? 4 : 0);
+    let compiled = memo.get(path);
+    if (compiled === undefined) memo.set(path, (compiled = []));
+    return (compiled[slot] ??= compile(path, opts));
   };
   p2r.__memoized = true;
 }
@@ -100,9 +100,13 @@ function emptyRepeatableValues(names: ReadonlySet<string>): RequestHandler {
   };
 }
 
-/** Request (and optionally response) validation against the document; security is checked by platform/auth. */
+/**
+ * Request (and optionally response) validation against the document; security is checked by platform/auth. The steps
+ * before the validator's error handler run as one layer (platform/in-order.ts).
+ */
 export function openApiValidator(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
-  return [canonicalContentType(), emptyRepeatableValues(repeatableQueryParams(doc)), ...openApiMiddleware(doc, validateResponses)];
+  const { steps, back, backOnError } = openApiMiddleware(doc, validateResponses);
+  return [inOrder(canonicalContentType(), emptyRepeatableValues(repeatableQueryParams(doc)), ...steps), back, backOnError];
 }
 
 /**
@@ -140,7 +144,7 @@ const headAsGet = new WeakSet<Request>();
  * validators serve both methods; copying every `get` to a `head` in the document instead would enlarge what Ajv
  * walks on every compile (it compiles each schema with the whole `paths`).
  */
-function validatedAsGet(steps: RequestHandler[]): Array<RequestHandler | ErrorRequestHandler> {
+function validatedAsGet(steps: RequestHandler[]): { steps: RequestHandler[]; back: RequestHandler; backOnError: ErrorRequestHandler } {
   const asGet: RequestHandler = (req, _res, next) => {
     if (req.method === 'HEAD') {
       req.method = 'GET';
@@ -163,7 +167,7 @@ function validatedAsGet(steps: RequestHandler[]): Array<RequestHandler | ErrorRe
     restore(req);
     next(err);
   };
-  return [asGet, ...steps, back, backOnError];
+  return { steps: [asGet, ...steps], back, backOnError };
 }
 
 /** express-openapi-validator's steps by `validateResponses`, kept across apps when a host asks for it (shareCompiledValidators). */
@@ -183,7 +187,7 @@ export function shareCompiledValidators(store: CompiledValidators): void {
   sharedCompiled = store;
 }
 
-function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): Array<RequestHandler | ErrorRequestHandler> {
+function openApiMiddleware(doc: OpenApiDocument, validateResponses: boolean): ReturnType<typeof validatedAsGet> {
   if (!sharedCompiled) return validatedAsGet(compileValidator(doc, validateResponses));
   let kept = sharedCompiled.get(validateResponses);
   if (!kept) sharedCompiled.set(validateResponses, (kept = compileValidator(doc, validateResponses)));

@@ -108,6 +108,17 @@ function compile(template: string): RegExp {
   return new RegExp(`^${body}/?$`);
 }
 
+/**
+ * The segments of a path as a template's regex counts them: a template's literals hold no `/` and its parameters
+ * match one or more characters other than `/`, so a path it matches has exactly as many `/` as the template, plus
+ * the one trailing `/` the regex allows (not counted here).
+ */
+function segmentCount(path: string): number {
+  let n = 1;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++;
+  return path.length > 1 && path.endsWith('/') ? n - 1 : n;
+}
+
 const built = new WeakMap<OpenApiDocument, OperationIndex>();
 
 /**
@@ -152,7 +163,13 @@ function buildIndex(doc: OpenApiDocument): OperationIndex {
     });
   }
   compiled.sort((a, b) => b.literals - a.literals);
-  const match = (path: string) => compiled.find((c) => c.regex.test(path));
+  // A template matches only paths of its number of segments: each request tests the few templates of its own number.
+  const bySegments = new Map<number, CompiledPath[]>();
+  for (const c of compiled) {
+    const n = segmentCount(c.template);
+    bySegments.set(n, [...(bySegments.get(n) ?? []), c]);
+  }
+  const match = (path: string) => bySegments.get(segmentCount(path))?.find((c) => c.regex.test(path));
   return {
     operations,
     match,

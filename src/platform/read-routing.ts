@@ -10,7 +10,8 @@
  * Authentication, rate limits, usage counts and idempotency run before this step, on the primary and Redis.
  *
  * The recorded positions live in Redis (shared by the instances) and in this process; when Redis fails,
- * a key with no position in this process reads on the primary.
+ * a key with no position in this process reads on the primary. While no replica is `ok`, a read goes to the primary
+ * without reading a position.
  */
 import type { Request, RequestHandler, Router } from 'express';
 import { beforeEnd } from './answer-hooks';
@@ -95,8 +96,10 @@ export function readRouting(opts: ReadRoutingOptions): RequestHandler {
       onPrimary(req, res, next);
       return;
     }
-    const position = key ? await recorded(key) : undefined;
-    const index = position === ANY_POSITION ? undefined : opts.replicas.pick(position);
+    // With no replica to read from, the key's write position (a Redis read) cannot change where the read goes.
+    const readable = opts.replicas.anyOk?.() ?? true;
+    const position = key && readable ? await recorded(key) : undefined;
+    const index = !readable || position === ANY_POSITION ? undefined : opts.replicas.pick(position);
     if (index === undefined) {
       read(req, 'primary');
       onPrimary(req, res, next);

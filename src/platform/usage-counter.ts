@@ -8,18 +8,22 @@
  * more on shutdown (`stop`). A request therefore shows in the usage list within ~2 s; counts of several
  * instances add up. A failed flush keeps its counts for the next one.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { addAllUsage, UNMATCHED_OPERATION, type OperationUsageCount } from '../core/api-keys/usage.store';
 import { styleBAttention } from '../core/migration/attention';
 import { withTransaction } from '../db';
 import type { Db } from '../db/connection';
+import type { AnswerDone } from './answer-hooks';
 import type { Logger } from './logger';
 import { operationOf } from './operations';
 import { answerStyle } from './style-selection';
 
 export interface UsageCounter {
-  /** Registers the count of this request, taken when its answer is done (so its final style counts). */
-  middleware(): RequestHandler;
+  /**
+   * Counts a request once its answer is done (so its final style counts), on 'finish', or on 'close' alone when the
+   * client went away first: the app adds it with onAnswerDone (platform/answer-hooks.ts).
+   */
+  readonly answerDone: AnswerDone;
   /** Writes the pending counts now. */
   flush(): Promise<void>;
   /** Stops the timer and writes the pending counts. */
@@ -60,14 +64,25 @@ function attentionOf(req: Request): string {
 
 const COUNTED = Symbol('usageCounted');
 
+const DAY_MS = 86_400_000;
+
+/** A pending count: OperationUsageCount with its instants in ms (a Date is made per count at the flush, not per request). */
+type PendingCount = Omit<OperationUsageCount, 'firstSeen' | 'lastSeen'> & { firstSeen: number; lastSeen: number };
+
 export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
-  let pending = new Map<string, OperationUsageCount>();
+  let pending = new Map<string, PendingCount>();
   let flushing: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
+  // The UTC day of the last count, `YYYY-MM-DD`, and its bounds in ms: formatted once a day, not per request.
+  let day = { date: '', from: 0, to: 0 };
 
   const record = (keyId: string, style: 'A' | 'B', operation: string, attention: string) => {
-    const now = new Date();
-    const date = now.toISOString().slice(0, 10);
+    const now = Date.now();
+    if (now < day.from || now >= day.to) {
+      const from = now - (now % DAY_MS);
+      day = { date: new Date(from).toISOString().slice(0, 10), from, to: from + DAY_MS };
+    }
+    const date = day.date;
     const k = `${keyId}\n${date}\n${style}\n${operation}\n${attention}`;
     const c = pending.get(k);
     if (c) {
@@ -76,7 +91,7 @@ export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
     } else pending.set(k, { keyId, date, style, operation, attention, requests: 1, firstSeen: now, lastSeen: now });
   };
 
-  const keepForNextFlush = (batch: Map<string, OperationUsageCount>) => {
+  const keepForNextFlush = (batch: Map<string, PendingCount>) => {
     for (const [k, c] of batch) {
       const now = pending.get(k);
       if (!now) pending.set(k, c);
@@ -93,7 +108,8 @@ export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
     const batch = pending;
     pending = new Map();
     try {
-      await withTransaction(opts.db, (trx) => addAllUsage(trx, [...batch.values()]));
+      const counts = [...batch.values()].map((c): OperationUsageCount => ({ ...c, firstSeen: new Date(c.firstSeen), lastSeen: new Date(c.lastSeen) }));
+      await withTransaction(opts.db, (trx) => addAllUsage(trx, counts));
     } catch (err) {
       opts.logger.warn({ err }, 'could not write API key usage; kept for the next flush');
       keepForNextFlush(batch);
@@ -106,26 +122,20 @@ export function createUsageCounter(opts: UsageCounterOptions): UsageCounter {
     timer.unref();
   };
 
-  // 'finish' when the answer is sent; 'close' alone when the client went away first. Counted once; one listener for
-  // every request (`this` is the response), no closure per request.
-  function count(this: Response & { [COUNTED]?: true }) {
-    const req = this.req;
+  // 'finish' when the answer is sent; 'close' alone when the client went away first (and after 'finish'): counted once.
+  const count = (req: Request, res: Response & { [COUNTED]?: true }) => {
     const auth = req.context.auth;
-    if (this[COUNTED] || !auth) return;
-    this[COUNTED] = true;
+    if (res[COUNTED] || !auth) return;
+    res[COUNTED] = true;
+    ensureTimer();
     const style = answerStyle(req);
     const operation = requestOperation(req);
-    record(auth.id, style, operation, style === 'B' && this.statusCode < 400 ? attentionOf(req) : '');
+    record(auth.id, style, operation, style === 'B' && res.statusCode < 400 ? attentionOf(req) : '');
     opts.onCount?.(style, operation);
-  }
+  };
 
   return {
-    middleware: () => (_req, res, next) => {
-      ensureTimer();
-      res.once('finish', count);
-      res.once('close', count);
-      next();
-    },
+    answerDone: { finished: count, closed: count },
     flush,
     stop: async () => {
       if (timer) clearInterval(timer);
