@@ -2,7 +2,8 @@
  * Deleting many rows without holding long locks or one huge transaction: a statement removes at most
  * `batchSize` rows, and the next one follows after a pause, until a statement removes fewer.
  */
-import type { DbHandle } from './index';
+import type { Knex } from 'knex';
+import type { DbHandle, DbTransaction } from './index';
 import { affectedRows } from './index';
 
 export interface BatchOptions {
@@ -60,4 +61,21 @@ export function deleteOlderInBatches(db: DbHandle, rows: OlderRows, opts: BatchO
       ),
     opts,
   );
+}
+
+/**
+ * The rows of `query` in batches of `batchSize`, read through a server-side cursor (`DECLARE name NO SCROLL
+ * CURSOR`, `FETCH batchSize`) in `trx`: the caller's read-only transaction, which it ends after the iteration
+ * (an early `break` too); ending it closes the cursor and frees the connection. `name` must be unique among the
+ * cursors open in `trx` at once. Memory holds one batch, whatever the number of rows.
+ */
+export async function* cursorBatches<Row>(trx: DbTransaction, name: string, query: Knex.QueryBuilder, batchSize = 500): AsyncGenerator<Row[], void, undefined> {
+  const compiled = query.toSQL();
+  await trx.raw(`DECLARE ${name} NO SCROLL CURSOR FOR ${compiled.sql}`, compiled.bindings as Knex.RawBinding[]);
+  for (;;) {
+    const result = (await trx.raw(`FETCH ${Math.floor(batchSize)} FROM ${name}`)) as { rows: Row[] };
+    if (result.rows.length === 0) break;
+    yield result.rows;
+  }
+  await trx.raw(`CLOSE ${name}`);
 }

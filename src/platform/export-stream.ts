@@ -108,51 +108,89 @@ async function drained(res: Response, stallTimeoutMs: number): Promise<void> {
   if (outcome === 'stalled') throw new ExportStalled(stallTimeoutMs);
 }
 
-/** What one export streams: its rows, their format and layout, and how long its client may stall. */
+/** What one export streams: its rows, their format and layout. */
 interface ExportRun {
   exported: ResponseExport;
   format: 'ndjson' | 'csv';
   layout: ReturnType<typeof csvLayout>;
   present: (r: ResponseRecord) => Record<string, unknown>;
   /** ExportStyle.record, applied to each row read. */
-  record?: (r: ResponseRecord) => ResponseRecord;
-  stallTimeoutMs: number;
+  record?: ((r: ResponseRecord) => ResponseRecord) | undefined;
+}
+
+/** The chunks of one export's rows, as the response's export writes them. */
+async function* exportChunks(trx: DbTransaction, run: ExportRun): AsyncGenerator<string, void, undefined> {
+  for await (const read of run.exported.batches(trx)) {
+    const batch = run.record ? read.map(run.record) : read;
+    yield run.format === 'csv'
+      ? stringify(
+          batch.map((r) => run.layout.row(r, run.present(r))),
+          CSV_OPTIONS,
+        )
+      : batch.map((r) => `${JSON.stringify(run.present(r))}\n`).join('');
+  }
 }
 
 /**
- * Streams the rows in one read-only transaction. Ends when the rows do or the client goes; a client that reads
- * nothing for the stall timeout throws ExportStalled out of the transaction, which rolls it back.
+ * Writes the chunks `chunks` yields in one read-only transaction to `res`, waiting for 'drain' when the socket's
+ * buffer is full. Ends when the chunks do or the client goes; a client that reads nothing for `stallTimeoutMs`
+ * throws ExportStalled out of the transaction, which rolls it back. A failure after the first byte cuts the
+ * connection (the headers are out: no envelope can follow).
  */
-async function streamRows(db: Db, req: Request, res: Response, run: ExportRun): Promise<void> {
+async function streamChunks(db: Db, req: Request, res: Response, chunks: (trx: DbTransaction) => AsyncIterable<string>, stallTimeoutMs: number): Promise<void> {
   let gone = false;
   res.once('close', () => {
     gone = !res.writableFinished;
   });
   const stream = async (trx: DbTransaction) => {
-    for await (const read of run.exported.batches(trx)) {
+    for await (const chunk of chunks(trx)) {
       if (gone || res.destroyed) break;
-      const batch = run.record ? read.map(run.record) : read;
-      const chunk =
-        run.format === 'csv'
-          ? stringify(
-              batch.map((r) => run.layout.row(r, run.present(r))),
-              CSV_OPTIONS,
-            )
-          : batch.map((r) => `${JSON.stringify(run.present(r))}\n`).join('');
-      if (!res.write(chunk)) await drained(res, run.stallTimeoutMs);
+      if (chunk.length > 0 && !res.write(chunk)) await drained(res, stallTimeoutMs);
       if (gone || res.destroyed) break;
     }
   };
   try {
     await withTransaction(db, stream, { readOnly: true });
   } catch (err) {
-    // Headers are out: the envelope cannot follow. Cut the connection so the client sees a broken download.
     if (err instanceof ExportStalled) req.log?.info?.({ stallTimeoutMs: err.stallTimeoutMs }, 'export aborted: the client stopped reading');
     else req.log?.error?.({ err }, 'export failed after streaming began');
     res.destroy();
     return;
   }
   if (!gone && !res.destroyed) res.end();
+}
+
+/** An NDJSON export other than the responses list's (a person's data: src/adapters/respondents-export.ts). */
+export interface NdjsonExportRequest {
+  /** The attachment's file name. */
+  filename: string;
+  /** The owner whose export slot to take (`key:<id>`). */
+  slotOwner: string;
+  /** The lines, each a JSON text ending in a newline, read in the export's read-only transaction. */
+  lines(trx: DbTransaction): AsyncIterable<string>;
+}
+
+/**
+ * Streams an NDJSON export as the answer to `req`: a 200 with `application/x-ndjson`, then the lines, with the
+ * responses export's flow control, stall timeout and export slot (docs/analytics.md, "Exports, slow clients and caps").
+ * @throws AppError rate_limit_exceeded (429) over an export cap, before the first byte.
+ */
+export async function streamNdjsonExport(
+  { db, exportSlots }: { db: Db; exportSlots: ExportSlots },
+  req: Request,
+  res: Response,
+  request: NdjsonExportRequest,
+): Promise<void> {
+  const release = exportSlots.acquire(request.slotOwner);
+  try {
+    res.status(200);
+    res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${request.filename}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    await streamChunks(db, req, res, (trx) => request.lines(trx), exportSlots.stallTimeoutMs);
+  } finally {
+    release();
+  }
 }
 
 /**
@@ -185,14 +223,8 @@ export async function streamResponsesExport(
     res.setHeader('Content-Disposition', `attachment; filename="responses.${format === 'csv' ? 'csv' : 'ndjson'}"`);
     res.setHeader('Cache-Control', 'no-store');
     if (format === 'csv') res.write(stringify([layout.header], CSV_OPTIONS));
-    await streamRows(db, req, res, {
-      exported,
-      format,
-      layout,
-      present: (r) => request.present(r),
-      record: request.record,
-      stallTimeoutMs: exportSlots.stallTimeoutMs,
-    });
+    const run: ExportRun = { exported, format, layout, present: (r) => request.present(r), record: request.record };
+    await streamChunks(db, req, res, (trx) => exportChunks(trx, run), exportSlots.stallTimeoutMs);
   } finally {
     release?.();
   }

@@ -264,6 +264,7 @@ function queryFor(op: DocOperation, media: string, ids: Record<string, string>):
   if (names.has('format') && names.has('form_id')) query.push('form_id=frm_csat');
   // A dashboard download: the one-time token of the page (prepareExampleIds), once per format.
   if (names.has('t') && ids.download_t !== undefined) query.push(`t=${ids.download_t}`);
+  if (names.has('email')) query.push('email=ada%40example.com');
   if (names.has('interval')) query.push('interval=week', 'start_date=2026-01-01', 'end_date=2026-01-31');
   // One day: the window's first day is then today, which the capture fixes like every date of the run.
   if (op.template.endsWith('/migration-report')) query.push('days=1');

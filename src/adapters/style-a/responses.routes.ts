@@ -17,10 +17,11 @@ import {
 import type { CoreDeps } from '../deps';
 import { keysetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';
+import { respondentExport } from '../respondents-export';
 import { answersSpelled, createdAtValue, responseCreate } from '../response-create.handlers';
 import { bool, createdRangeA, lists, num, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
-import { presentResponseA } from './present';
+import { presentEmailEventA, presentResponseA, presentRowA } from './present';
 import type { ResponseCreateRequest } from '../../wire/types.gen';
 
 const TYPED_FILTER_NAMES = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS].map((p) => p.name);
@@ -80,3 +81,7 @@ export const responseCreateA = (deps: CoreDeps) =>
 /** GET {ws}/responses/export in Style A: the list's filters, snake_case records, a `created_at` column. */
 export const responsesExportA = (deps: CoreDeps) =>
   responsesExport(deps, { filters: (req) => responsesFilterA(req, str(req, 'form_id')), present: (r) => presentResponseA(r), createdColumn: 'created_at' });
+
+/** GET {ws}/respondents/export in Style A: snake_case resources, `email_events` in the summary. */
+export const respondentExportA = (deps: CoreDeps) =>
+  respondentExport(deps, { response: (r) => presentResponseA(r), emailEvent: presentEmailEventA, row: presentRowA, emailEventsKey: 'email_events' });

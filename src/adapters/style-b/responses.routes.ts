@@ -10,10 +10,11 @@ import { getResponse, listResponsesOffset, type ResponseFilterQuery } from '../.
 import type { CoreDeps } from '../deps';
 import { offsetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';
+import { respondentExport } from '../respondents-export';
 import { answersSpelled, createdAtValue, responseCreate } from '../response-create.handlers';
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';
 import { pageParams } from './params';
-import { presentResponseB } from './present';
+import { presentEmailEventB, presentResponseB, presentRowB } from './present';
 import type { ResponseCreateRequest } from '../../wire/types.gen';
 
 /** The Style B filters and sort of a responses list (shared by the list and the export). */
@@ -93,3 +94,12 @@ export const responseCreateB = (deps: CoreDeps) =>
 /** GET {ws}/responses/export in Style B: the list's filters, Style B records, a `createdAt` column. */
 export const responsesExportB = (deps: CoreDeps) =>
   responsesExport(deps, { filters: responsesFilterB, present: (r) => presentResponseB(r), createdColumn: 'createdAt' });
+
+/** GET {ws}/respondents/export in Style B: camelCase resources (rows with their times), `emailEvents` in the summary. */
+export const respondentExportB = (deps: CoreDeps) =>
+  respondentExport(deps, {
+    response: (r) => presentResponseB(r),
+    emailEvent: presentEmailEventB,
+    row: (r) => presentRowB(r, true),
+    emailEventsKey: 'emailEvents',
+  });

@@ -12,6 +12,7 @@
  */
 import type { Knex } from 'knex';
 import { affectedRows, type DbHandle } from '../../db';
+import { cursorBatches } from '../../db/batches';
 import { type ErrorDetail, errors } from '../errors';
 import { type DateBound, parseDateValue } from '../query/dates';
 import { fieldMap, type ListField } from '../query/fields';
@@ -525,4 +526,32 @@ export function firstRowOfWorkspace(db: DbHandle, workspaceId: string): Promise<
     .first<{ row_id: string; data: { email?: unknown } } | undefined>('row_id', 'data')
     .where({ workspace_id: workspaceId })
     .orderBy(['created_at', 'row_id']);
+}
+
+/**
+ * The person's datatable rows (docs/data-rights.md, "Whose data is it"): the rows `linkedRowIds` names (those the
+ * person's responses and email events point at) and every row whose data holds `address` (lower case compared),
+ * oldest first (created_at, row_id), in batches through a server-side cursor in `trx` (a read-only transaction the
+ * caller ends; cursorBatches).
+ * @param address the person's email address in lower case.
+ */
+export async function* personRows(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  address: string,
+  linkedRowIds: readonly string[],
+  batchSize = 500,
+): AsyncGenerator<Row[], void, undefined> {
+  const query = trx('datatable_rows')
+    .select('row_id', 'datatable_id', 'data', 'created_at', 'updated_at')
+    .where('workspace_id', workspaceId)
+    .where((w) => {
+      w.whereRaw('strpos(lower(data::text), ?) > 0', [address]);
+      if (linkedRowIds.length > 0) w.orWhereIn('row_id', [...linkedRowIds]);
+    })
+    .orderBy([
+      { column: 'created_at', order: 'asc' },
+      { column: 'row_id', order: 'asc' },
+    ]);
+  for await (const rows of cursorBatches<RowRecord>(trx, 'person_rows', query, batchSize)) yield rows.map(toRow);
 }

@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
+import { cursorBatches } from '../../db/batches';
 import type { DateBound } from '../query/dates';
 import { fieldMap, type ListField } from '../query/fields';
 import { compileFilter } from '../query/filter';
@@ -229,4 +230,27 @@ export async function recordEmailEvents(
     );
   }
   return { events: ids.map((id) => byId.get(id)!), created: fresh.length };
+}
+
+/**
+ * The email events sent to `address` (docs/data-rights.md, "Whose data is it"), oldest first (created_at, id), in
+ * batches through a server-side cursor in `trx` (a read-only transaction the caller ends; cursorBatches). Index
+ * `email_events_recipient_keyset_idx` finds them.
+ * @param address the person's email address in lower case.
+ */
+export async function* personEmailEvents(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  address: string,
+  batchSize = 500,
+): AsyncGenerator<EmailEvent[], void, undefined> {
+  const query = trx('email_events')
+    .select('id', 'email_id', 'email', 'type', 'row_id', 'form_id', 'flow_id', 'created_at')
+    .where('workspace_id', workspaceId)
+    .whereRaw('lower(email) = ?', [address])
+    .orderBy([
+      { column: 'created_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ]);
+  for await (const rows of cursorBatches<EventRow>(trx, 'person_email_events', query, batchSize)) yield rows.map(toEvent);
 }

@@ -145,6 +145,18 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
     attention: null,
   },
   {
+    operation: 'exportRespondentData',
+    method: 'GET',
+    path: `${WS}/respondents/export`,
+    equivalent: {
+      operation: 'exportRespondentData',
+      method: 'GET',
+      path: `${WS}/respondents/export`,
+      params: [STYLE_HEADER, { b: 'email', a: 'email', how: 'unchanged' }],
+    },
+    attention: null,
+  },
+  {
     operation: 'createResponse',
     method: 'POST',
     path: `${WS}/responses`,

@@ -9,6 +9,7 @@
  */
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
+import { cursorBatches } from '../../db/batches';
 import { fieldMap, type ListField, type SortDirection } from '../query/fields';
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery, type OffsetStart } from '../query/list';
 import { joinSql, sql, type Sql } from '../query/sql';
@@ -357,12 +358,7 @@ export async function openResponseExport(db: DbHandle, workspaceId: string, q: R
     async *batches(trx, batchSize = 500) {
       const order = orderByClause(keys);
       const query = responsesQuery(trx, workspaceId, narrowing, include).orderByRaw(order.sql, order.bindings);
-      const compiled = query.toSQL();
-      await trx.raw(`DECLARE response_export NO SCROLL CURSOR FOR ${compiled.sql}`, compiled.bindings as Knex.RawBinding[]);
-      for (;;) {
-        const result = (await trx.raw(`FETCH ${Math.floor(batchSize)} FROM response_export`)) as { rows: unknown[] };
-        const rows = result.rows as Parameters<typeof toRecord>[0][];
-        if (rows.length === 0) break;
+      for await (const rows of cursorBatches<ResponseRow>(trx, 'response_export', query, batchSize)) {
         const records = rows.map((r) => toRecord(r, include));
         if (include.formName) await attachFormNames(trx, workspaceId, records);
         yield records;
@@ -416,4 +412,41 @@ export function lastResponse(db: DbHandle, workspaceId: string, formId: string):
 /** Inserts one response row in the caller's transaction (storeSubmission). */
 export async function insertResponse(trx: Knex.Transaction, row: Record<string, unknown>): Promise<void> {
   await trx('responses').insert(row);
+}
+
+/**
+ * The condition "this response is the person's" (docs/data-rights.md, "Whose data is it"): its `respondent_email` is
+ * `address`, or one of its answers or its captured table data holds `address` (an email question's answer, a text
+ * answer that mentions it, a row's address column), compared in lower case. `address` must be lower case already.
+ * No index answers the mentions: a person's request scans the workspace's responses once.
+ */
+function whereOfPerson(q: Knex.QueryBuilder, address: string): Knex.QueryBuilder {
+  return q.whereRaw("(lower(respondent_email) = ? OR strpos(lower(answers::text), ?) > 0 OR strpos(lower(coalesce(table_data::text, '')), ?) > 0)", [
+    address,
+    address,
+    address,
+  ]);
+}
+
+/**
+ * The person's responses (whereOfPerson), with table data and form names, oldest first (created_at, id), in batches read through a
+ * server-side cursor in `trx` (a read-only transaction the caller ends; cursorBatches).
+ * @param address the person's email address in lower case.
+ */
+export async function* personResponses(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  address: string,
+  batchSize = 500,
+): AsyncGenerator<ResponseRecord[], void, undefined> {
+  const include: ResponseIncludes = { tableData: true };
+  const query = whereOfPerson(responsesQuery(trx, workspaceId, { created: [] }, include), address).orderBy([
+    { column: 'created_at', order: 'asc' },
+    { column: 'id', order: 'asc' },
+  ]);
+  for await (const rows of cursorBatches<ResponseRow>(trx, 'person_responses', query, batchSize)) {
+    const records = rows.map((r) => toRecord(r, include));
+    await attachFormNames(trx, workspaceId, records);
+    yield records;
+  }
 }

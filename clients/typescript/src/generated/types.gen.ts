@@ -3721,6 +3721,67 @@ export type ExportResponsesResponses = {
 
 export type ExportResponsesResponse = ExportResponsesResponses[keyof ExportResponsesResponses];
 
+export type ExportRespondentDataData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query: {
+        /**
+         * The person's email address (compared in lower case).
+         */
+        email: string;
+    };
+    url: '/api/v1/workspaces/{workspace_id}/respondents/export';
+};
+
+export type ExportRespondentDataErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type ExportRespondentDataError = ExportRespondentDataErrors[keyof ExportRespondentDataErrors];
+
+export type ExportRespondentDataResponses = {
+    /**
+     * One JSON object per line, `{"type", "data"}` (see the operation's description).
+     */
+    200: string;
+};
+
+export type ExportRespondentDataResponse = ExportRespondentDataResponses[keyof ExportRespondentDataResponses];
+
 export type GetResponseData = {
     body?: never;
     headers?: {
