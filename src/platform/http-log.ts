@@ -8,7 +8,7 @@ import type { Express, Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import { onAnswerDone } from './answer-hooks';
 import type { Logger } from './logger';
-import { isSecretParam } from './secret-params';
+import { isPersonalParam, isSecretParam } from './secret-params';
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 const REDACTED = '[redacted]';
@@ -20,7 +20,8 @@ const redactSegment = (_m: string, lead: string, kind: string, segment: string) 
  * A request URL (path and query, as `req.originalUrl`) safe to log. Path: the segment after a `d` or `e` segment
  * (any case: the dashboard link's token in `/d/{token}` and `/d/{token}/export`, the email link's in
  * `/e/{token}.gif` and `/e/{token}.gif/`) becomes `[redacted]`, keeping a `.gif` suffix. Query: the value of every
- * parameter isSecretParam names becomes `[redacted]`. Everything else is kept as sent.
+ * parameter isSecretParam names becomes `[redacted]`, and so does every value that can hold a person's data (isPersonalParam:
+ * an address). Everything else is kept as sent.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
@@ -34,7 +35,7 @@ export function redactUrl(url: string): string {
     const pair = pairs[i]!;
     const eq = pair.indexOf('=');
     const name = eq === -1 ? pair : pair.slice(0, eq);
-    if (isSecretParam(name)) (redacted ??= [...pairs])[i] = `${name}=${REDACTED}`;
+    if (isSecretParam(name) || (eq !== -1 && isPersonalParam(name, pair.slice(eq + 1)))) (redacted ??= [...pairs])[i] = `${name}=${REDACTED}`;
   }
   return `${path}?${redacted ? redacted.join('&') : query}`;
 }

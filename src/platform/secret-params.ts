@@ -45,6 +45,18 @@ export function isSecretParam(raw: string): boolean {
 }
 
 /**
+ * True when a query parameter can hold a person's data (docs/data-rights.md, "Logs"): its name holds `email` or
+ * `recipient` (`email`, `respondent_email`, `respondent_email_in`, `recipient`, …), or its value holds an `@`, raw or
+ * percent-encoded (an address inside a `filter` expression, an answer filter or a search). The request log redacts
+ * such values like secrets.
+ */
+export function isPersonalParam(rawName: string, rawValue: string): boolean {
+  if (rawValue.includes('@') || /%40/i.test(rawValue)) return true;
+  const name = normalizedParamName(rawName);
+  return name.includes('email') || name.includes('recipient');
+}
+
+/**
  * True when a query parameter of this name is an API key (`api_key`, `apiKey`, `x-api-key`, `X-API-Key`,
  * `apikey`, any case or separator): such a request is refused (docs/api-rules.md, "Keys and access").
  */

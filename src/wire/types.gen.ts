@@ -3738,7 +3738,7 @@ export type ExportRespondentDataData = {
     };
     query: {
         /**
-         * The person's email address (compared in lower case).
+         * The person's email address (compared in lower case); `@` may be sent as is or as `%40`.
          */
         email: string;
     };

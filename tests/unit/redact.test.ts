@@ -1,5 +1,5 @@
 import { redactUrl } from '../../src/platform/http-log';
-import { isApiKeyParam, isSecretParam } from '../../src/platform/secret-params';
+import { isApiKeyParam, isPersonalParam, isSecretParam } from '../../src/platform/secret-params';
 
 describe('redactUrl (docs/writes-keys-limits.md, "Limits, bad bytes and secrets": logs never hold a secret)', () => {
   it('redacts the values of api_key, key, token, t and secret, whatever their case or encoding', () => {
@@ -44,5 +44,18 @@ describe('redactUrl (docs/writes-keys-limits.md, "Limits, bad bytes and secrets"
     for (const name of ['apiKey', 'X-API-Key', 'x_api_key', 'API_KEY', 'api%5Fkey', 'Api-Key']) expect(isApiKeyParam(name)).toBe(true);
     for (const name of ['key', 'token', 'keyword', 'limit']) expect(isApiKeyParam(name)).toBe(false);
     for (const name of ['limit', 'lang', 'format', 'interval', 'tt']) expect(isSecretParam(name)).toBe(false);
+  });
+
+  it('redacts values that can hold a person’s address (docs/data-rights.md, "Logs")', () => {
+    expect(redactUrl('/api/v1/workspaces/ws_1/respondents/export?email=canary%40example.com')).toBe(
+      '/api/v1/workspaces/ws_1/respondents/export?email=[redacted]',
+    );
+    expect(redactUrl('/x?respondent_email=a@b.c&limit=5&respondentEmail_in=x')).toBe('/x?respondent_email=[redacted]&limit=5&respondentEmail_in=[redacted]');
+    expect(redactUrl('/x?recipient=a&form_id=frm_1')).toBe('/x?recipient=[redacted]&form_id=frm_1');
+    // An address anywhere in a value: a filter expression, an answer filter, a search.
+    expect(redactUrl('/x?filter=respondent_email%20%3D%20%22canary%40example.com%22&page=2')).toBe('/x?filter=[redacted]&page=2');
+    expect(redactUrl('/x?answer=q_mail:canary@example.com&q=hello')).toBe('/x?answer=[redacted]&q=hello');
+    expect(isPersonalParam('filter', 'score%20%3E%205')).toBe(false);
+    expect(isPersonalParam('EMAIL', '')).toBe(true);
   });
 });

@@ -42,6 +42,32 @@ const local = (url: string) => url.slice(PUBLIC_URL.length);
 const parts = (token: string) => token.split('.').filter((p) => p.length >= 8);
 const API_KEY_PARAMS = ['apiKey', 'x-api-key', 'X-API-Key', 'api_key', 'API_KEY', 'ApiKey', 'x_api_key', 'api%5Fkey', 'X-Api-Key'];
 
+describe('the request log holds no address (docs/data-rights.md, "Logs")', () => {
+  it('redacts an address in any query value: the person export, response filters, email event recipients', async () => {
+    const address = `canary-${nanoid(6)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, 'x')}@example.com`;
+    const ws = `/api/v1/workspaces/${w.ws}`;
+    const requests: Array<[string, number]> = [
+      [`${ws}/respondents/export?email=${encodeURIComponent(address)}`, 200],
+      [`${ws}/respondents/export?email=${address}`, 200],
+      [`${ws}/responses?respondent_email=${encodeURIComponent(address)}`, 200],
+      [`${ws}/responses?filter=${encodeURIComponent(`respondent_email = "${address}"`)}`, 200],
+      [`${ws}/email-events?recipient=${encodeURIComponent(address)}`, 200],
+    ];
+    const before = lines.length;
+    for (const [path, status] of requests) {
+      const res = await http().get(path).set('X-API-Key', w.key).buffer(true);
+      expect([path, res.status, res.status === 200 ? '' : res.text]).toEqual([path, status, '']);
+    }
+    const log = lines.slice(before).join('');
+    expect(log.match(/"request completed"/g)?.length).toBe(requests.length);
+    expect(log.toLowerCase()).not.toContain(address);
+    expect(log.toLowerCase()).not.toContain(encodeURIComponent(address).toLowerCase());
+    expect(log).toContain('respondents/export?email=[redacted]');
+  });
+});
+
 describe('the request log holds no token or key', () => {
   it('redacts every tokened URL form: /d/{token}, /d/{token}/…, /e/{token}.gif(/), ?t= on form pages, keys and tokens in queries', async () => {
     const minted = await http().post(`/api/v1/workspaces/${w.ws}/forms/${w.form}/links`).set('X-API-Key', w.key).send({ email: 'log@example.com' });
