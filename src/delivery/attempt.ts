@@ -45,6 +45,11 @@ export interface AttemptContext {
   /** Seconds before each retry; its length + 1 is the number of attempts. */
   schedule: readonly number[];
   userAgent?: string;
+  /**
+   * Called with each attempt's outcome inside the attempt's span (so its log line carries the trace's ids with traces
+   * on): the worker logs and counts it there.
+   */
+  onOutcome?: (outcome: Outcome, job: AttemptJob) => void;
 }
 
 /** Thrown when another worker holds a live claim on the delivery: pg-boss retries the job later. */
@@ -79,7 +84,11 @@ export async function makeAttempt(ctx: AttemptContext, job: AttemptJob): Promise
     'webhook.endpoint_id': claim.endpoint_id,
     'webhook.attempt': claim.attempts,
   };
-  return inJobSpan(ATTEMPT_SPAN_NAME, claim.traceparent ?? undefined, attributes, () => attemptClaimed(ctx, job, claim));
+  return inJobSpan(ATTEMPT_SPAN_NAME, claim.traceparent ?? undefined, attributes, async () => {
+    const outcome = await attemptClaimed(ctx, job, claim);
+    if (outcome) ctx.onOutcome?.(outcome, job);
+    return outcome;
+  });
 }
 
 /** The claimed attempt: its target, the POST and the record of its outcome. */

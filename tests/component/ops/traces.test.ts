@@ -8,7 +8,8 @@
  *   encoding): the server span named by the openapi/ template with the style, operation id and key id, a pg span and a
  *   Redis span of the same trace, the worker's delivery span continuing it, and the webhook receiver got a
  *   `traceparent` of that trace, whose parent is the delivery's POST span; no span holds the key's secret (not even one
- *   sent in the query), an email address or an answer, and the request's log line carries the trace's ids.
+ *   sent in the query), an email address or an answer, and the log lines of the request and of the attempt carry their
+ *   spans' ids.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -312,6 +313,13 @@ async function otlpReceiver() {
           String((l.req as { url: string }).url).endsWith('/responses'),
       );
     expect(line).toMatchObject({ trace_id: trace, span_id: expect.stringMatching(/^[0-9a-f]{16}$/) as unknown });
+    // And the worker's line of the attempt carries the attempt's span.
+    const attemptLine = worker
+      .output()
+      .split('\n')
+      .map((l) => (l.startsWith('{') ? (JSON.parse(l) as Record<string, unknown>) : {}))
+      .find((l) => l.msg === 'webhook attempt');
+    expect(attemptLine).toMatchObject({ outcome: 'succeeded', trace_id: trace, span_id: delivery.spanId });
     expect(await openTelemetryModules(server)).toBeGreaterThan(0);
     server.proc.kill('SIGKILL');
     worker.proc.kill('SIGKILL');
