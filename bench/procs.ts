@@ -28,6 +28,8 @@ export interface Runtime {
   node: string;
   /** Node/V8 flags before the script, e.g. `--max-semi-space-size=8`. */
   execArgv: readonly string[];
+  /** Environment of the server beside the bench's own (the traced app's `OTEL_*`); no `OTEL_*` variable reaches a server but these. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -51,12 +53,18 @@ export async function serve(mode: ServeMode, databaseUrl: string, runtime?: Runt
   }
 }
 
+/** The environment without its `OTEL_*` variables: only the traced app exports traces. */
+function withoutOtel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('OTEL_')));
+}
+
 async function serveOnce(mode: ServeMode, databaseUrl: string, runtime: Runtime, logLevel: string, readUrl: string | undefined): Promise<Served> {
   const child: ChildProcess = fork(path.join(__dirname, 'serve.js'), [mode], {
     execPath: runtime.node,
     execArgv: [...runtime.execArgv],
     env: {
-      ...process.env,
+      ...withoutOtel(process.env),
+      ...runtime.env,
       BENCH_DATABASE_URL: databaseUrl,
       BENCH_REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
       BENCH_LOG: logLevel,

@@ -14,7 +14,8 @@
  * On a fresh database `fs_bench_*` (bench/seed.ts, `--responses`, default 1,000,000) or a kept one
  * (`--database-url`):
  *   1. Style A list (`form_id` + `score_gte`, limit 20): app vs bare vs floor, interleaved rounds, median
- *      req/s, ratios app / bare, app / floor and floor / bare;
+ *      req/s, ratios app / bare, app / floor and floor / bare; and the same app with traces on (every request
+ *      sampled, exported over OTLP/HTTP to a sink in this process, traceSink) / the app: issue 32's ≥ 0.85x;
  *   2. Style A upsert of one row (POST rows with `data.id`; half updates of 10,000 existing ids,
  *      half new ids): app vs bare vs floor, interleaved, the same ratios;
  *   3. Style B page 5,000 vs page 1 with `form_id` + `filter=score in [7,8,9,10]`, interleaved, ratio;
@@ -32,6 +33,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
@@ -42,6 +45,7 @@ import { encodeCursor } from '../src/core/query/keyset';
 import { parseSort, sortSignature } from '../src/core/query/sort';
 import { listResponsesKeyset, listResponsesOffset, RESPONSE_ID_FIELD, RESPONSE_SORT_FIELDS } from '../src/core/responses/responses.store';
 import { createDb, type Db } from '../src/db/connection';
+import { nodeSupportsTracing, TRACING_MIN_NODE } from '../src/platform/tracing-state';
 import { explainWhat, measureExport, measureLatency, type ExportRun, type Latency, type Plan } from './details';
 import { measureImport, type ImportRun, type ImportVariant } from './import-run';
 import { measureReplica } from './replica-run';
@@ -79,6 +83,7 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 const UPSERT_POOL = 10_000;
 const LIST_SCORE_GTE = 9;
 const DEFAULTS = 'app, V8 defaults';
+const TRACED = 'app, traces on';
 const FLOOR = 'floor';
 const PAGE_FILTER = 'score in [7,8,9,10]';
 const DEEP_PAGE = 5000;
@@ -199,6 +204,7 @@ async function main(): Promise<void> {
   }
   const [nodeVersion, execve] = execFileSync(o.node, ['-p', 'process.version + " " + typeof process.execve'], { encoding: 'utf8' }).trim().split(' ');
   const memoryFlags = o.memoryFlags.split(/\s+/).filter(Boolean);
+  const tracesMeasured = nodeSupportsTracing(nodeVersion!.replace(/^v/, ''));
   const withSettings: Runtime = { node: o.node, execArgv: memoryFlags };
   const v8Defaults: Runtime = { node: o.node, execArgv: [] };
   // The CLI adds its own defaults where node has process.execve: the import then runs as an operator starts it.
@@ -323,16 +329,28 @@ async function main(): Promise<void> {
     const bare = await startOne('bare', v8Defaults);
     // With the app's memory settings: app / floor then compares the same runtime.
     const floor = await startOne('floor', withSettings);
+    // The same app exporting every request's trace (100 % sampled) to a sink in this process (docs/operations.md,
+    // "Traces"); not on a Node older than the OpenTelemetry packages support, where the app runs without traces.
+    const sink = await traceSink();
+    const traced = tracesMeasured
+      ? await startOne('app', {
+          ...withSettings,
+          env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_SERVICE_NAME: 'feedback-bench' },
+        })
+      : undefined;
     let list: Interleaved[];
     let upsert: Interleaved[];
     let pages: Interleaved[];
     let pageItems: { first: number; deep: number; filteredTotal: number };
+    let traceExports = { requests: 0, bytes: 0 };
     try {
       // The same list from every server, and every upsert path answering 201 then 200; the floor answers both in
       // the app's envelope (the bare server answers a smaller one: no links, no request_id).
-      const [a, b, c, f] = await Promise.all([app, bare, appDefaults, floor].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')));
+      const [a, b, c, f, t] = await Promise.all(
+        [app, bare, appDefaults, floor, traced ?? app].map((s) => probe(s.url + listW.path, { headers: auth }, [200], 'list')),
+      );
       const ids = (x: { data?: unknown }) => (x.data as Array<{ id: string }>).map((r) => r.id).join(',');
-      if (ids(a!) !== ids(b!) || ids(c!) !== ids(b!) || ids(f!) !== ids(b!) || (a!.data as unknown[]).length !== 20)
+      if (ids(a!) !== ids(b!) || ids(c!) !== ids(b!) || ids(f!) !== ids(b!) || ids(t!) !== ids(b!) || (a!.data as unknown[]).length !== 20)
         throw new Error(`the app, the bare server and the floor list different rows:\n${ids(a!)}\n${ids(b!)}\n${ids(f!)}`);
       if (shapeOf(f!) !== shapeOf(a!)) throw new Error(`the floor's list answer is not shaped as the app's:\n${shapeOf(a!)}\n${shapeOf(f!)}`);
       const created = new Map<Served, string>();
@@ -357,7 +375,8 @@ async function main(): Promise<void> {
         { label: DEFAULTS, url: appDefaults.url, workload: w },
         { label: FLOOR, url: floor.url, workload: w },
       ];
-      list = await interleave(contenders(listW), lo);
+      list = await interleave([...contenders(listW), ...(traced ? [{ label: TRACED, url: traced.url, workload: listW }] : [])], lo);
+      traceExports = { requests: sink.requests(), bytes: sink.bytes() };
       log('upsert: app vs bare vs floor…');
       upsert = await interleave(contenders(upsertW), lo);
       log(`Style B: page 1 vs page ${DEEP_PAGE} on the app…`);
@@ -370,6 +389,7 @@ async function main(): Promise<void> {
       );
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
+      await sink.close();
     }
 
     // ---- 4: peak RSS of a fresh process under rssConnections connections: the app both ways, and the bare server
@@ -411,7 +431,7 @@ async function main(): Promise<void> {
     const details = o.skipDetails ? undefined : await measureDetails(db, databaseUrl, withSettings, key, workspaceId, forms, o, { listW, page1W, pageDeepW });
 
     // ---- verdicts
-    const [listApp, listBare, listDefaults, listFloor] = list;
+    const [listApp, listBare, listDefaults, listFloor, listTraced] = list;
     const [upApp, upBare, upDefaults, upFloor] = upsert;
     const [pageFirst, pageDeep] = pages;
     const listRatio = listApp!.medianRps / listBare!.medianRps;
@@ -419,6 +439,7 @@ async function main(): Promise<void> {
     const listToFloor = listApp!.medianRps / listFloor!.medianRps;
     const upToFloor = upApp!.medianRps / upFloor!.medianRps;
     const pageRatio = pageDeep!.medianRps / pageFirst!.medianRps;
+    const tracedRatio = listTraced ? listTraced.medianRps / listApp!.medianRps : NaN;
     const targets: TargetRow[] = [
       {
         what: `Style A list (\`form_id\` + \`score_gte=${LIST_SCORE_GTE}\`, limit 20), req/s`,
@@ -444,6 +465,23 @@ async function main(): Promise<void> {
         target: '≥ 0.9x floor',
         verdict: verdict(listToFloor >= 0.9, problemOf(runsOf(listApp!, listFloor!))),
       },
+      listTraced
+        ? {
+            what: `Style A list, traces on (100 % sampled, OTLP/HTTP to a local sink: ${fmt(traceExports.requests)} exports, ${fmt(traceExports.bytes / 1e6, 1)} MB) / traces off, req/s`,
+            app: fmt(listTraced.medianRps),
+            baseline: `off ${fmt(listApp!.medianRps)}`,
+            ratio: `${tracedRatio.toFixed(2)}x`,
+            target: '≥ 0.85x off',
+            verdict: verdict(tracedRatio >= 0.85, traceExports.requests > 0 ? problemOf(runsOf(listTraced, listApp!)) : 'no trace was exported'),
+          }
+        : {
+            what: 'Style A list, traces on / traces off, req/s',
+            app: '—',
+            baseline: '—',
+            ratio: '—',
+            target: '≥ 0.85x off',
+            verdict: `not measured (traces need Node ${TRACING_MIN_NODE} or newer)`,
+          },
       {
         what: 'Style A upsert, app / stack floor, req/s',
         app: fmt(upApp!.medianRps),
@@ -861,3 +899,32 @@ main().catch((e: unknown) => {
   process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });
+
+/**
+ * An OTLP/HTTP receiver that accepts every export and keeps nothing but counts (the traced app's collector): it answers
+ * 200 with an empty body, a valid empty `ExportTraceServiceResponse` in both encodings.
+ */
+async function traceSink(): Promise<{ url: string; requests(): number; bytes(): number; close(): Promise<void> }> {
+  let requests = 0;
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => {
+      requests++;
+      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/x-protobuf' });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    bytes: () => bytes,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

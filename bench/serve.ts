@@ -9,12 +9,15 @@
  *            'bare' the baseline of bench/bare-server.ts;
  *            'floor' the stack floor of bench/floor-server.ts (its request log on stdout, also sent to /dev/null).
  *   env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_LOG (log level of the app, default 'info'),
- *        BENCH_DATABASE_READ_URL (the app's read replicas, DATABASE_READ_URL; default none).
+ *        BENCH_DATABASE_READ_URL (the app's read replicas, DATABASE_READ_URL; default none), and for the traced app
+ *        the OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT: the app exports traces, as `serve` would).
  *   IPC: sends `{url}` once listening, or `{error}`; on the message 'close' closes and exits 0. bench/profile-steps.ts
  *        also sends 'profile-start' (V8's sampling CPU profiler starts, through node:inspector in this process) and
  *        `{profileStop: file}` (it stops and writes the profile, a .cpuprofile as `node --cpu-prof` writes it, to
  *        `file`), answered `{profiled: file}`: a profile of the load alone, without start-up and warm-up.
  */
+// First: the traced app's instrumentations must be registered before express, pg and ioredis load (bench/trace-start.ts).
+import './trace-start';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../src/config';

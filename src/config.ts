@@ -172,7 +172,43 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
     meaning: 'exports an instance runs at once (API and dashboard downloads); more: 429 with Retry-After',
     fallback: `${EXPORT_DEFAULTS.maxOnPostgres} (1 on the embedded database)`,
   },
+  {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    meaning:
+      'OTLP/HTTP collector (e.g. http://localhost:4318): serve and the worker export traces there, on Node >= 22.15 (docs/operations.md, "Traces"); the other standard OTEL_* variables apply',
+    fallback: 'unset: no traces, no OpenTelemetry module loaded',
+  },
+  { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', meaning: 'http/protobuf or http/json', fallback: 'http/protobuf' },
+  { name: 'OTEL_SERVICE_NAME', meaning: 'service.name of the traces', fallback: 'feedback-service' },
+  {
+    name: 'OTEL_TRACES_SAMPLER',
+    meaning: 'sampler (parentbased_traceidratio with OTEL_TRACES_SAMPLER_ARG=0.1 keeps one trace in ten)',
+    fallback: 'parentbased_always_on',
+  },
+  { name: 'OTEL_SDK_DISABLED', meaning: '"true": no traces even with an endpoint set', fallback: 'false' },
 ];
+
+/** What the service itself reads of the OpenTelemetry variables (docs/operations.md, "Traces"). */
+export interface TracesSetting {
+  /** `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  readonly endpoint: string;
+  /** `OTEL_SERVICE_NAME`, else `feedback-service` (the SDK's own default would be `unknown_service:node`). */
+  readonly serviceName: string;
+}
+
+/**
+ * Whether traces are asked for (docs/operations.md, "Traces"): `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces-only
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set and `OTEL_SDK_DISABLED` is not `true`. This is the one test made before
+ * any OpenTelemetry module is loaded (src/cli/preload.ts); the other `OTEL_*` variables (protocol, headers, sampler,
+ * batch sizes) are read by the OpenTelemetry SDK itself, with their standard meanings.
+ * @returns the setting, or undefined when traces are not asked for.
+ */
+export function tracesRequested(env: Env = process.env): TracesSetting | undefined {
+  if (raw(env, 'OTEL_SDK_DISABLED')?.trim().toLowerCase() === 'true') return undefined;
+  const endpoint = raw(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? raw(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (endpoint === undefined) return undefined;
+  return { endpoint, serviceName: raw(env, 'OTEL_SERVICE_NAME')?.trim() ?? 'feedback-service' };
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 

@@ -15,6 +15,7 @@ import { createReadReplicas, type ReadReplicas } from './db/replicas';
 import { createHttpServer } from './platform/http-server';
 import { createLogger, writeAfterLog, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
+import { logTracingState, stopTracing } from './platform/tracing-state';
 import { createRedis, type RedisClient } from './platform/redis';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker, type WorkerObserver } from './delivery/worker';
 
@@ -102,6 +103,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 /** The logger, the database (migrated when embedded or asked) and Redis when configured. */
 async function openStores(config: Config, opts: StartOptions): Promise<ServerContext> {
   const logger = createLogger(config.logLevel);
+  logTracingState(logger);
   if (config.publicUrlGuessed) {
     logger.warn(
       { host: config.host, publicUrl: config.publicUrl },
@@ -236,9 +238,11 @@ function closeOnSignals(logger: Logger, close: () => Promise<void>, drainMs: num
     }
     signalled = true;
     logger.info({ signal, drainMs }, 'shutting down: no new connections, finishing requests in flight');
+    // The spans of the last requests are exported before the process ends (nothing to do with traces off).
     close().then(
-      () => {
+      async () => {
         logger.info('shut down cleanly');
+        await stopTracing();
         process.exit(0);
       },
       (err: unknown) => {

@@ -4,6 +4,8 @@
  * keys create, keys report, demo, worker. Results go to stdout (JSON where a program reads them); problems go to stderr as
  * one line each, with exit code 1 and no stack trace for expected errors.
  */
+// First, before any module that loads express, pg or ioredis: the memory restart and the traces (preload.ts).
+import './preload';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -13,6 +15,7 @@ import { lockDataDir } from '../db/data-dir-lock';
 import { startServer } from '../server';
 import { createDeliveryWorker } from '../delivery/worker';
 import { createLogger } from '../platform/logger';
+import { logTracingState, stopTracing } from '../platform/tracing-state';
 import { createApiKey, type ApiKeyStyle } from '../core/api-keys/create-api-key';
 import { OPERATION_USAGE_WINDOW_DAYS } from '../core/api-keys/usage.store';
 import { AppError } from '../core/errors';
@@ -26,7 +29,6 @@ import { DEMO_KEY_FILE, readDemoKey, writeDemoKey } from './demo-key-file';
 import { ALL_SCOPES, isScope, type Scope } from '../core/scopes';
 import { parseInstant } from '../core/query/dates';
 import { mintLink } from '../core/links/links';
-import { memoryReexec } from './memory-defaults';
 
 /** An expected failure: printed as one line on stderr, exit 1. */
 class CliError extends Error {
@@ -253,6 +255,7 @@ async function runWorker(opts: { migrate?: boolean }): Promise<void> {
     throw new CliError('the embedded database (no DATABASE_URL) belongs to one process: `serve` runs the worker there; set DATABASE_URL to run workers apart');
   }
   const logger = createLogger(config.logLevel);
+  logTracingState(logger);
   const db = createDb(config);
   if (opts.migrate) await migrateLatest(db);
   const worker = createDeliveryWorker({ db, config, logger });
@@ -266,6 +269,7 @@ async function runWorker(opts: { migrate?: boolean }): Promise<void> {
       void worker
         .stop()
         .then(() => db.destroy())
+        .then(() => stopTracing())
         .then(() => process.exit(0));
     });
   }
@@ -452,17 +456,4 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  // `serve` and `import` restart once with the heap settings of docs/operations.md ("Memory").
-  // @types/node follows Node 20, which has no process.execve.
-  const { execve } = process as { execve?: (file: string, args: string[], env: Record<string, string>) => never };
-  const reexec = memoryReexec({
-    argv: process.argv,
-    execArgv: process.execArgv,
-    env: process.env,
-    execPath: process.execPath,
-    canExecve: typeof execve === 'function',
-  });
-  if (reexec) execve!.call(process, reexec.file, reexec.args, reexec.env);
-  else void main();
-}
+if (require.main === module) void main();

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { checkWebhookUrl, type AddressPolicy, type Resolve } from '../core/webhooks/address-policy';
+import { inJobSpan } from '../core/trace-context';
 import { decodeResource } from '../core/webhooks/outbox';
 import { enqueueAttempts, type AttemptJob } from '../core/webhooks/queue';
 import {
@@ -44,6 +45,11 @@ export interface AttemptContext {
   /** Seconds before each retry; its length + 1 is the number of attempts. */
   schedule: readonly number[];
   userAgent?: string;
+  /**
+   * Called with each attempt's outcome inside the attempt's span (so its log line carries the trace's ids with traces
+   * on): the worker logs and counts it there.
+   */
+  onOutcome?: (outcome: Outcome, job: AttemptJob) => void;
 }
 
 /** Thrown when another worker holds a live claim on the delivery: pg-boss retries the job later. */
@@ -54,21 +60,40 @@ export function signatures(secrets: readonly string[], msgId: string, at: Date, 
   return secrets.map((s) => new Webhook(s).sign(msgId, at, body)).join(' ');
 }
 
+/** The name of an attempt's span (docs/operations.md, "Traces"). */
+export const ATTEMPT_SPAN_NAME = 'webhook delivery';
+
 /**
- * Makes the attempt a job stands for, if it is still due.
+ * Makes the attempt a job stands for, if it is still due. With traces on, the claimed attempt runs in a span that
+ * continues the trace of the write that made the event (its stored `traceparent`), so its queries and the POST (whose
+ * `traceparent` header the HTTP instrumentation sets) join that trace (docs/operations.md, "Traces").
  * @returns the outcome, or undefined when there was nothing to do (superseded, finished, deleted).
  * @throws DeliveryBusyError while another worker's claim is live; database errors (pg-boss retries).
  */
 export async function makeAttempt(ctx: AttemptContext, job: AttemptJob): Promise<Outcome | undefined> {
   const { db } = ctx;
-  const { workspaceId, deliveryId } = job;
+  const { deliveryId } = job;
   const claim = await claimDelivery(db, job, CLAIM_LEASE_SECONDS);
   if (!claim) {
     if (await deliveryClaimHeld(db, job)) throw new DeliveryBusyError(`delivery ${deliveryId} is being attempted by another worker`);
     return undefined;
   }
+  const attributes = {
+    'webhook.delivery_id': deliveryId,
+    'webhook.event_id': claim.event_id,
+    'webhook.endpoint_id': claim.endpoint_id,
+    'webhook.attempt': claim.attempts,
+  };
+  return inJobSpan(ATTEMPT_SPAN_NAME, claim.traceparent ?? undefined, attributes, async () => {
+    const outcome = await attemptClaimed(ctx, job, claim);
+    if (outcome) ctx.onOutcome?.(outcome, job);
+    return outcome;
+  });
+}
 
-  const target = await attemptTarget(db, workspaceId, deliveryId);
+/** The claimed attempt: its target, the POST and the record of its outcome. */
+async function attemptClaimed(ctx: AttemptContext, job: AttemptJob, claim: ClaimedAttempt): Promise<Outcome | undefined> {
+  const target = await attemptTarget(ctx.db, job.workspaceId, job.deliveryId);
   if (!target) return undefined;
 
   let result: PostOutcome;

@@ -13,7 +13,7 @@ import { knexExecutor, PgBoss, type PgBossInstance } from '../db/pg-boss';
 import type { Logger } from '../platform/logger';
 import { resolveHost } from '../platform/resolve-host';
 import { DEFAULT_RETRY_SCHEDULE } from '../core/webhooks/retry-schedule';
-import { DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type Outcome } from './attempt';
+import { DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type AttemptContext, type Outcome } from './attempt';
 import type { Resolve } from '../core/webhooks/address-policy';
 import { startRetention, type PruneResult } from './prune';
 
@@ -68,12 +68,21 @@ export interface DeliveryWorker {
  */
 export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker {
   const { db, config, logger } = opts;
-  const ctx = {
+  const ctx: AttemptContext = {
     db,
     policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
     resolve: opts.resolve ?? resolveHost,
     timeoutMs: opts.timeoutMs ?? 10_000,
     schedule: config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE,
+    // Inside the attempt's span: with traces on, the line carries its trace_id and span_id.
+    onOutcome: (outcome, job) => {
+      logger.info({ deliveryId: job.deliveryId, workspaceId: job.workspaceId, outcome }, 'webhook attempt');
+      try {
+        opts.observer?.onOutcome?.(outcome);
+      } catch (e) {
+        logger.warn({ err: e }, 'webhook observer failed');
+      }
+    },
   };
   let boss: PgBossInstance | undefined;
   const executor = closableExecutor(knexExecutor(db));
@@ -81,21 +90,14 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let sweeper: NodeJS.Timeout | undefined;
   let retention: { stop(): Promise<void> } | undefined;
 
+  // The outcome is logged and counted by ctx.onOutcome.
   const attempt = async (job: { id: string; data: AttemptJob }) => {
-    let outcome: Outcome | undefined;
     try {
-      outcome = await makeAttempt(ctx, job.data);
+      await makeAttempt(ctx, job.data);
     } catch (e) {
       if (!(e instanceof DeliveryBusyError))
         logger.warn({ err: e, deliveryId: job.data.deliveryId }, 'webhook attempt could not be recorded; pg-boss retries the job');
       throw e;
-    }
-    if (!outcome) return;
-    logger.info({ deliveryId: job.data.deliveryId, workspaceId: job.data.workspaceId, outcome }, 'webhook attempt');
-    try {
-      opts.observer?.onOutcome?.(outcome);
-    } catch (e) {
-      logger.warn({ err: e }, 'webhook observer failed');
     }
   };
   // A batch's attempts run side by side. pg-boss completes or fails a batch as a whole: a job of a

@@ -10,7 +10,8 @@ import { onAnswerDone } from './answer-hooks';
 import type { Logger } from './logger';
 import { isPersonalParam, isSecretParam } from './secret-params';
 
-const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+/** Probes and scrapes: no log line (and no trace: platform/tracing.ts). */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 const REDACTED = '[redacted]';
 /** A `d` or `e` path segment (any case) and the segment after it, which holds a token. */
 const TOKEN_SEGMENT = /(^|\/)([de])\/([^/]*)/gi;

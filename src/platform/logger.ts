@@ -3,10 +3,16 @@
  * redacted wherever they could appear (headers, bodies are never logged).
  */
 import pino, { type Logger } from 'pino';
+import { traceLogFields, tracingInstalled } from '../core/trace-context';
 
 export type { Logger };
 
-/** A pino logger at `level`, writing to stdout (asynchronously) or to `destination` (tests capture the log with one). */
+/**
+ * A pino logger at `level`, writing to stdout (asynchronously) or to `destination` (tests capture the log with one).
+ * With traces on (installed before the logger is made: src/cli/preload.ts), every line written inside a span carries
+ * its `trace_id` and `span_id` (docs/operations.md, "Traces"); with traces off the logger has no mixin at all, so a line
+ * costs nothing more.
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
@@ -15,6 +21,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'secret', '*.secret'],
       censor: '[redacted]',
     },
+    // pino assigns the line's fields into the mixin's object: a new one per line.
+    ...(tracingInstalled() ? { mixin: () => traceLogFields() ?? {} } : {}),
   };
   // stdout written asynchronously in batches (not one write per line); pino flushes it on exit.
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));

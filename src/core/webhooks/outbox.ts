@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import type { Row } from '../datatables/datatables.store';
 import type { EmailEvent } from '../email-events/email-events.store';
 import { newId } from '../ids';
+import { activeTraceparent } from '../trace-context';
 import type { ResponseRecord } from '../responses/responses.types';
 import { enqueueAttempts } from './queue';
 import { enabledEndpoints, insertPendingDeliveries, insertWebhookEvents, type SubscribedEndpoint } from './webhooks.store';
@@ -75,7 +76,7 @@ export function anySubscribed(endpoints: readonly SubscribedEndpoint[], types: r
 
 /**
  * Records the events of one write inside the write's transaction: each event (`evt_…`, type,
- * timestamp = now, the resource as JSON), one `pending` delivery (`dlv_…`) per ENABLED endpoint of
+ * timestamp = now, the resource as JSON, the `traceparent` of the active span when traces are on), one `pending` delivery (`dlv_…`) per ENABLED endpoint of
  * the workspace subscribed to its type (a `webhook.test` event: its one endpoint), and one queued
  * attempt job per delivery, due at once.
  * @param trx the write's transaction, opened by the use case at the edge (never a bare connection: the
@@ -96,7 +97,9 @@ export async function recordEvents(
   const testTargets = new Set(events.flatMap((e) => (e.resource.kind === 'test' ? [e.resource.endpointId] : [])));
   if (endpoints.length === 0 && testTargets.size === 0) return [];
 
-  const eventRows: Array<{ workspace_id: string; id: string; type: string; resource: string }> = [];
+  // The write's trace, continued by the delivery (docs/operations.md, "Traces"); null with traces off.
+  const traceparent = activeTraceparent() ?? null;
+  const eventRows: Array<{ workspace_id: string; id: string; type: string; resource: string; traceparent: string | null }> = [];
   const deliveries: Array<Record<string, unknown>> = [];
   const recorded: RecordedEvent[] = [];
   for (const e of events) {
@@ -106,7 +109,7 @@ export async function recordEvents(
         : endpoints.filter((ep) => ep.events.includes(e.type)).map((ep) => ep.id);
     if (targets.length === 0) continue;
     const id = newId('webhookEvent');
-    eventRows.push({ workspace_id: workspaceId, id, type: e.type, resource: JSON.stringify(e.resource) });
+    eventRows.push({ workspace_id: workspaceId, id, type: e.type, resource: JSON.stringify(e.resource), traceparent });
     const deliveryIds = targets.map((endpointId) => {
       const deliveryId = newId('webhookDelivery');
       deliveries.push({

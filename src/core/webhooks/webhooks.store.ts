@@ -404,6 +404,8 @@ export interface ClaimedAttempt {
   attempts: number;
   endpoint_id: string;
   event_id: string;
+  /** The `traceparent` of the write that made the event (docs/operations.md, "Traces"); null without one. */
+  traceparent: string | null;
 }
 
 /** What an attempt posts: the endpoint (URL, style, secrets) and the event. */
@@ -428,7 +430,8 @@ export interface AttemptKey {
 
 /**
  * Claims the delivery for one attempt with ONE UPDATE: it matches the job's token and no live claim,
- * counts the attempt and holds a lease of `leaseSeconds`.
+ * counts the attempt and holds a lease of `leaseSeconds`; it also returns the event's `traceparent`, so the attempt's
+ * span can continue the write's trace before its first query.
  * @returns the claim, or undefined when the delivery is not pending with that token or is held.
  */
 export async function claimDelivery(db: DbHandle, key: AttemptKey, leaseSeconds: number): Promise<ClaimedAttempt | undefined> {
@@ -437,7 +440,9 @@ export async function claimDelivery(db: DbHandle, key: AttemptKey, leaseSeconds:
         SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => ?), updated_at = now()
       WHERE workspace_id = ? AND id = ? AND status = 'pending' AND attempt_token = ?
         AND (claimed_until IS NULL OR claimed_until < now())
-      RETURNING attempts, endpoint_id, event_id`,
+      RETURNING attempts, endpoint_id, event_id,
+                (SELECT v.traceparent FROM webhook_events v
+                  WHERE v.workspace_id = webhook_deliveries.workspace_id AND v.id = webhook_deliveries.event_id) AS traceparent`,
     [leaseSeconds, key.workspaceId, key.deliveryId, key.token],
   )) as { rows: ClaimedAttempt[] };
   return claimed.rows[0];
@@ -566,7 +571,7 @@ export async function enabledEndpoints(db: DbHandle, workspaceId: string): Promi
 /** Inserts the outbox's events (`webhook_events`) in the caller's transaction. @returns each event's id and `created_at`. */
 export async function insertWebhookEvents(
   trx: Knex.Transaction,
-  eventRows: Array<{ workspace_id: string; id: string; type: string; resource: string }>,
+  eventRows: Array<{ workspace_id: string; id: string; type: string; resource: string; traceparent: string | null }>,
 ): Promise<Array<{ id: string; created_at: Date }>> {
   return (await trx('webhook_events').insert(eventRows).returning(['id', 'created_at'])) as Array<{ id: string; created_at: Date }>;
 }
