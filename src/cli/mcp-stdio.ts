@@ -8,14 +8,12 @@
  * SIGINT/SIGTERM: closes the server, the app's background work and the stores, then exits 0.
  */
 import pino from 'pino';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { buildApp, stopAppBackground } from '../app';
 import type { Config } from '../config';
 import { findApiKeyByHash, isKeyInactive } from '../core/api-keys/api-keys.store';
 import { API_KEY_PREFIX, hashApiKeySecret } from '../core/api-keys/secrets';
 import { createDb, isEmbedded, migrateLatest } from '../db/connection';
 import { inProcessDispatch } from '../mcp/dispatch';
-import { createMcpServer } from '../mcp/server';
 import { createLogger } from '../platform/logger';
 import { createRedis } from '../platform/redis';
 
@@ -42,6 +40,8 @@ export async function runStdioMcp(config: Config, secret: string | undefined): P
     if (isEmbedded(db)) await migrateLatest(db);
     const key = secret.startsWith(API_KEY_PREFIX) ? await findApiKeyByHash(db, hashApiKeySecret(secret)) : undefined;
     if (!key || isKeyInactive(key)) throw new McpStartError(`${MCP_KEY_VARIABLE} does not name an active API key`);
+    // Loaded here, not with the CLI: the SDK takes about a second to load, which no other command should pay.
+    const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/server'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
     const app = buildApp(config, { db, logger, redis });
     const server = createMcpServer({ key, secret, dispatch: inProcessDispatch(app, { remoteAddress: '127.0.0.1' }) });
     let closing: Promise<void> | undefined;

@@ -12,12 +12,17 @@
  */
 import type { IncomingMessage } from 'node:http';
 import express, { type Express, type Request, type Router } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { errors } from '../core/errors';
 import type { KeyAuthenticator } from '../platform/auth/api-key-auth';
 import { applyDecision, type RateLimiter } from '../platform/rate-limit';
 import { inProcessDispatch } from './dispatch';
-import { createMcpServer } from './server';
+
+/**
+ * The SDK and the server, loaded on the first MCP request: the SDK (with zod) takes about a second to load, which
+ * every start of `serve`, every CLI command and every test file that builds the app would otherwise pay.
+ */
+let loaded: Promise<[typeof import('./server'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
+const loadMcp = () => (loaded ??= Promise.all([import('./server'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
 /** Where `serve` answers MCP clients. */
 export const MCP_PATH = '/mcp';
@@ -53,6 +58,7 @@ export function mcpRouter(opts: McpEndpointOptions): Router {
     const secret = mcpKeySecret(req);
     const key = await opts.authenticate(req, res, secret);
     if (!onlyToolCalls(req.body)) applyDecision(res, await opts.limiter.consume('key', key.id, key.rateLimitPerMinute ?? opts.rateLimitPerMinute));
+    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
     const server = createMcpServer({
       key,
       secret: secret!,
