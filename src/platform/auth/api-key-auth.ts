@@ -59,11 +59,6 @@ export function keyAuthenticator(opts: AuthOptions): KeyAuthenticator {
   };
 }
 
-/** Counts one request of `key` against its budget (its own limit, else RATE_LIMIT_PER_MINUTE); 429 past it. */
-export async function consumeKeyBudget(limiter: RateLimiter, res: Response, key: ApiKeyMeta, rateLimitPerMinute: number): Promise<void> {
-  applyDecision(res, await limiter.consume('key', key.id, key.rateLimitPerMinute ?? rateLimitPerMinute));
-}
-
 export function apiKeyAuth(opts: AuthOptions): RequestHandler {
   const authenticate = keyAuthenticator(opts);
   return async (req, res, next) => {
