@@ -1,6 +1,6 @@
 /**
  * Layer direction (README.md, "Development"; `npm run lint:layers` cruises src and migrations): migrations ← src/db ←
- * src/core ← src/adapters ← src/platform, src/pages, src/delivery, src/app.ts, src/server.ts, src/cli. The rules:
+ * src/core ← src/adapters ← src/platform, src/pages, src/delivery, src/mcp, src/app.ts, src/server.ts, src/cli. The rules:
  * - core-imports-no-outer-layer: src/core imports no adapters, platform, pages, delivery, CLI or app code, nor the
  *   generated wire types (src/wire: the style's JSON, which adapters make of the core's records).
  * - core-imports-no-framework: src/core imports no HTTP framework, logger, Redis, terminal UI or process module
@@ -15,6 +15,8 @@
  * - platform-imports-no-adapters: src/platform never imports src/adapters (src/app.ts wires them).
  * - pages-import-no-adapters: src/pages imports core and platform, never src/adapters (src/app.ts hands a page what it
  *   needs from there, such as the presenter of a dashboard download).
+ * - mcp-reaches-the-api-over-http: src/mcp (the MCP server) imports no adapter: a tool call is an HTTP request through
+ *   the app (src/mcp/dispatch.ts), so it passes every check of the pipeline.
  * - migrations-import-no-src: a migration keeps its meaning when src/ changes.
  * - pg-only-in-db: `pg`, `pg-boss` and `pg-copy-streams` are imported in src/db only (connections, LISTEN,
  *   the pg-boss executor, COPY).
@@ -112,6 +114,14 @@ module.exports = {
         'The pages call the core (and use platform services), never an adapter: no API handler factory, no style presenter; src/app.ts, the composition root, passes in what a page needs from src/adapters.',
       severity: 'error',
       from: { path: '^src/pages/' },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'mcp-reaches-the-api-over-http',
+      comment:
+        'The MCP server (src/mcp) reaches the API only through HTTP requests that run through the app (src/mcp/dispatch.ts): never a handler, router or presenter of src/adapters, so every tool call passes authentication, rate limits, validation and idempotency.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
       to: { path: '^src/adapters/' },
     },
     {

@@ -3,7 +3,7 @@
  * Two projects, both run by `npm test` (docs/api-rules.md, "Both databases answer alike"):
  * - `postgres`: every test, on the PostgreSQL database global-setup creates;
  * - `pglite`: the component tests again, each file on its own in-memory embedded database (PGlite).
- *   Left out there, because they do not use the project's database: cli.test.ts, import-file.test.ts, scale-out.test.ts and
+ *   Left out there, because they do not use the project's database: cli.test.ts, import-file.test.ts, mcp-stdio.test.ts, scale-out.test.ts and
  *   ops/cli-lifecycle (spawn the CLI against a PostgreSQL URL), ops/data-dir-lock, ops/demo-start and ops/public-url (spawn the CLI on a folder of their own), rate-limit.test.ts (Redis budgets and outages), ops/db-errors,
  *   ops/outages and ops/server-close (PostgreSQL outages through a TCP proxy, pools of a server URL), ops/traces (spawns
  *   the CLI on a database of its own), and the
@@ -38,7 +38,7 @@ module.exports = {
       testMatch: ['<rootDir>/tests/component/**/*.test.ts'],
       testPathIgnorePatterns: [
         '/node_modules/',
-        '/tests/component/platform/(cli|import-file|rate-limit|scale-out)\\.test\\.ts$',
+        '/tests/component/platform/(cli|import-file|mcp-stdio|rate-limit|scale-out)\\.test\\.ts$',
         '/tests/component/ops/(cli-lifecycle|data-dir-lock|db-errors|demo-start|outages|public-url|server-close|traces)\\.test\\.ts$',
         '/tests/component/webhooks/(delivery|every-way-in|processes|embedded)\\.test\\.ts$',
         // HEAD is answered by the HTTP layer alone: the GET handlers it repeats run on this database in their own files.

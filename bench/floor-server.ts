@@ -14,7 +14,7 @@
  * 4. the rate limit: rate-limiter-flexible's RateLimiterRedis on an ioredis client with the app's options (auto
  *    pipelining, no offline queue, 500 ms command timeout), an in-process insurance limiter, one point consumed per
  *    request keyed by the key's hash, a budget of FLOOR_POINTS per 60 s, `X-RateLimit-Limit/-Remaining/-Reset`
- *    on the answer, 429 past the budget (platform/rate-limit.ts);
+ *    and the IETF draft's `RateLimit-Policy` and `RateLimit` on the answer, 429 past the budget (platform/rate-limit.ts);
  * 5. express-openapi-validator on the `openapi/` document, loaded and wired by platform/openapi.ts itself
  *    (openApiValidator: requests validated, responses not, as in production);
  * 6. knex + pg (pool of 10, the request timeouts of `serve`: src/db/connection.ts createDb) running the core's own
@@ -60,6 +60,8 @@ export interface FloorServer {
 
 /** Requests per key per 60 s window: the bench key's own limit (bench/seed.ts), far above what 2 cores send. */
 const FLOOR_POINTS = 10_000_000;
+/** The `RateLimit-Policy` of the budget, made once (platform/rate-limit.ts makes it once per budget). */
+const FLOOR_POLICY = `"key";q=${FLOOR_POINTS};w=60`;
 const WINDOW_SECONDS = 60;
 /** The bare server's key check with knex's placeholders (`?` for `$n`). */
 const KEY_SQL_KNEX = KEY_SQL.replace(/\$\d+/g, '?');
@@ -143,9 +145,13 @@ export async function startFloorServer(databaseUrl: string, redisUrl: string): P
       r = e;
       refused = true;
     }
+    const msLeft = Math.max(0, r.msBeforeNext);
+    const remaining = Math.max(0, r.remainingPoints);
     res.setHeader('X-RateLimit-Limit', String(FLOOR_POINTS));
-    res.setHeader('X-RateLimit-Remaining', String(Math.max(0, r.remainingPoints)));
-    res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + Math.max(0, r.msBeforeNext)) / 1000)));
+    res.setHeader('X-RateLimit-Remaining', String(remaining));
+    res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + msLeft) / 1000)));
+    res.setHeader('RateLimit-Policy', FLOOR_POLICY);
+    res.setHeader('RateLimit', `"key";r=${remaining};t=${Math.ceil(msLeft / 1000)}`);
     if (refused) throw new FloorError(429, 'rate_limit_exceeded', 'rate limit exceeded');
     next();
   };

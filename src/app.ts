@@ -13,6 +13,8 @@
  * 5. public JSON submissions (`POST` PUBLIC_SUBMISSIONS_PATH, no key): submission budget → body checks (reportBodyError,
  *    as in step 8) → openapi validator → idempotency scoped to address + form → handler;
  * 6. hosted pages and the open pixel (`/f/…`, `/e/…`, no key, HTML answers: pagesRouter); dashboard pages (`/d/…`: dashboardRouter);
+ *    the MCP endpoint (`POST /mcp`, src/mcp/http.ts: its own key check, X-API-Key or Bearer; each tool call runs as a
+ *    request through this app, steps 1 to 10);
  * 7. apiKeyAuth (the key, then decideStyle: the style from the path's x-style, header, parameters and the key's default;
  *    then the key's rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → reportStyleError (its 400);
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
@@ -40,7 +42,8 @@ import { styleBWritesRouter } from './adapters/style-b/writes.routes';
 import { webhooksRouter } from './adapters/style-a/webhooks.routes';
 import { translateRouter } from './adapters/translate.routes';
 import { scopeCheck, workspaceAccess } from './platform/access';
-import { apiKeyAuth, refuseKeyInQuery } from './platform/auth/api-key-auth';
+import { apiKeyAuth, keyAuthenticator, refuseKeyInQuery } from './platform/auth/api-key-auth';
+import { MCP_PATH, mcpRouter } from './mcp/http';
 import { createApiKeyCache } from './platform/auth/key-cache';
 import type { Db } from './db/connection';
 import { installAnswerHooks, onAnswerDone } from './platform/answer-hooks';
@@ -160,8 +163,11 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const sealKey = () => serverSecret(db, 'idempotency');
   mountPublicWays(app, config, deps, { core, limiter, validator, sealKey });
 
+  const auth = { db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute };
+  // The MCP endpoint for agents (docs/agents.md): its own key check (X-API-Key or Bearer); tool calls run through this app.
+  app.use(MCP_PATH, mcpRouter({ app, authenticate: keyAuthenticator(auth), limiter, rateLimitPerMinute: config.rateLimitPerMinute }));
   // The style is decided as soon as the key is known (before its rate limit); its 400 waits for the access checks.
-  app.use(apiKeyAuth({ db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute }));
+  app.use(apiKeyAuth(auth));
   // Workspace, then scopes, 404 and 405 from the document's operations (x-required-scope), then the style's and the
   // body's 400s: before validation.
   app.use(inOrder(workspaceAccess(), scopeCheck(), reportStyleError(), reportBodyError()));

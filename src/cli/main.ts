@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `feedback-service` executable (README.md, "CLI"): serve, migrate, import, seed --demo,
- * keys create, keys report, demo, worker. Results go to stdout (JSON where a program reads them); problems go to stderr as
+ * keys create, keys report, demo, worker, mcp. Results go to stdout (JSON where a program reads them); problems go to stderr as
  * one line each, with exit code 1 and no stack trace for expected errors.
  */
 // First, before any module that loads express, pg or ioredis: the memory restart and the traces (preload.ts).
@@ -29,6 +29,7 @@ import { DEMO_KEY_FILE, readDemoKey, writeDemoKey } from './demo-key-file';
 import { ALL_SCOPES, isScope, type Scope } from '../core/scopes';
 import { parseInstant } from '../core/query/dates';
 import { mintLink } from '../core/links/links';
+import { MCP_KEY_VARIABLE, McpStartError, runStdioMcp } from './mcp-stdio';
 
 /** An expected failure: printed as one line on stderr, exit 1. */
 class CliError extends Error {
@@ -248,6 +249,18 @@ async function runServe(opts: { port?: number; migrate?: boolean; worker?: boole
   await startServer(config, { migrate: opts.migrate === true, handleSignals: true, worker: opts.worker !== false });
 }
 
+/** `mcp`: the MCP server on stdio for the key in FEEDBACK_API_KEY (docs/agents.md, "Over stdio"). */
+async function runMcp(): Promise<void> {
+  const config = readConfig();
+  try {
+    // The secret is read here, not kept in the configuration object (which holds no secret).
+    await runStdioMcp(config, process.env[MCP_KEY_VARIABLE]);
+  } catch (e) {
+    if (e instanceof McpStartError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
 /** `worker`: only the webhook delivery worker (README.md, "CLI"; docs/webhooks.md, "Running the worker"), until SIGINT/SIGTERM. */
 async function runWorker(opts: { migrate?: boolean }): Promise<void> {
   const config = readConfig();
@@ -404,6 +417,11 @@ export function buildProgram(): Command {
     .action(runWorker);
 
   program.command('migrate').description('apply pending migrations and exit').action(runMigrate);
+
+  program
+    .command('mcp')
+    .description(`serve the MCP tools on stdin/stdout for a local agent, as the API key in ${MCP_KEY_VARIABLE} (docs/agents.md); the log goes to stderr`)
+    .action(runMcp);
 
   program
     .command('import')

@@ -5,6 +5,13 @@
  * instance shares one budget; if Redis fails, an in-process insurance limiter answers (logged) and
  * the API keeps working. Without Redis the in-process limiter is the store (one instance only). A new
  * Redis client is waited for (redisStarted) so that the budget is Redis's from the first request.
+ *
+ * Every counted answer says where its budget stands twice: `X-RateLimit-Limit/-Remaining/-Reset` (kept, the API
+ * document names them) and the IETF fields of draft-ietf-httpapi-ratelimit-headers-11 (structured fields, RFC 9651):
+ * `RateLimit-Policy: "key";q=60;w=60` (the policy: its name is the bucket, `q` the requests per window, `w` the window
+ * in seconds) and `RateLimit: "key";r=59;t=42` (`r` the requests left, as X-RateLimit-Remaining; `t` the seconds until
+ * the window resets, as X-RateLimit-Reset minus now). The policy text is made once per budget, the service-limit text
+ * once per request, from the same decision as the X- ones (docs/writes-keys-limits.md, "Rate limits").
  */
 import type { Response } from 'express';
 import type { RedisClient } from './redis';
@@ -15,29 +22,45 @@ import { redisStarted } from './redis';
 
 const WINDOW_SECONDS = 60;
 
+/** The budgets: per API key, per client address (no or an unknown key, the public pages), per address and form (submissions). */
+export type RateLimitBucket = 'key' | 'address' | 'submission';
+
 export interface RateLimitDecision {
   limit: number;
   remaining: number;
   /** Unix seconds when the window resets. */
   reset: number;
+  /** Seconds until the window resets (the `t` of the `RateLimit` field), 0..60. */
+  resetIn: number;
+  /** The `RateLimit-Policy` field of this budget (`"key";q=60;w=60`), made once per budget. */
+  policy: string;
+  /** The policy's name as a structured-field string (`"key"`), the item of the `RateLimit` field. */
+  policyName: string;
   /** Seconds to wait; set only when the request is refused. */
   retryAfter?: number;
 }
 
 export interface RateLimiter {
   /** Counts one request of `subject` against a budget of `points` per minute. */
-  consume(bucket: 'key' | 'address' | 'submission', subject: string, points: number): Promise<RateLimitDecision>;
+  consume(bucket: RateLimitBucket, subject: string, points: number): Promise<RateLimitDecision>;
+}
+
+/** A budget's store and its `RateLimit-Policy` text, made together once. */
+interface Budget {
+  limiter: RateLimiterAbstract;
+  policy: string;
+  policyName: string;
 }
 
 export function createRateLimiter(opts: { redis?: RedisClient | undefined; logger: Logger; prefix?: string }): RateLimiter {
-  const limiters = new Map<string, RateLimiterAbstract>();
-  const limiterFor = (bucket: string, points: number): RateLimiterAbstract => {
+  const budgets = new Map<string, Budget>();
+  const budgetFor = (bucket: RateLimitBucket, points: number): Budget => {
     const id = `${bucket}:${points}`;
-    let limiter = limiters.get(id);
-    if (!limiter) {
+    let budget = budgets.get(id);
+    if (!budget) {
       const keyPrefix = `${opts.prefix ?? 'fs'}:rl:${bucket}`;
       const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
-      limiter = opts.redis
+      const limiter = opts.redis
         ? new RateLimiterRedis({
             storeClient: opts.redis,
             points,
@@ -47,16 +70,22 @@ export function createRateLimiter(opts: { redis?: RedisClient | undefined; logge
             insuranceLimiter: memory,
           })
         : memory;
-      limiters.set(id, limiter);
+      const policyName = `"${bucket}"`;
+      budget = { limiter, policyName, policy: `${policyName};q=${points};w=${WINDOW_SECONDS}` };
+      budgets.set(id, budget);
     }
-    return limiter;
+    return budget;
   };
-  const decision = (r: RateLimiterRes, points: number, refused: boolean): RateLimitDecision => {
+  const decision = (r: RateLimiterRes, points: number, budget: Budget, refused: boolean): RateLimitDecision => {
     const msLeft = Math.max(0, r.msBeforeNext);
     const d: RateLimitDecision = {
       limit: points,
       remaining: Math.max(0, r.remainingPoints),
       reset: Math.ceil((Date.now() + msLeft) / 1000),
+      // Whole seconds, rounded up as X-RateLimit-Reset is: the same instant within a second, never above the window.
+      resetIn: Math.ceil(msLeft / 1000),
+      policy: budget.policy,
+      policyName: budget.policyName,
     };
     if (refused) d.retryAfter = Math.max(1, Math.ceil(msLeft / 1000));
     return d;
@@ -65,21 +94,27 @@ export function createRateLimiter(opts: { redis?: RedisClient | undefined; logge
     async consume(bucket, subject, points) {
       // A Redis outage is logged once by platform/redis.ts, not here per request.
       if (opts.redis) await redisStarted(opts.redis);
+      const budget = budgetFor(bucket, points);
       try {
-        return decision(await limiterFor(bucket, points).consume(subject, 1), points, false);
+        return decision(await budget.limiter.consume(subject, 1), points, budget, false);
       } catch (e) {
-        if (e instanceof RateLimiterRes) return decision(e, points, true);
+        if (e instanceof RateLimiterRes) return decision(e, points, budget, true);
         throw e;
       }
     },
   };
 }
 
-/** Writes the X-RateLimit-* headers (and Retry-After when refused); throws 429 when refused. */
+/**
+ * Writes the X-RateLimit-* headers and the draft's `RateLimit-Policy` and `RateLimit` (and Retry-After when refused);
+ * throws 429 when refused.
+ */
 export function applyDecision(res: Response, d: RateLimitDecision): void {
   res.setHeader('X-RateLimit-Limit', String(d.limit));
   res.setHeader('X-RateLimit-Remaining', String(d.remaining));
   res.setHeader('X-RateLimit-Reset', String(d.reset));
+  res.setHeader('RateLimit-Policy', d.policy);
+  res.setHeader('RateLimit', `${d.policyName};r=${d.remaining};t=${d.resetIn}`);
   if (d.retryAfter !== undefined) throw errors.rateLimited(d.retryAfter);
 }
 

@@ -117,6 +117,8 @@ export const CONTRACT_HEADERS = [
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
   'x-ratelimit-reset',
+  'ratelimit-policy',
+  'ratelimit',
   'retry-after',
   'etag',
   'deprecation',

@@ -58,6 +58,7 @@ const PLANTS: Plant[] = [
   { rule: 'presenters-below-routers', from: 'src/adapters/style-a/present.ts', to: 'src/adapters/style-a/router.ts' },
   { rule: 'delivery-imports-no-router', from: 'src/delivery/planted.ts', to: 'src/adapters/style-b/responses.routes.ts' },
   { rule: 'platform-imports-no-adapters', from: 'src/platform/planted.ts', to: 'src/adapters/envelope.ts' },
+  { rule: 'mcp-reaches-the-api-over-http', from: 'src/mcp/planted.ts', to: 'src/adapters/envelope.ts' },
   { rule: 'pages-import-no-adapters', from: 'src/pages/planted.ts', to: 'src/adapters/presenters.ts' },
   { rule: 'migrations-import-no-src', from: 'migrations/20990101_999_planted.ts', to: 'src/core/webhooks/queue.ts' },
   { rule: 'pg-only-in-db', from: 'src/platform/planted-pg.ts', to: 'node_modules/pg/index.js' },

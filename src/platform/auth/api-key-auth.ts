@@ -6,8 +6,8 @@
  * (docs/migrating-between-styles.md, "How the style is chosen"). Keys come from the in-process key cache (revocations
  * reach it through change notices, within 1 s in every case).
  */
-import type { RequestHandler } from 'express';
-import { isKeyInactive, touchLastUsed } from '../../core/api-keys/api-keys.store';
+import type { Request, RequestHandler, Response } from 'express';
+import { isKeyInactive, touchLastUsed, type ApiKeyMeta } from '../../core/api-keys/api-keys.store';
 import { API_KEY_PREFIX } from '../../core/api-keys/secrets';
 import { errors } from '../../core/errors';
 import type { Db } from '../../db/connection';
@@ -27,10 +27,17 @@ export interface AuthOptions {
   authFailuresPerMinute: number;
 }
 
-export function apiKeyAuth(opts: AuthOptions): RequestHandler {
+/**
+ * Authenticates `secret` for a request: the key it names, or (missing, unknown: 401 invalid_api_key; revoked, expired:
+ * 401 api_key_expired) a failure counted against the client address's budget (past it, 429). Fills `auth` of the
+ * request context and decides the style; the key's own budget is the caller's to count.
+ */
+export type KeyAuthenticator = (req: Request, res: Response, secret: string | undefined) => Promise<ApiKeyMeta>;
+
+/** A KeyAuthenticator on `opts` (apiKeyAuth's, and the MCP endpoint's, which also reads `Authorization: Bearer`). */
+export function keyAuthenticator(opts: AuthOptions): KeyAuthenticator {
   const lastTouched = new Map<string, number>();
-  return async (req, res, next) => {
-    const secret = req.get('X-API-Key');
+  return async (req, res, secret) => {
     const key = secret && secret.startsWith(API_KEY_PREFIX) ? await opts.keys.find(secret) : undefined;
     if (!key || isKeyInactive(key)) {
       const d = await opts.limiter.consume('address', req.ip ?? 'unknown', opts.authFailuresPerMinute);
@@ -48,6 +55,14 @@ export function apiKeyAuth(opts: AuthOptions): RequestHandler {
       lastTouched.set(key.id, now);
       touchLastUsed(opts.db, key.id).catch((err: unknown) => opts.logger.warn({ err }, 'could not record last_used_at'));
     }
+    return key;
+  };
+}
+
+export function apiKeyAuth(opts: AuthOptions): RequestHandler {
+  const authenticate = keyAuthenticator(opts);
+  return async (req, res, next) => {
+    const key = await authenticate(req, res, req.get('X-API-Key'));
     applyDecision(res, await opts.limiter.consume('key', key.id, key.rateLimitPerMinute ?? opts.rateLimitPerMinute));
     next();
   };

@@ -18,6 +18,7 @@ import { declaredHeaderProblems } from '../../support/openapi-ops';
 import { formWorkspace, goodAnswers, scenario, workspaceWithKey } from '../../support/given';
 import { freePort } from '../ops/helpers';
 import { cliJs } from '../../support/cli';
+import { expectIetfRateLimitHeaders } from '../../support/headers';
 
 let db: Db;
 let redis: Redis;
@@ -39,7 +40,9 @@ afterAll(async () => {
 const appWith = (overrides: Partial<Config> = {}, prefix = `fs-rl-${nanoid(8)}`) =>
   buildApp(testConfig(overrides), { db, logger: silent, redis, limiter: createRateLimiter({ redis, logger: silent, prefix }) });
 
-const expectRateHeaders = (res: supertest.Response, limit: number, remaining: number) => {
+/** The X-RateLimit-* values, and the draft's RateLimit-Policy and RateLimit parsed against them (budget `policy`). */
+const expectRateHeaders = (res: supertest.Response, limit: number, remaining: number, policy: 'key' | 'address' = 'key') => {
+  expectIetfRateLimitHeaders(res.headers, policy);
   expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
   expect(res.headers['x-ratelimit-remaining']).toBe(String(remaining));
   const reset = Number(res.headers['x-ratelimit-reset']);
@@ -124,7 +127,7 @@ describe('per-address limit for missing or unknown keys', () => {
     const res1 = await supertest(app).get('/api/v1/workspaces');
     expect(res1.status).toBe(401);
     expect(res1.body.error.code).toBe('invalid_api_key');
-    expectRateHeaders(res1, 3, 2);
+    expectRateHeaders(res1, 3, 2, 'address');
     expect((await supertest(app).get('/api/v1/workspaces').set('X-API-Key', 'fa_unknown')).status).toBe(401);
     expect((await supertest(app).get('/api/v1/workspaces').set('X-API-Key', 'nonsense')).status).toBe(401);
     const refused = await supertest(app).get('/api/v1/workspaces').set('X-API-Key', 'fa_guess');

@@ -196,7 +196,7 @@ describe('authentication and access (order of checks)', () => {
       expect(res.body).toEqual({ error: { code: 'invalid_api_key', message: expect.any(String), status: 401 }, request_id: expect.any(String) });
       expectRequestId(res);
       // Without a valid key the budget is the client address's (AUTH_FAILURES_PER_MINUTE), counted per request.
-      remaining.push(expectRateLimitHeaders(res, testConfig().authFailuresPerMinute));
+      remaining.push(expectRateLimitHeaders(res, testConfig().authFailuresPerMinute, 'address'));
       expect(res.headers['x-api-style']).toBe('A');
     }
     expect(remaining).toEqual([remaining[0], remaining[0]! - 1, remaining[0]! - 2]);
