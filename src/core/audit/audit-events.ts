@@ -12,13 +12,15 @@ import type { Row, UpsertedRow } from '../datatables/datatables.store';
 import type { CheckedWebhookPatch, WebhookEndpoint } from '../webhooks/webhooks.store';
 import { MASKED, type AuditEventInput } from './audit.store';
 
-/** `api_key.created`, once in each workspace the new key opens. */
+/**
+ * `api_key.created`, once in each workspace the new key opens. No record names the key's other workspaces: an auditor
+ * of one workspace learns no more than its key list shows (docs/writes-keys-limits.md, "API keys and scopes").
+ */
 export function apiKeyCreated(key: CreatedApiKey): AuditEventInput[] {
   const changes = {
     name: key.name,
     prefix: key.prefix,
     scopes: key.scopes,
-    workspace_ids: key.workspaceIds,
     style: key.style,
     rate_limit_per_minute: key.rateLimitPerMinute,
     expires_at: key.expiresAt,
@@ -136,6 +138,6 @@ export function demoKeyCreated(key: { id: string; workspaceIds: string[] }): Aud
     action: 'api_key.created',
     targetType: 'api_key',
     targetId: key.id,
-    changes: { name: 'demo', workspace_ids: key.workspaceIds, secret: MASKED },
+    changes: { name: 'demo', secret: MASKED },
   }));
 }

@@ -10,10 +10,12 @@ import * as audit017 from '../../../migrations/20261127_017_audit';
 import { DAY_MS } from '../../../src/core/query/dates';
 import { ALL_SCOPES } from '../../../src/core/scopes';
 import { withTransaction } from '../../../src/db';
+import { onEmbeddedDb } from '../../support/db';
 import { formWorkspace, keyFor } from '../../support/given';
 import { useWebhookApp } from '../webhooks/harness';
 
-const t = useWebhookApp({}, { resolveHost: async () => [{ address: '93.184.215.14', family: 4 }] });
+// A database of the file's own (PGlite's is anyway): the retention test prunes every workspace's old records.
+const t = useWebhookApp({}, { own: !onEmbeddedDb(), resolveHost: async () => [{ address: '93.184.215.14', family: 4 }] });
 
 interface RecordA {
   id: string;
@@ -126,6 +128,22 @@ describe('what is recorded', () => {
     expect(await auditA(s.ws, s.key)).toEqual([]);
     await t.http().post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`).set('X-API-Key', s.key).send({ data: { id: 'c-1' } });
     await expect(t.db('audit_events').where('workspace_id', s.ws).update({ actor: 'x' })).rejects.toThrow(/append-only/);
+  });
+
+  it("records a key made for two workspaces in each, naming neither the other's id", async () => {
+    const a = await formWorkspace(t.db);
+    const b = await formWorkspace(t.db);
+    const both = await keyFor(t.db, [a.ws, b.ws]);
+    const res = await t.http().post(`/api/v1/workspaces/${a.ws}/api-keys`).set('X-API-Key', both).send({ name: 'two', workspace_ids: [a.ws, b.ws] });
+    expect(res.status).toBe(201);
+    for (const [ws, other] of [
+      [a.ws, b.ws],
+      [b.ws, a.ws],
+    ] as const) {
+      const records = await auditA(ws, both);
+      expect(records).toMatchObject([{ action: 'api_key.created', target_id: res.body.data.id, seq: 1 }]);
+      expect(JSON.stringify(records)).not.toContain(other);
+    }
   });
 
   it('records the worker as "system"', async () => {
