@@ -249,7 +249,9 @@ async function runAuditVerify(opts: { workspace?: string }): Promise<void> {
   if (checks.length === 0) note(opts.workspace ? `no audit records for workspace "${opts.workspace}"` : 'no audit records yet');
   if (broken.length > 0) {
     const first = broken[0]!;
-    throw new CliError(`the audit chain of ${first.workspaceId} is broken at record ${first.firstBad!.id ?? '(none)'} (seq ${first.firstBad!.seq}): ${first.firstBad!.problem}`);
+    throw new CliError(
+      `the audit chain of ${first.workspaceId} is broken at record ${first.firstBad!.id ?? '(none)'} (seq ${first.firstBad!.seq}): ${first.firstBad!.problem}`,
+    );
   }
 }
 

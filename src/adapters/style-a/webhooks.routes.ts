@@ -45,9 +45,9 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
     const input = await checkWebhookEndpoint(
       {
         url: b.url,
-      events: b.events,
-      description: b.description,
-      enabled: b.enabled,
+        events: b.events,
+        description: b.description,
+        enabled: b.enabled,
         // The endpoint renders events in the creating key's style unless told otherwise.
         style: b.style ?? req.auth?.style ?? 'A',
       },

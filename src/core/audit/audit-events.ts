@@ -32,7 +32,13 @@ export function apiKeyCreated(key: CreatedApiKey): AuditEventInput[] {
 
 /** `api_key.revoked`, once in each workspace the key opened (the keys and links it made are revoked with it: "Key lineage"). */
 export function apiKeyRevoked(key: Pick<ApiKeyMeta, 'id' | 'workspaceIds'>): AuditEventInput[] {
-  return key.workspaceIds.map((workspaceId) => ({ workspaceId, action: 'api_key.revoked', targetType: 'api_key', targetId: key.id, changes: { revoked: true } }));
+  return key.workspaceIds.map((workspaceId) => ({
+    workspaceId,
+    action: 'api_key.revoked',
+    targetType: 'api_key',
+    targetId: key.id,
+    changes: { revoked: true },
+  }));
 }
 
 const endpoint = (workspaceId: string, action: string, id: string, changes: Record<string, unknown> = {}): AuditEventInput => ({

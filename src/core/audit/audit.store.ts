@@ -385,19 +385,22 @@ export async function verifyAuditChains(db: DbHandle, opts: { workspaceId?: stri
     heads.where('workspace_id', opts.workspaceId);
     recorded.where('workspace_id', opts.workspaceId);
   }
-  const ids = new Set([...((await heads) as Array<{ workspace_id: string }>), ...((await recorded) as Array<{ workspace_id: string }>)].map((r) => r.workspace_id));
+  const ids = new Set(
+    [...((await heads) as Array<{ workspace_id: string }>), ...((await recorded) as Array<{ workspace_id: string }>)].map((r) => r.workspace_id),
+  );
   const out: ChainCheck[] = [];
   for (const workspaceId of [...ids].sort()) out.push(await verifyChain(db, workspaceId));
   return out;
 }
 
 async function verifyChain(db: DbHandle, workspaceId: string): Promise<ChainCheck> {
-  const head = (await db('audit_chain_heads').where('workspace_id', workspaceId).first('last_seq', 'last_hash', 'pruned_seq', 'pruned_hash')) as FullHead | undefined;
+  const head = (await db('audit_chain_heads').where('workspace_id', workspaceId).first('last_seq', 'last_hash', 'pruned_seq', 'pruned_hash')) as
+    FullHead | undefined;
   let expectedSeq = head ? Number(head.pruned_seq) + 1 : 1;
   let prevHash = head ? head.pruned_hash : GENESIS_HASH;
   let records = 0;
   const bad = (id: string | null, seq: number, problem: string): ChainCheck => ({ workspaceId, records, headHash: prevHash, firstBad: { id, seq, problem } });
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = (await db('audit_events')
       .select(...COLUMNS)
       .where('workspace_id', workspaceId)
@@ -420,7 +423,11 @@ async function verifyChain(db: DbHandle, workspaceId: string): Promise<ChainChec
   }
   if (!head) return bad(null, expectedSeq - 1, 'the workspace has records but no chain head (audit_chain_heads row removed)');
   if (Number(head.last_seq) !== expectedSeq - 1 || head.last_hash !== prevHash) {
-    return bad(null, Number(head.last_seq), `the chain ends at seq ${expectedSeq - 1} but its head is seq ${Number(head.last_seq)}: records missing at the end`);
+    return bad(
+      null,
+      Number(head.last_seq),
+      `the chain ends at seq ${expectedSeq - 1} but its head is seq ${Number(head.last_seq)}: records missing at the end`,
+    );
   }
   return { workspaceId, records, headHash: prevHash };
 }

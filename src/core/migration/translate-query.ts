@@ -188,7 +188,10 @@ function eventPairs(query: Query, notes: string[]): QueryPairs {
 /** The audit list: the exact parameters pass, dates become Style A's; Style A has no `filter` on it. */
 function auditPairs(query: Query, notes: string[]): QueryPairs {
   if (query.has('filter')) {
-    throw new Untranslatable('query.filter', 'a filter on the audit list: Style A takes actor, action, target_type and target_id as exact parameters; send those instead.');
+    throw new Untranslatable(
+      'query.filter',
+      'a filter on the audit list: Style A takes actor, action, target_type and target_id as exact parameters; send those instead.',
+    );
   }
   const pairs: QueryPairs = [];
   for (const name of AUDIT_EXACT) {

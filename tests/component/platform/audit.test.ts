@@ -106,7 +106,11 @@ describe('what is recorded', () => {
     ]);
     expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
     for (const r of records) expect(r).toMatchObject({ actor: me, request_id: expect.stringMatching(/.+/) });
-    expect(records[0]).toMatchObject({ target_id: created.body.data.id, request_id: created.body.request_id, changes: { name: 'CI', scopes: ['forms:read'], secret: '[masked]' } });
+    expect(records[0]).toMatchObject({
+      target_id: created.body.data.id,
+      request_id: created.body.request_id,
+      changes: { name: 'CI', scopes: ['forms:read'], secret: '[masked]' },
+    });
     expect(records[2]).toMatchObject({ target_id: we, changes: { url: 'https://hooks.example.com/in?token=%5Bmasked%5D', secret: '[masked]' } });
     expect(records[5]).toMatchObject({ target_id: row.body.data.row_id, changes: { datatable_id: s.table, fields: ['id', 'plan'], removed: [] } });
     expect(records[8]).toMatchObject({ changes: { fields: [], removed: ['plan'] } });
@@ -124,10 +128,18 @@ describe('what is recorded', () => {
 
   it('records nothing when the change fails, and refuses an UPDATE of a record', async () => {
     const s = await formWorkspace(t.db);
-    const bad = await t.http().post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`).set('X-API-Key', s.key).send({ data: { seats: 'x' } });
+    const bad = await t
+      .http()
+      .post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`)
+      .set('X-API-Key', s.key)
+      .send({ data: { seats: 'x' } });
     expect(bad.status).toBe(400);
     expect(await auditA(s.ws, s.key)).toEqual([]);
-    await t.http().post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`).set('X-API-Key', s.key).send({ data: { id: 'c-1' } });
+    await t
+      .http()
+      .post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`)
+      .set('X-API-Key', s.key)
+      .send({ data: { id: 'c-1' } });
     await expect(t.db('audit_events').where('workspace_id', s.ws).update({ actor: 'x' })).rejects.toThrow(/append-only/);
   });
 
@@ -135,7 +147,11 @@ describe('what is recorded', () => {
     const a = await formWorkspace(t.db);
     const b = await formWorkspace(t.db);
     const both = await keyFor(t.db, [a.ws, b.ws]);
-    const res = await t.http().post(`/api/v1/workspaces/${a.ws}/api-keys`).set('X-API-Key', both).send({ name: 'two', workspace_ids: [a.ws, b.ws] });
+    const res = await t
+      .http()
+      .post(`/api/v1/workspaces/${a.ws}/api-keys`)
+      .set('X-API-Key', both)
+      .send({ name: 'two', workspace_ids: [a.ws, b.ws] });
     expect(res.status).toBe(201);
     for (const [ws, other] of [
       [a.ws, b.ws],
@@ -149,7 +165,9 @@ describe('what is recorded', () => {
 
   it('records the worker as "system"', async () => {
     const s = await formWorkspace(t.db);
-    await withTransaction(t.db, (trx) => recordAudit(trx, SYSTEM_ORIGIN, { workspaceId: s.ws, action: 'webhook_endpoint.disabled', targetType: 'webhook_endpoint', targetId: 'we_x' }));
+    await withTransaction(t.db, (trx) =>
+      recordAudit(trx, SYSTEM_ORIGIN, { workspaceId: s.ws, action: 'webhook_endpoint.disabled', targetType: 'webhook_endpoint', targetId: 'we_x' }),
+    );
     expect(await auditA(s.ws, s.key, '?actor=system')).toMatchObject([{ actor: 'system', request_id: null, client_address: null }]);
   });
 });
@@ -158,7 +176,11 @@ describe('GET {ws}/audit-events', () => {
   async function workspaceWithRecords(n: number) {
     const s = await formWorkspace(t.db);
     for (let i = 0; i < n; i++) {
-      await t.http().post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`).set('X-API-Key', s.key).send({ data: { id: `c-${i}` } });
+      await t
+        .http()
+        .post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`)
+        .set('X-API-Key', s.key)
+        .send({ data: { id: `c-${i}` } });
     }
     return s;
   }
@@ -169,7 +191,10 @@ describe('GET {ws}/audit-events', () => {
     expect(first.status).toBe(200);
     expect(first.body.meta).toEqual({ limit: 2, has_more: true });
     expect(first.body.data.map((r: RecordA) => r.seq)).toEqual([5, 4]);
-    const next = await t.http().get(new URL(first.body.links.next as string).pathname + new URL(first.body.links.next as string).search).set('X-API-Key', s.key);
+    const next = await t
+      .http()
+      .get(new URL(first.body.links.next as string).pathname + new URL(first.body.links.next as string).search)
+      .set('X-API-Key', s.key);
     expect(next.body.data.map((r: RecordA) => r.seq)).toEqual([3, 2]);
     const target = first.body.data[0].target_id as string;
     expect((await auditA(s.ws, s.key, `?target_id=${target}`)).map((r) => r.seq)).toEqual([5]);
@@ -185,7 +210,11 @@ describe('GET {ws}/audit-events', () => {
     expect(res.headers['x-api-style']).toBe('B');
     expect(res.body.meta).toEqual({ total: 3, page: 2, limit: 2, filtered_total: 3 });
     expect(res.body.data).toMatchObject([{ seq: 1, action: 'datatable_row.created', targetType: 'datatable_row', prevHash: GENESIS_HASH }]);
-    const filtered = await t.http().get(`/api/v1/workspaces/${s.ws}/audit-events`).query({ filter: 'action = datatable_row.created', start_date: '2020-01-01' }).set('X-API-Key', s.key);
+    const filtered = await t
+      .http()
+      .get(`/api/v1/workspaces/${s.ws}/audit-events`)
+      .query({ filter: 'action = datatable_row.created', start_date: '2020-01-01' })
+      .set('X-API-Key', s.key);
     expect(filtered.body.meta).toMatchObject({ total: 3, filtered_total: 3 });
     const none = await t.http().get(`/api/v1/workspaces/${s.ws}/audit-events`).query({ filter: 'actor = cli' }).set('X-API-Key', s.key);
     expect(none.body.meta).toMatchObject({ total: 3, filtered_total: 0 });
@@ -218,7 +247,11 @@ describe('the hash chain', () => {
   it('verifies, then names the first record changed, removed from the middle or from the end', async () => {
     const s = await formWorkspace(t.db);
     for (let i = 0; i < 4; i++) {
-      await t.http().post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`).set('X-API-Key', s.key).send({ data: { id: `c-${i}` } });
+      await t
+        .http()
+        .post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`)
+        .set('X-API-Key', s.key)
+        .send({ data: { id: `c-${i}` } });
     }
     expect(await chainOf(s.ws)).toEqual({ workspaceId: s.ws, records: 4, headHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const second = await t.db('audit_events').where({ workspace_id: s.ws, seq: 2 }).first('id');
@@ -228,7 +261,11 @@ describe('the hash chain', () => {
 
     const s2 = await formWorkspace(t.db);
     for (let i = 0; i < 3; i++) {
-      await t.http().post(`/api/v1/workspaces/${s2.ws}/datatables/${s2.table}/rows`).set('X-API-Key', s2.key).send({ data: { id: `c-${i}` } });
+      await t
+        .http()
+        .post(`/api/v1/workspaces/${s2.ws}/datatables/${s2.table}/rows`)
+        .set('X-API-Key', s2.key)
+        .send({ data: { id: `c-${i}` } });
     }
     await t.db('audit_events').where({ workspace_id: s2.ws, seq: 3 }).delete();
     expect((await chainOf(s2.ws)).firstBad).toMatchObject({ problem: expect.stringMatching(/records missing at the end/) });

@@ -233,7 +233,9 @@ describe('feedback-service audit verify', () => {
 
     await db.raw('ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only');
     try {
-      await db('audit_events').where({ workspace_id: ws, seq: 1 }).update({ changes: JSON.stringify({ name: 'forged' }) });
+      await db('audit_events')
+        .where({ workspace_id: ws, seq: 1 })
+        .update({ changes: JSON.stringify({ name: 'forged' }) });
     } finally {
       await db.raw('ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only');
     }
