@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { isCalendarDate } from './core/query/dates';
 import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS } from './core/webhooks/retention';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from './core/audit/audit.store';
 import { DEFAULT_RETRY_SCHEDULE } from './core/webhooks/retry-schedule';
 
 export interface Config {
@@ -51,6 +52,8 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[] | undefined;
   /** Days the webhook delivery log is kept after a delivery ended (docs/operations.md, "What grows, and what bounds it"). */
   readonly webhookLogRetentionDays: number;
+  /** Days an audit record is kept (`AUDIT_RETENTION_DAYS`, default 400; docs/security.md, "The audit trail"). */
+  readonly auditRetentionDays: number;
   /** `METRICS=off` hides /metrics (docs/operations.md, "Metrics"). */
   readonly metricsEnabled: boolean;
   /** `STYLE_B_SUNSET` (YYYY-MM-DD): turns on the Style B deprecation headers (docs/analytics.md, "Deprecation headers"). */
@@ -138,6 +141,7 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
     meaning: 'days a finished webhook delivery (and its event) is kept, 1-36500',
     fallback: String(DEFAULT_WEBHOOK_LOG_RETENTION_DAYS),
   },
+  { name: 'AUDIT_RETENTION_DAYS', meaning: 'days an audit record is kept, 1-36500', fallback: String(DEFAULT_AUDIT_RETENTION_DAYS) },
   { name: 'METRICS', meaning: '"off" hides /metrics (on/off)', fallback: 'on' },
   { name: 'STYLE_B_SUNSET', meaning: 'date (YYYY-MM-DD) that turns on the Style B deprecation headers', fallback: 'unset' },
   { name: 'STYLE_B_DEPRECATED_AT', meaning: 'date (YYYY-MM-DD) of the Style B deprecation', fallback: '180 days before STYLE_B_SUNSET' },
@@ -475,6 +479,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: seconds(env, 'WEBHOOK_RETRY_SCHEDULE'),
     webhookLogRetentionDays: retentionDays(env, 'WEBHOOK_LOG_RETENTION_DAYS', DEFAULT_WEBHOOK_LOG_RETENTION_DAYS),
+    auditRetentionDays: retentionDays(env, 'AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
     metricsEnabled: bool(env, 'METRICS', true),
     styleBSunset: calendarDate(env, 'STYLE_B_SUNSET'),
     styleBDeprecatedAt: calendarDate(env, 'STYLE_B_DEPRECATED_AT'),

@@ -98,7 +98,9 @@ function operationId(call: ExampleCall): string {
   return id;
 }
 
-const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl)_[0-9A-Za-z]{16}\b/g;
+const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|aud)_[0-9A-Za-z]{16}\b/g;
+/** An audit record's hash (docs/security.md, "The audit trail"): it covers the run's ids and times, so it differs every run. */
+const AUDIT_HASH = /\b[0-9a-f]{64}\b/g;
 const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
 const FAKE_SECRET = `fa_${'exampleSecretShownOnce'.padEnd(40, '0')}`;
 const FAKE_WHSEC = 'whsec_ZXhhbXBsZS1zZWNyZXQtc2hvd24tb25jZQ==';
@@ -131,6 +133,7 @@ class Normalizer {
       .replace(/req_[A-Za-z0-9_-]{20}(?![A-Za-z0-9_-])/g, 'req_exampleRequestId0000')
       .replace(/[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{30,}/g, FAKE_TOKEN)
       .replace(GENERATED_ID, (m, kind: string) => this.id(m, kind))
+      .replace(AUDIT_HASH, (m) => this.hash(m))
       .replace(ISO_INSTANT, (m) => this.instant(m));
   }
 
@@ -142,6 +145,19 @@ class Normalizer {
       this.counts.set(kind, n);
       fixed = `${kind}_Example${String(n).padStart(9, '0')}`;
       this.ids.set(id, fixed);
+    }
+    return fixed;
+  }
+
+  /** An audit hash as `eee…1`, `eee…2` in order of appearance (the first record's predecessor, 64 zeros, stays). */
+  private hash(hex: string): string {
+    if (/^0+$/.test(hex)) return hex;
+    let fixed = this.ids.get(hex);
+    if (!fixed) {
+      const n = (this.counts.get('hash') ?? 0) + 1;
+      this.counts.set('hash', n);
+      fixed = String(n).padStart(64, 'e');
+      this.ids.set(hex, fixed);
     }
     return fixed;
   }

@@ -42,6 +42,8 @@ const OWNERS = {
   email_link_uses: 'src/core/links/link-uses.store.ts',
   dashboard_links: 'src/core/dashboards/dashboard-links.store.ts',
   dashboard_download_claims: 'src/core/dashboards/dashboard-links.store.ts',
+  audit_events: 'src/core/audit/audit.store.ts',
+  audit_chain_heads: 'src/core/audit/audit.store.ts',
 };
 
 /** Named exceptions: file (or folder, ending in /) -> tables it may query besides their owner, and why. */

@@ -6,7 +6,12 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { linkExpiry, listDashboardLinks, mintDashboardLink, revokeDashboardLink, type DashboardLink } from '../core/dashboards/dashboard-links.store';
+import { dashboardLinkCreated, dashboardLinkRevoked } from '../core/audit/audit-events';
+import { recordAudit } from '../core/audit/audit.store';
 import { errors } from '../core/errors';
+import { linkSecret } from '../core/links/server-secrets.store';
+import { withTransaction } from '../db';
+import { auditOrigin } from './audit-origin';
 import type { CoreDeps } from './deps';
 import { single, type Envelope } from './envelope';
 import { bodyOf, param, workspaceOf } from './query-values';
@@ -44,11 +49,14 @@ export function dashboardLinkHandlers(
       const minter = req.auth;
       const expiresAt = linkExpiry(b[s.expiresField.own], s.expiresField.own, minter);
       const includeAddresses = b[s.addressesField.own] === true;
-      const link = await mintDashboardLink(
-        db,
-        { workspaceId: workspaceOf(req), formId: param(req, 'form_id'), expiresAt, includeAddresses, minter },
-        publicUrl,
-      );
+      const input = { workspaceId: workspaceOf(req), formId: param(req, 'form_id'), expiresAt, includeAddresses, minter };
+      // The server secret is read (or made) on the root handle, never inside the transaction (links/server-secrets.store.ts).
+      const secret = await linkSecret(db);
+      const link = await withTransaction(db, async (trx) => {
+        const minted = await mintDashboardLink(trx, input, publicUrl, secret);
+        await recordAudit(trx, auditOrigin(req), dashboardLinkCreated(input.workspaceId, minted));
+        return minted;
+      });
       res.status(201).json(single(req, { ...s.present(link), url: link.url }));
     },
     list: async (req, res) => {
@@ -61,7 +69,11 @@ export function dashboardLinkHandlers(
       );
     },
     revoke: async (req, res) => {
-      await revokeDashboardLink(db, workspaceOf(req), param(req, 'form_id'), param(req, 'link_id'));
+      const [ws, formId, linkId] = [workspaceOf(req), param(req, 'form_id'), param(req, 'link_id')];
+      await withTransaction(db, async (trx) => {
+        await revokeDashboardLink(trx, ws, formId, linkId);
+        await recordAudit(trx, auditOrigin(req), dashboardLinkRevoked(ws, formId, linkId));
+      });
       res.status(204).end();
     },
   };

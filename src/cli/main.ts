@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `feedback-service` executable (README.md, "CLI"): serve, migrate, import, seed --demo,
- * keys create, keys report, demo, worker, mcp. Results go to stdout (JSON where a program reads them); problems go to stderr as
+ * keys create, keys report, audit verify, demo, worker, mcp. Results go to stdout (JSON where a program reads them); problems go to stderr as
  * one line each, with exit code 1 and no stack trace for expected errors.
  */
 // First, before any module that loads express, pg or ioredis: the memory restart and the traces (preload.ts).
@@ -11,6 +11,7 @@ import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, SETTINGS, type Config } from '../config';
 import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from '../db/connection';
+import type { DbTransaction } from '../db';
 import { lockDataDir } from '../db/data-dir-lock';
 import { startServer } from '../server';
 import { createDeliveryWorker } from '../delivery/worker';
@@ -30,6 +31,8 @@ import { ALL_SCOPES, isScope, type Scope } from '../core/scopes';
 import { parseInstant } from '../core/query/dates';
 import { mintLink } from '../core/links/links';
 import { MCP_KEY_VARIABLE, McpStartError, runStdioMcp } from './mcp-stdio';
+import { apiKeyCreated, demoKeyCreated } from '../core/audit/audit-events';
+import { CLI_ORIGIN, recordAudit, verifyAuditChains } from '../core/audit/audit.store';
 
 /** An expected failure: printed as one line on stderr, exit 1. */
 class CliError extends Error {
@@ -177,7 +180,7 @@ async function runSeed(opts: { demo?: boolean }): Promise<void> {
     note(`Seeding the demo data set (${DEMO_RESPONSE_COUNT.toLocaleString('en')} responses)…`);
     const seeded = await seedWithProgress(db);
     if (!seeded) note('The database already has data: the demo data set was not loaded again.');
-    const key = await withTransaction(db, (trx) => createDemoKey(trx)).catch((e: unknown) => {
+    const key = await withTransaction(db, (trx) => createDemoKeyAudited(trx)).catch((e: unknown) => {
       throw new CliError(errorMessage(e));
     });
     return { seeded, api_key: key.secret, workspace_ids: key.workspaceIds };
@@ -200,16 +203,18 @@ async function runKeysCreate(opts: KeysCreateOptions): Promise<void> {
   const key = await withDb(config, true, async (db) => {
     const missing = await unknownWorkspaces(db, opts.workspace);
     if (missing.length > 0) throw new CliError(`unknown workspace "${missing[0]}"`);
-    return withTransaction(db, (trx) =>
-      createApiKey(trx, {
+    return withTransaction(db, async (trx) => {
+      const created = await createApiKey(trx, {
         name: opts.name,
         workspaceIds: opts.workspace,
         scopes: opts.scopes,
         expiresAt: opts.expiresAt ?? null,
         style: opts.style,
         rateLimitPerMinute: opts.rateLimit ?? null,
-      }),
-    );
+      });
+      await recordAudit(trx, CLI_ORIGIN, apiKeyCreated(created));
+      return created;
+    });
   });
   print({
     id: key.id,
@@ -221,6 +226,36 @@ async function runKeysCreate(opts: KeysCreateOptions): Promise<void> {
     expires_at: key.expiresAt?.toISOString() ?? null,
     rate_limit_per_minute: key.rateLimitPerMinute,
   });
+}
+
+/** The demo key (createDemoKey) and, when a new one was made, its `api_key.created` records, in the caller's transaction. */
+async function createDemoKeyAudited(trx: DbTransaction, previous?: { secret: string }): ReturnType<typeof createDemoKey> {
+  const key = await createDemoKey(trx, previous);
+  if (!key.reused) await recordAudit(trx, CLI_ORIGIN, demoKeyCreated(key));
+  return key;
+}
+
+/**
+ * `audit verify` (docs/security.md, "The audit trail"): walks every workspace's chain (or one) and prints one line per
+ * workspace; a broken chain names its first bad record on stderr and exits 1.
+ */
+async function runAuditVerify(opts: { workspace?: string }): Promise<void> {
+  const config = readConfig();
+  const checks = await withDb(config, true, (db) => verifyAuditChains(db, { workspaceId: opts.workspace }));
+  const broken = checks.filter((c) => c.firstBad !== undefined);
+  for (const c of checks) {
+    const line = c.firstBad
+      ? `${c.workspaceId}: BROKEN at record ${c.firstBad.id ?? '(none)'} (seq ${c.firstBad.seq}): ${c.firstBad.problem}`
+      : `${c.workspaceId}: ${c.records} record${c.records === 1 ? '' : 's'}, chain intact, head ${c.headHash}`;
+    process.stdout.write(`${line}\n`);
+  }
+  if (checks.length === 0) note(opts.workspace ? `no audit records for workspace "${opts.workspace}"` : 'no audit records yet');
+  if (broken.length > 0) {
+    const first = broken[0]!;
+    throw new CliError(
+      `the audit chain of ${first.workspaceId} is broken at record ${first.firstBad!.id ?? '(none)'} (seq ${first.firstBad!.seq}): ${first.firstBad!.problem}`,
+    );
+  }
 }
 
 /**
@@ -374,7 +409,7 @@ async function runDemo(): Promise<void> {
     }
     const seededNow = await seedWithProgress(db);
     // A restart offers the key it kept: one demo key per data set, not one more all-scope key per start.
-    const demoKey = await withTransaction(db, (trx) => createDemoKey(trx, readDemoKey(config.dataDir))).catch((e: unknown) => {
+    const demoKey = await withTransaction(db, (trx) => createDemoKeyAudited(trx, readDemoKey(config.dataDir))).catch((e: unknown) => {
       throw new CliError(`${errorMessage(e)} (this database has other data: point FEEDBACK_DATA_DIR or DATABASE_URL at an empty one)`);
     });
     if (!demoKey.reused) writeDemoKey(config.dataDir, demoKey);
@@ -452,6 +487,14 @@ export function buildProgram(): Command {
     .requiredOption('--key-id <id>', 'the key (key_…)')
     .addOption(new Option('--days <n>', `UTC days back, today included, 1-${OPERATION_USAGE_WINDOW_DAYS} (default 30)`).argParser(positiveInt))
     .action(runKeysReport);
+
+  program
+    .command('audit')
+    .description('the audit trail')
+    .command('verify')
+    .description("check every workspace's audit hash chain (or one's); exits 1 naming the first bad record")
+    .option('--workspace <id>', 'check this workspace only')
+    .action(runAuditVerify);
 
   program.command('demo').description('what `npm run demo` runs: migrate, seed the demo once, create a demo key, print curl lines, serve').action(runDemo);
 

@@ -27,6 +27,8 @@ import {
   type ClaimedAttempt,
 } from '../core/webhooks/webhooks.store';
 import { withTransaction, type Db } from '../db';
+import { webhookEndpointDisabled } from '../core/audit/audit-events';
+import { recordAudit, SYSTEM_ORIGIN } from '../core/audit/audit.store';
 import { postTo, retryAfterSeconds } from './http-post';
 import { renderPayload } from './payload';
 
@@ -172,6 +174,7 @@ async function record(ctx: AttemptContext, job: AttemptJob, claim: ClaimedAttemp
     if (!recorded) return;
     if (gone) {
       await disableGoneEndpoint(trx, workspaceId, claim.endpoint_id);
+      await recordAudit(trx, SYSTEM_ORIGIN, webhookEndpointDisabled(workspaceId, claim.endpoint_id, 'The endpoint answered 410 Gone.'));
       await failPendingDeliveries(trx, workspaceId, claim.endpoint_id, 'The endpoint answered 410 Gone and was disabled.');
     }
     if (canRetry) await enqueueAttempts(trx, [{ workspaceId, deliveryId, token: nextToken!, startAfter: nextAt! }]);

@@ -2,10 +2,11 @@
  * The worker's periodic prune (docs/operations.md "What grows, and what bounds it"): every hour, the
  * delivery log past `WEBHOOK_LOG_RETENTION_DAYS`, submission tokens a day past their expiry, API key
  * usage older than the usage window, per-operation usage older than 400 days, dashboard download claims a day past their tokens' hour and
- * email-link uses a day past their link's expiry, each in small batches with pauses (src/db/batches.ts), off the
+ * email-link uses a day past their link's expiry, audit records past `AUDIT_RETENTION_DAYS` (src/core/audit/audit.store.ts), each in small batches with pauses (src/db/batches.ts), off the
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
  * deleted first is simply not found), so several at once only repeat a little work.
  */
+import { DEFAULT_AUDIT_RETENTION_DAYS, pruneAuditEvents } from '../core/audit/audit.store';
 import { pruneDownloadClaims } from '../core/dashboards/dashboard-links.store';
 import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage.store';
 import { pruneLinkUses } from '../core/links/link-uses.store';
@@ -23,14 +24,22 @@ export interface PruneResult {
   apiKeyOperationUsage: number;
   dashboardDownloadClaims: number;
   emailLinkUses: number;
+  auditEvents: number;
 }
 
 /**
  * One pass over every table the service prunes, as of `now`.
  * @param retentionDays `WEBHOOK_LOG_RETENTION_DAYS`.
+ * @param auditRetentionDays `AUDIT_RETENTION_DAYS`.
  * @returns rows deleted per table.
  */
-export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<PruneResult> {
+export async function pruneAll(
+  db: Db,
+  retentionDays: number,
+  now: Date,
+  opts: BatchOptions = {},
+  auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS,
+): Promise<PruneResult> {
   const log = await pruneWebhookLog(db, retentionDays, now, opts);
   const submissionTokens = await pruneSubmissionTokens(db, now, opts);
   const today = now.toISOString().slice(0, 10);
@@ -38,6 +47,7 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: B
   const apiKeyOperationUsage = await pruneOperationUsage(db, today, opts);
   const dashboardDownloadClaims = await pruneDownloadClaims(db, now, opts);
   const emailLinkUses = await pruneLinkUses(db, now, opts);
+  const auditEvents = await pruneAuditEvents(db, auditRetentionDays, now, opts);
   return {
     webhookDeliveries: log.deliveries,
     webhookEvents: log.events,
@@ -46,6 +56,7 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: B
     apiKeyOperationUsage,
     dashboardDownloadClaims,
     emailLinkUses,
+    auditEvents,
   };
 }
 
@@ -53,6 +64,8 @@ export interface RetentionOptions {
   db: Db;
   logger: Logger;
   retentionDays: number;
+  /** `AUDIT_RETENTION_DAYS` (default 400). */
+  auditRetentionDays?: number;
   /** Time between passes in ms (default 1 h); the first pass runs after a minute, or this, if shorter. */
   intervalMs?: number;
   /** Rows per statement and pause between statements. */
@@ -72,7 +85,7 @@ export function startRetention(opts: RetentionOptions): { stop(): Promise<void> 
   let timer: NodeJS.Timeout | undefined;
   const pass = async () => {
     try {
-      const result = await pruneAll(opts.db, opts.retentionDays, new Date(), { ...opts.batch, signal: abort.signal });
+      const result = await pruneAll(opts.db, opts.retentionDays, new Date(), { ...opts.batch, signal: abort.signal }, opts.auditRetentionDays);
       if (Object.values(result).some((n) => n > 0)) opts.logger.info({ pruned: result }, 'old rows pruned');
       opts.onPass?.(result);
     } catch (e) {

@@ -134,6 +134,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         db,
         logger,
         retentionDays: config.webhookLogRetentionDays,
+        auditRetentionDays: config.auditRetentionDays,
         ...(opts.pruneIntervalMs !== undefined ? { intervalMs: opts.pruneIntervalMs } : {}),
         ...(opts.onPrune ? { onPass: opts.onPrune } : {}),
       });

@@ -630,7 +630,12 @@ export type WebhookEndpointCreated = {
     secret: string;
 };
 
-export type Scope = 'workspaces:read' | 'workspaces:write' | 'forms:read' | 'forms:write' | 'responses:read' | 'responses:write' | 'datatables:read' | 'datatables:write' | 'email_events:read' | 'email_events:write' | 'webhooks:read' | 'webhooks:write' | 'api_keys:read' | 'api_keys:write';
+export type Scope = 'workspaces:read' | 'workspaces:write' | 'forms:read' | 'forms:write' | 'responses:read' | 'responses:write' | 'datatables:read' | 'datatables:write' | 'email_events:read' | 'email_events:write' | 'webhooks:read' | 'webhooks:write' | 'api_keys:read' | 'api_keys:write' | 'audit:read';
+
+/**
+ * A scope a key holds, as the Scope values spell them (`forms:read`, …, `audit:read`); a plain string in answers so that a scope added later is not a breaking change for a client (docs/writes-keys-limits.md, "API keys and scopes").
+ */
+export type ScopeName = string;
 
 export type ApiStyle = 'A' | 'B';
 
@@ -647,7 +652,7 @@ export type ApiKey = {
      * First 8 characters of the secret, for display.
      */
     prefix: string;
-    scopes: Array<Scope>;
+    scopes: Array<ScopeName>;
     workspace_ids: Array<string>;
     style: ApiStyle;
     /**
@@ -677,7 +682,7 @@ export type ApiKeyCreated = {
      * First 8 characters of the secret, for display.
      */
     prefix: string;
-    scopes: Array<Scope>;
+    scopes: Array<ScopeName>;
     workspace_ids: Array<string>;
     style: ApiStyle;
     /**
@@ -1023,6 +1028,69 @@ export type BulkEntriesEnvelopeB = {
     data: Array<RowB>;
     meta: BulkMeta;
     links: EmptyObject;
+    request_id: string;
+};
+
+/**
+ * Style A audit record (docs/security.md, "The audit trail"). `changes` holds the fields the change set, secrets masked as `[masked]`; `hash` is the SHA-256 of the record's canonical JSON, `prev_hash` the hash of the record before it in the workspace (`seq` - 1; 64 zeros for the first).
+ */
+export type AuditEventA = {
+    id: string;
+    seq: number;
+    created_at: string;
+    /**
+     * The API key id, `system` (the worker) or `cli` (the command line).
+     */
+    actor: string;
+    action: string;
+    target_type: string;
+    target_id: string;
+    request_id: string | null;
+    client_address: string | null;
+    changes: {
+        [key: string]: unknown;
+    };
+    prev_hash: string;
+    hash: string;
+};
+
+/**
+ * Style B audit record; the fields of AuditEventA in camelCase (`changes` as recorded).
+ */
+export type AuditEventB = {
+    id: string;
+    seq: number;
+    createdAt: string;
+    actor: string;
+    action: string;
+    targetType: string;
+    targetId: string;
+    requestId: string | null;
+    clientAddress: string | null;
+    changes: {
+        [key: string]: unknown;
+    };
+    prevHash: string;
+    hash: string;
+};
+
+/**
+ * Style A page of audit records.
+ */
+export type AuditEventListEnvelopeA = {
+    data: Array<AuditEventA>;
+    meta: ListMetaA;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
+ * Style B page of audit records.
+ */
+export type AuditEventListEnvelopeB = {
+    data: Array<AuditEventB>;
+    meta: ListMetaB;
+    links: ListLinks;
     request_id: string;
 };
 
@@ -2176,6 +2244,31 @@ export type IncludeQuestions = 'questions';
  * `fields` embeds the datatable's fields.
  */
 export type IncludeFields = 'fields';
+
+/**
+ * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `actor`, `action`, `target_type`, `target_id`, `request_id`.
+ */
+export type AuditFilterB = string;
+
+/**
+ * Both styles: only records of this actor (an API key id, `system` or `cli`).
+ */
+export type AuditActor = string;
+
+/**
+ * Both styles: only records of this action (e.g. `api_key.created`).
+ */
+export type AuditAction = string;
+
+/**
+ * Both styles: only records about this kind of target (`api_key`, `webhook_endpoint`, `webhook_delivery`, `datatable_row`, `dashboard_link`).
+ */
+export type AuditTargetType = string;
+
+/**
+ * Both styles: only records about the target with this id.
+ */
+export type AuditTargetId = string;
 
 /**
  * Style B only: page number, from 1 (default 1). Its presence selects Style B.
@@ -6479,6 +6572,115 @@ export type GetApiKeyMigrationReportResponses = {
 };
 
 export type GetApiKeyMigrationReportResponse = GetApiKeyMigrationReportResponses[keyof GetApiKeyMigrationReportResponses];
+
+export type ListAuditEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query?: {
+        /**
+         * Style B only: page number, from 1 (default 1). Its presence selects Style B.
+         */
+        page?: number;
+        /**
+         * Both styles: page size. Style A 1 to 100 (default 20), Style B 1 to 1000 (default 50); a value above 100 in Style A is a 400.
+         */
+        limit?: number;
+        /**
+         * Style A only: opaque position from `links.next`/`links.prev`. Its presence selects Style A.
+         */
+        cursor?: string;
+        /**
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `actor`, `action`, `target_type`, `target_id`, `request_id`.
+         */
+        filter?: string;
+        /**
+         * Style B only (its presence selects Style B): created at or after. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        start_date?: string;
+        /**
+         * Style B only (its presence selects Style B): created up to this date (whole day) or instant. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        end_date?: string;
+        /**
+         * Style A only (its presence selects Style A): created at or after. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        created_after?: string;
+        /**
+         * Style A only (its presence selects Style A): created before (exclusive). A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        created_before?: string;
+        /**
+         * Both styles: only records of this actor (an API key id, `system` or `cli`).
+         */
+        actor?: string;
+        /**
+         * Both styles: only records of this action (e.g. `api_key.created`).
+         */
+        action?: string;
+        /**
+         * Both styles: only records about this kind of target (`api_key`, `webhook_endpoint`, `webhook_delivery`, `datatable_row`, `dashboard_link`).
+         */
+        target_type?: string;
+        /**
+         * Both styles: only records about the target with this id.
+         */
+        target_id?: string;
+    };
+    url: '/api/v1/workspaces/{workspace_id}/audit-events';
+};
+
+export type ListAuditEventsErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type ListAuditEventsError = ListAuditEventsErrors[keyof ListAuditEventsErrors];
+
+export type ListAuditEventsResponses = {
+    /**
+     * A page of audit records in the selected style.
+     */
+    200: AuditEventListEnvelopeA | AuditEventListEnvelopeB;
+};
+
+export type ListAuditEventsResponse = ListAuditEventsResponses[keyof ListAuditEventsResponses];
 
 export type GetOpenApiDocumentData = {
     body?: never;

@@ -212,6 +212,7 @@ function lastCollectionResource(template: string): string {
     'webhook-endpoints': 'webhooks',
     deliveries: 'webhooks',
     'api-keys': 'api_keys',
+    'audit-events': 'audit',
   };
   const segs = template.split('/').filter((s) => s && !s.startsWith('{'));
   for (let i = segs.length - 1; i >= 0; i--) {

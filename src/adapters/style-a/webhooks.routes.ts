@@ -6,6 +6,16 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../deps';
 import {
+  webhookDeliveryRetried,
+  webhookEndpointCreated,
+  webhookEndpointDeleted,
+  webhookEndpointUpdated,
+  webhookSecretRotated,
+  webhookTestSent,
+} from '../../core/audit/audit-events';
+import { recordAudit } from '../../core/audit/audit.store';
+import {
+  checkWebhookEndpoint,
   checkWebhookPatch,
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -17,6 +27,7 @@ import {
   sendTestEvent,
 } from '../../core/webhooks/webhooks.store';
 import { withTransaction } from '../../db';
+import { auditOrigin } from '../audit-origin';
 import { keysetPage, single } from '../envelope';
 import { bodyOf, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
@@ -30,9 +41,8 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
 
   r.post(base, async (req, res) => {
     const b = bodyOf<WebhookEndpointCreateRequest>(req);
-    const created = await createWebhookEndpoint(
-      db,
-      workspaceOf(req),
+    const ws = workspaceOf(req);
+    const input = await checkWebhookEndpoint(
       {
         url: b.url,
         events: b.events,
@@ -43,6 +53,11 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
       },
       webhookUrls,
     );
+    const created = await withTransaction(db, async (trx) => {
+      const endpoint = await createWebhookEndpoint(trx, ws, input);
+      await recordAudit(trx, auditOrigin(req), webhookEndpointCreated(ws, endpoint));
+      return endpoint;
+    });
     res.status(201).json(single(req, { ...presentWebhookEndpoint(created), secret: created.secret }));
   });
   r.patch(`${base}/:endpoint_id`, async (req, res) => {
@@ -57,21 +72,39 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
       },
       webhookUrls,
     );
-    const endpoint = await withTransaction(db, (trx) => patchWebhookEndpoint(trx, workspaceOf(req), param(req, 'endpoint_id'), patch));
+    const [ws, id] = [workspaceOf(req), param(req, 'endpoint_id')];
+    const endpoint = await withTransaction(db, async (trx) => {
+      const patched = await patchWebhookEndpoint(trx, ws, id, patch);
+      await recordAudit(trx, auditOrigin(req), webhookEndpointUpdated(ws, id, patch));
+      return patched;
+    });
     res.json(single(req, presentWebhookEndpoint(endpoint)));
   });
   r.delete(`${base}/:endpoint_id`, async (req, res) => {
-    await deleteWebhookEndpoint(db, workspaceOf(req), param(req, 'endpoint_id'));
+    const [ws, id] = [workspaceOf(req), param(req, 'endpoint_id')];
+    await withTransaction(db, async (trx) => {
+      await deleteWebhookEndpoint(trx, ws, id);
+      await recordAudit(trx, auditOrigin(req), webhookEndpointDeleted(ws, id));
+    });
     res.status(204).end();
   });
   r.post(`${base}/:endpoint_id/rotate-secret`, async (req, res) => {
-    const rotated = await rotateWebhookSecret(db, workspaceOf(req), param(req, 'endpoint_id'), {
-      immediate: bodyOf<WebhookSecretRotateRequest>(req).immediate === true,
+    const [ws, id] = [workspaceOf(req), param(req, 'endpoint_id')];
+    const immediate = bodyOf<WebhookSecretRotateRequest>(req).immediate === true;
+    const rotated = await withTransaction(db, async (trx) => {
+      const endpoint = await rotateWebhookSecret(trx, ws, id, { immediate });
+      await recordAudit(trx, auditOrigin(req), webhookSecretRotated(ws, id, immediate));
+      return endpoint;
     });
     res.json(single(req, { ...presentWebhookEndpoint(rotated), secret: rotated.secret }));
   });
   r.post(`${base}/:endpoint_id/test`, async (req, res) => {
-    const delivery = await withTransaction(db, (trx) => sendTestEvent(trx, workspaceOf(req), param(req, 'endpoint_id')));
+    const [ws, id] = [workspaceOf(req), param(req, 'endpoint_id')];
+    const delivery = await withTransaction(db, async (trx) => {
+      const queued = await sendTestEvent(trx, ws, id);
+      await recordAudit(trx, auditOrigin(req), webhookTestSent(ws, id, queued.id));
+      return queued;
+    });
     res.status(202).json(single(req, presentDelivery(delivery)));
   });
 
@@ -85,7 +118,12 @@ export function webhooksRouter({ db, webhookUrls }: CoreDeps): Router {
     res.json(single(req, presentDelivery(delivery)));
   });
   r.post(`${base}/:endpoint_id/deliveries/:delivery_id/retry`, async (req, res) => {
-    const delivery = await withTransaction(db, (trx) => retryDelivery(trx, workspaceOf(req), param(req, 'endpoint_id'), param(req, 'delivery_id')));
+    const [ws, id, deliveryId] = [workspaceOf(req), param(req, 'endpoint_id'), param(req, 'delivery_id')];
+    const delivery = await withTransaction(db, async (trx) => {
+      const queued = await retryDelivery(trx, ws, id, deliveryId);
+      await recordAudit(trx, auditOrigin(req), webhookDeliveryRetried(ws, id, deliveryId));
+      return queued;
+    });
     res.status(202).json(single(req, presentDelivery(delivery)));
   });
   return r;

@@ -6,12 +6,15 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../deps';
 import { createApiKeyFor, revokeApiKey } from '../../core/api-keys/api-keys.store';
-import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/datatables.store';
+import { apiKeyCreated, apiKeyRevoked } from '../../core/audit/audit-events';
+import { recordAudit } from '../../core/audit/audit.store';
+import { prepareRowUpsert } from '../../core/datatables/datatables.store';
 import { errors } from '../../core/errors';
-import { withTransaction, withTransactionIf } from '../../db';
+import { withTransaction } from '../../db';
+import { auditOrigin } from '../audit-origin';
 import { single } from '../envelope';
 import { bodyOf, param, workspaceOf } from '../query-values';
-import { rowItemRoutes } from '../row-item.routes';
+import { rowItemRoutes, writeRowsAudited } from '../row-item.routes';
 import type { ApiKeyCreateRequest, RowsUpsertRequestA } from '../../wire/types.gen';
 import { presentApiKey, presentRowA } from './present';
 
@@ -26,7 +29,7 @@ export function styleAWritesRouter({ db, keysChanged, rateLimitPerMinute }: Core
       single: !many,
       maxItems: 100,
     });
-    const rows = await withTransactionIf(upsert.needsTransaction, db, (h) => writeRowUpsert(h, upsert));
+    const rows = await writeRowsAudited(db, req, upsert);
     res.status(rows.every((row) => row.created) ? 201 : 200);
     res.json(single(req, many ? rows.map(presentRowA) : presentRowA(rows[0]!)));
   });
@@ -36,8 +39,8 @@ export function styleAWritesRouter({ db, keysChanged, rateLimitPerMinute }: Core
     if (!req.auth) throw errors.invalidApiKey();
     const b = bodyOf<ApiKeyCreateRequest>(req);
     const creator = req.auth;
-    const key = await withTransaction(db, (trx) =>
-      createApiKeyFor(
+    const key = await withTransaction(db, async (trx) => {
+      const created = await createApiKeyFor(
         trx,
         creator,
         workspaceOf(req),
@@ -50,13 +53,19 @@ export function styleAWritesRouter({ db, keysChanged, rateLimitPerMinute }: Core
           rateLimitPerMinute: b.rate_limit_per_minute,
         },
         rateLimitPerMinute,
-      ),
-    );
+      );
+      await recordAudit(trx, auditOrigin(req), apiKeyCreated(created));
+      return created;
+    });
     res.status(201).json(single(req, { ...presentApiKey({ ...key, lastUsedAt: null }), secret: key.secret }));
   });
   r.delete('/:workspace_id/api-keys/:key_id', async (req, res) => {
     if (!req.auth) throw errors.invalidApiKey();
-    await revokeApiKey(db, req.auth, workspaceOf(req), param(req, 'key_id'));
+    const revoker = req.auth;
+    await withTransaction(db, async (trx) => {
+      const revoked = await revokeApiKey(trx, revoker, workspaceOf(req), param(req, 'key_id'));
+      await recordAudit(trx, auditOrigin(req), apiKeyRevoked(revoked));
+    });
     keysChanged?.();
     res.status(204).end();
   });

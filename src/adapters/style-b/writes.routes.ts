@@ -5,11 +5,10 @@
  */
 import { Router } from 'express';
 import type { CoreDeps } from '../deps';
-import { prepareRowUpsert, writeRowUpsert } from '../../core/datatables/datatables.store';
-import { withTransactionIf } from '../../db';
+import { prepareRowUpsert } from '../../core/datatables/datatables.store';
 import { single } from '../envelope';
 import { bodyOf, param, workspaceOf } from '../query-values';
-import { rowItemRoutes } from '../row-item.routes';
+import { rowItemRoutes, writeRowsAudited } from '../row-item.routes';
 import type { BulkEntriesRequestB, EntryUpsertRequestB } from '../../wire/types.gen';
 import { presentRowB } from './present';
 
@@ -22,7 +21,7 @@ export function styleBWritesRouter({ db }: CoreDeps): Router {
       single: true,
       requireId: true,
     });
-    const [row] = await withTransactionIf(upsert.needsTransaction, db, (h) => writeRowUpsert(h, upsert));
+    const [row] = await writeRowsAudited(db, req, upsert);
     res.status(201).json(presentRowB(row!));
   });
   r.post('/:workspace_id/tables/:table_id/bulk-entries', async (req, res) => {
@@ -31,7 +30,7 @@ export function styleBWritesRouter({ db }: CoreDeps): Router {
       requireId: true,
       maxItems: 1000,
     });
-    const rows = await withTransactionIf(upsert.needsTransaction, db, (h) => writeRowUpsert(h, upsert));
+    const rows = await writeRowsAudited(db, req, upsert);
     const created = rows.filter((row) => row.created).length;
     res.json({
       ...single(

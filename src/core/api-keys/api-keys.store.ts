@@ -193,9 +193,10 @@ export async function createApiKeyFor(
  * @throws AppError resource_not_found when no key with this id has access to the workspace;
  * workspace_access_denied when the key opens a workspace the revoker lacks; insufficient_scope
  * naming a scope the key has and the revoker lacks.
+ * @returns the key as it was before (its workspaces: where the revocation is audited).
  * Spec: DELETE {ws}/api-keys/{key_id}.
  */
-export async function revokeApiKey(db: DbHandle, revoker: ApiKeyMeta, workspaceId: string, keyId: string): Promise<void> {
+export async function revokeApiKey(db: DbHandle, revoker: ApiKeyMeta, workspaceId: string, keyId: string): Promise<ApiKeyMeta> {
   const target = await findApiKeyById(db, keyId);
   if (!target || !target.workspaceIds.includes(workspaceId)) throw errors.notFound('API key', keyId);
   if (target.id !== revoker.id) {
@@ -209,6 +210,7 @@ export async function revokeApiKey(db: DbHandle, revoker: ApiKeyMeta, workspaceI
       .update({ revoked_at: db.raw('COALESCE(revoked_at, now())') }),
   );
   if (n === 0) throw errors.notFound('API key', keyId);
+  return target;
 }
 
 /** Inserts a new key (`api_keys`, hash only) and its workspaces (`api_key_workspaces`) with the caller's handle (createApiKey). */

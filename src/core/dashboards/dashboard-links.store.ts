@@ -118,13 +118,14 @@ export interface DashboardLinkInput {
 /**
  * Mints a dashboard link for a form of the workspace (POST {ws}/forms/{form_id}/dashboard-links), recording the
  * minting key: revoking or expiring that key (or a key above it) revokes or expires the link (migration 011).
- * @param db the root handle (the secret is read through it, never inside a transaction).
+ * @param db the root handle (the secret is read through it, never inside a transaction), or the caller's transaction
+ *   when `secret` is given (linkSecret, read on the root handle before the transaction opened).
  * @param publicUrl PUBLIC_URL without a trailing slash.
  * @returns the link with its URL: the only answer that shows it.
  * @throws AppError resource_not_found when the form is not the workspace's.
  */
-export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, publicUrl: string): Promise<MintedDashboardLink> {
-  const secret = await linkSecret(db);
+export async function mintDashboardLink(db: Knex, input: DashboardLinkInput, publicUrl: string, linkKey?: Buffer): Promise<MintedDashboardLink> {
+  const secret = linkKey ?? (await linkSecret(db));
   const form = await formIdInWorkspace(db, input.workspaceId, input.formId);
   if (!form) throw errors.notFound('form', input.formId);
   const [row] = (await db('dashboard_links')

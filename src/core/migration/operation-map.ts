@@ -170,6 +170,30 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
   },
   ...dashboardLinkMappings(),
   {
+    operation: 'listAuditEvents',
+    method: 'GET',
+    path: `${WS}/audit-events`,
+    equivalent: {
+      operation: 'listAuditEvents',
+      method: 'GET',
+      path: `${WS}/audit-events`,
+      params: [
+        STYLE_HEADER,
+        PAGE,
+        LIMIT,
+        START,
+        END,
+        { b: 'actor, action, target_type, target_id', a: 'actor, action, target_type, target_id', how: 'unchanged' },
+        {
+          b: 'filter',
+          a: 'actor, action, target_type, target_id',
+          how: 'Style A has no filter on this list: send each condition field = v as its exact parameter instead (no !=, ~, in or request_id)',
+        },
+      ],
+    },
+    attention: null,
+  },
+  {
     operation: 'listTablesB',
     method: 'GET',
     path: `${WS}/tables`,

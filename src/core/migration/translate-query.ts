@@ -9,11 +9,13 @@ import { snakeCase } from '../query/fields';
 import { eventFilterParams, responseFilterParams } from './translate-filter';
 import { REFUSED_BY_B, Untranslatable, type CursorWalk, type QueryPairs } from './translate-types';
 
-export type QueryRule = 'responses-list' | 'responses-export' | 'response-item' | 'tables' | 'rows' | 'fields' | 'events' | 'none';
+export type QueryRule = 'responses-list' | 'responses-export' | 'response-item' | 'tables' | 'rows' | 'fields' | 'events' | 'audit' | 'none';
 
 /** The most `links.next` a translated walk may ask a client to follow before its page. */
 export const MAX_FOLLOW = 1000;
 
+/** The audit list's exact-match parameters, the same in both styles (docs/security.md, "The audit trail"). */
+const AUDIT_EXACT = ['actor', 'action', 'target_type', 'target_id'];
 const RESPONSE_FILTERS = ['sort', 'filter', 'start_date', 'end_date', 'form_id', 'include_table_data', 'include_actionlist_data'];
 const ALLOWED: Record<QueryRule, readonly string[]> = {
   'responses-list': ['page', 'limit', ...RESPONSE_FILTERS],
@@ -23,6 +25,7 @@ const ALLOWED: Record<QueryRule, readonly string[]> = {
   rows: ['page', 'limit', 'filter', 'sort', 'start_date', 'end_date', 'include_metadata'],
   fields: [],
   events: ['page', 'limit', 'sort', 'filter', 'start_date', 'end_date', 'type', 'email_id', 'recipient'],
+  audit: ['page', 'limit', 'filter', 'start_date', 'end_date', ...AUDIT_EXACT],
   none: [],
 };
 const SORTABLE: Partial<Record<QueryRule, readonly string[]>> = {
@@ -182,6 +185,22 @@ function eventPairs(query: Query, notes: string[]): QueryPairs {
   return [...out, ...(sorted ? [['sort', sorted] as [string, string]] : []), ...datePairs(query, notes)];
 }
 
+/** The audit list: the exact parameters pass, dates become Style A's; Style A has no `filter` on it. */
+function auditPairs(query: Query, notes: string[]): QueryPairs {
+  if (query.has('filter')) {
+    throw new Untranslatable(
+      'query.filter',
+      'a filter on the audit list: Style A takes actor, action, target_type and target_id as exact parameters; send those instead.',
+    );
+  }
+  const pairs: QueryPairs = [];
+  for (const name of AUDIT_EXACT) {
+    const v = one(query, name);
+    if (v !== undefined) pairs.push([name, v]);
+  }
+  return [...pairs, ...datePairs(query, notes)];
+}
+
 /** Rows: `filter` passes through (Style A rows take the same language); no dates in Style A. */
 function rowPairs(query: Query, notes: string[]): QueryPairs {
   const out: QueryPairs = [];
@@ -233,6 +252,8 @@ export function translateQuery(rule: QueryRule, query: Query, notes: string[]): 
         walk: { limit: 100, follow_next: 0, read_pages: null, note },
       };
     }
+    case 'audit':
+      return { pairs: [...head, ...auditPairs(query, notes)], walk: paged!.walk };
     case 'fields':
       notes.push('Read the field names from data.fields[].name (Style B lists row_id first).');
       return { pairs: [['include', 'fields']] };

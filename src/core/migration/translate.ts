@@ -123,6 +123,7 @@ const RULES: Record<string, { query?: QueryRule; body?: (body: unknown, notes: s
   updateTableEntryB: {},
   deleteTableEntryB: {},
   listEmailEventsB: { query: 'events' },
+  listAuditEvents: { query: 'audit' },
 };
 
 /** POST {ws}/responses: answers name their question `question_id` in Style A, the time is `created_at`. */

@@ -245,16 +245,34 @@ function checkStyle(style: string): EndpointStyle {
   return style as EndpointStyle;
 }
 
+/** An endpoint's values after checkWebhookEndpoint: events deduplicated, style and URL checked. */
+export interface CheckedWebhookEndpoint {
+  url: string;
+  events: string[];
+  description?: string | null | undefined;
+  enabled?: boolean | undefined;
+  style: EndpointStyle;
+}
+
 /**
- * Creates an endpoint with a new signing secret.
- * @returns the endpoint and its `secret`; times are UTC Dates.
+ * Checks a new endpoint's values before any transaction opens (the URL check may resolve the host).
  * @throws AppError validation_error naming `url`, `events[i]` or `style`.
  * Spec: POST {ws}/webhook-endpoints; docs/webhooks.md, "Address rules" (addresses, style).
  */
-export async function createWebhookEndpoint(db: DbHandle, workspaceId: string, input: WebhookEndpointInput, guard: UrlGuard): Promise<CreatedWebhookEndpoint> {
+export async function checkWebhookEndpoint(input: WebhookEndpointInput, guard: UrlGuard): Promise<CheckedWebhookEndpoint> {
   const events = checkEvents(input.events);
   const style = checkStyle(input.style);
   const url = await checkUrl(input.url, guard);
+  return { url, events, description: input.description, enabled: input.enabled, style };
+}
+
+/**
+ * Creates an endpoint with a new signing secret, from values checkWebhookEndpoint checked.
+ * @returns the endpoint and its `secret`; times are UTC Dates.
+ * Spec: POST {ws}/webhook-endpoints.
+ */
+export async function createWebhookEndpoint(db: DbHandle, workspaceId: string, input: CheckedWebhookEndpoint): Promise<CreatedWebhookEndpoint> {
+  const { url, events, style } = input;
   const secret = generateWebhookSecret();
   const [row] = await db('webhook_endpoints')
     .insert({

@@ -196,7 +196,7 @@ describe('feedback-service keys create', () => {
     const run = await cli(['keys', 'create', '--workspace', `ws_${u}`]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ name: 'CLI key', style: 'A', expires_at: null });
-    expect(JSON.parse(run.stdout).scopes).toHaveLength(14);
+    expect(JSON.parse(run.stdout).scopes).toHaveLength(15);
   });
 
   it('refuses an unknown workspace or scope with a message on stderr and exit 1', async () => {
@@ -211,5 +211,37 @@ describe('feedback-service keys create', () => {
     expect(scope.code).toBe(1);
     expect(scope.stderr).toContain('unknown scope "everything"');
     expect(Number((await db('api_key_workspaces').where('workspace_id', `ws_${u}`).count({ n: '*' }))[0]!.n)).toBe(0);
+  });
+});
+
+describe('feedback-service audit verify', () => {
+  it('records keys create as actor "cli", passes on an intact chain and exits 1 naming the first bad record', async () => {
+    const u = unique();
+    const ws = `ws_${u}`;
+    await db('workspaces').insert({ id: ws, name: 'A', link: `audit-${u}` });
+    for (let i = 0; i < 2; i++) expect((await cli(['keys', 'create', '--workspace', ws, '--name', `k${i}`])).code).toBe(0);
+    const records = await db('audit_events').where('workspace_id', ws).orderBy('seq');
+    expect(records.map((r: { actor: string; action: string }) => [r.actor, r.action])).toEqual([
+      ['cli', 'api_key.created'],
+      ['cli', 'api_key.created'],
+    ]);
+    expect(JSON.stringify(records)).not.toMatch(/fa_[A-Za-z0-9_-]{20,}/);
+
+    const ok = await cli(['audit', 'verify', '--workspace', ws]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(`${ws}: 2 records, chain intact, head ${records[1].hash}`);
+
+    await db.raw('ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only');
+    try {
+      await db('audit_events')
+        .where({ workspace_id: ws, seq: 1 })
+        .update({ changes: JSON.stringify({ name: 'forged' }) });
+    } finally {
+      await db.raw('ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only');
+    }
+    const bad = await cli(['audit', 'verify', '--workspace', ws]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(`${ws}: BROKEN at record ${records[0].id} (seq 1)`);
+    expect(bad.stderr).toContain(`the audit chain of ${ws} is broken at record ${records[0].id} (seq 1)`);
   });
 });

@@ -205,6 +205,14 @@ const badUrlValues: string[] = [
   'answers.%22q',
   'answers.',
   'score%20%3C%3D%205',
+  // the audit list's filters (docs/security.md, "The audit trail"): Style B `filter` fields, exact Style A values
+  'actor%20~%20%25',
+  'request_id%20%3D%20null',
+  'target_type%20in%20%5Bx%2C',
+  'action%20%3E%20a',
+  'hash%20%3D%20x',
+  'api_key.created',
+  'key_%25',
 ];
 
 /** Body values of the wrong JSON type or with bad bytes. */

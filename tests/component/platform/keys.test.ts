@@ -25,7 +25,7 @@ describe('API key create', () => {
     expect(res.body.data.prefix).toBe(secret.slice(0, 8));
     expect(res.body.data.id).toMatch(/^key_/);
     // absent scopes: the creator's (all of them)
-    expect(res.body.data.scopes).toHaveLength(14);
+    expect(res.body.data.scopes).toHaveLength(15);
 
     const list = await t.http().get(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', key);
     expect(list.status).toBe(200);

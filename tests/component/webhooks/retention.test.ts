@@ -221,6 +221,8 @@ describe('the worker', () => {
       apiKeyOperationUsage: 2,
       dashboardDownloadClaims: 0,
       emailLinkUses: 0,
+      // Audit records are kept 400 days (AUDIT_RETENTION_DAYS); none here is that old (its prune: platform/audit.test.ts).
+      auditEvents: 0,
     });
     expect(await ids('webhook_deliveries')).toEqual(rows.deliveries.kept);
     expect(await ids('webhook_events')).toEqual(rows.events.kept);
