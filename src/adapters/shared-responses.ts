@@ -1,6 +1,7 @@
 /**
  * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
- * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/responses/{response_id}`, v2 `/responses` and
+ * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/responses/{response_id}` (GET, DELETE),
+ * `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses` and
  * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"). `req.style` was decided by platform/style-selection.
  * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts); the only other shared adapter that
  * names the style folders is presenters.ts, for code that is not HTTP (the layer lint allows these two).
@@ -9,8 +10,8 @@ import { Router, type RequestHandler } from 'express';
 import type { CoreDeps } from './deps';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
-import { responseCreateA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
-import { responseCreateB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
+import { responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
+import { responseCreateB, responseDeletionsB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
 
 const byStyle =
   (a: RequestHandler, b: RequestHandler): RequestHandler =>
@@ -26,6 +27,13 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExportA(deps), responsesExportB(deps)));
   if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreateA(deps), responseCreateB(deps)));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
+  if (!v2) {
+    const a = responseDeletionsA(deps);
+    const b = responseDeletionsB(deps);
+    r.delete('/:workspace_id/responses/:response_id', byStyle(a.deleteOne, b.deleteOne));
+    r.post('/:workspace_id/response-deletions', byStyle(a.create, b.create));
+    r.get('/:workspace_id/response-deletions/:deletion_id', byStyle(a.get, b.get));
+  }
   if (!v2) {
     const a = dashboardLinksA(deps);
     const b = dashboardLinksB(deps);

@@ -21,7 +21,7 @@ import { presentMigrationReportA } from '../adapters/style-a/analytics.present';
 import { ImportError } from '../core/import/importer';
 import { importFixtureFile } from './import-file';
 import { createDemoKey, DEMO_KEY_RATE_LIMIT_PER_MINUTE, DEMO_RESPONSE_COUNT, demoPageTargets, seedDemo } from '../core/seed/demo';
-import { hasWorkspaces, unknownWorkspaces } from '../core/workspaces/workspaces.store';
+import { hasWorkspaces, setResponseRetention, unknownWorkspaces } from '../core/workspaces/workspaces.store';
 import { DEMO_KEY_FILE, readDemoKey, writeDemoKey } from './demo-key-file';
 import { ALL_SCOPES, isScope, type Scope } from '../core/scopes';
 import { parseInstant } from '../core/query/dates';
@@ -241,6 +241,30 @@ async function runKeysReport(opts: { keyId: string; days?: number }): Promise<vo
   print(presentMigrationReportA(report));
 }
 
+/** A retention in days (1-36500), or `off`. */
+function retentionDaysArg(value: string): number | null {
+  if (value === 'off') return null;
+  if (!/^[1-9]\d*$/.test(value) || Number(value) > 36_500) throw new InvalidArgumentError('must be a number of days from 1 to 36500, or "off".');
+  return Number(value);
+}
+
+/**
+ * `workspaces retention`: sets a workspace's response retention (docs/data-rights.md, "Retention"); the worker then
+ * deletes its responses and email events older than that many days. Prints `{workspace_id, response_retention_days}`.
+ */
+async function runWorkspaceRetention(opts: { workspace: string; days: number | null }): Promise<void> {
+  const config = readConfig();
+  await withDb(config, true, async (db) => {
+    try {
+      await setResponseRetention(db, opts.workspace, opts.days);
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'resource_not_found') throw new CliError(`unknown workspace "${opts.workspace}"`);
+      throw e;
+    }
+  });
+  print({ workspace_id: opts.workspace, response_retention_days: opts.days });
+}
+
 async function runServe(opts: { port?: number; migrate?: boolean; worker?: boolean }): Promise<void> {
   const config = readConfig(opts.port === undefined ? {} : { port: opts.port });
   await startServer(config, { migrate: opts.migrate === true, handleSignals: true, worker: opts.worker !== false });
@@ -430,6 +454,15 @@ export function buildProgram(): Command {
     .requiredOption('--key-id <id>', 'the key (key_…)')
     .addOption(new Option('--days <n>', `UTC days back, today included, 1-${OPERATION_USAGE_WINDOW_DAYS} (default 30)`).argParser(positiveInt))
     .action(runKeysReport);
+
+  program
+    .command('workspaces')
+    .description('workspace settings')
+    .command('retention')
+    .description("set a workspace's response retention: the worker deletes its responses and email events older than --days")
+    .requiredOption('--workspace <id>', 'the workspace (ws_…)')
+    .addOption(new Option('--days <n|off>', 'days to keep, 1-36500, or "off" (the default: kept until deleted)').argParser(retentionDaysArg).makeOptionMandatory())
+    .action(runWorkspaceRetention);
 
   program.command('demo').description('what `npm run demo` runs: migrate, seed the demo once, create a demo key, print curl lines, serve').action(runDemo);
 

@@ -18,6 +18,7 @@ export const ID_PREFIX = {
   webhookEndpoint: 'we',
   webhookEvent: 'evt',
   webhookDelivery: 'dlv',
+  responseDeletion: 'rdl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -2,7 +2,8 @@
  * The worker's periodic prune (docs/operations.md "What grows, and what bounds it"): every hour, the
  * delivery log past `WEBHOOK_LOG_RETENTION_DAYS`, submission tokens a day past their expiry, API key
  * usage older than the usage window, per-operation usage older than 400 days, dashboard download claims a day past their tokens' hour and
- * email-link uses a day past their link's expiry, each in small batches with pauses (src/db/batches.ts), off the
+ * email-link uses a day past their link's expiry, and the responses and email events of workspaces past their
+ * response retention (delivery/deletions.ts), each in small batches with pauses (src/db/batches.ts), off the
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
  * deleted first is simply not found), so several at once only repeat a little work.
  */
@@ -14,6 +15,7 @@ import { pruneWebhookLog } from '../core/webhooks/retention';
 import type { Db } from '../db';
 import type { BatchOptions } from '../db/batches';
 import type { Logger } from '../platform/logger';
+import { pruneExpiredResponses } from './deletions';
 
 export interface PruneResult {
   webhookDeliveries: number;
@@ -23,14 +25,21 @@ export interface PruneResult {
   apiKeyOperationUsage: number;
   dashboardDownloadClaims: number;
   emailLinkUses: number;
+  /** Responses past their workspace's retention (docs/data-rights.md, "Retention"). */
+  responses: number;
+  /** Email events past their workspace's retention. */
+  emailEvents: number;
 }
+
+/** Batch options of a pass; `responseBatchSize` (RESPONSE_DELETE_BATCH_SIZE) sizes the retention's response batches. */
+export type PruneOptions = BatchOptions & { responseBatchSize?: number };
 
 /**
  * One pass over every table the service prunes, as of `now`.
  * @param retentionDays `WEBHOOK_LOG_RETENTION_DAYS`.
  * @returns rows deleted per table.
  */
-export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<PruneResult> {
+export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: PruneOptions = {}): Promise<PruneResult> {
   const log = await pruneWebhookLog(db, retentionDays, now, opts);
   const submissionTokens = await pruneSubmissionTokens(db, now, opts);
   const today = now.toISOString().slice(0, 10);
@@ -38,6 +47,7 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: B
   const apiKeyOperationUsage = await pruneOperationUsage(db, today, opts);
   const dashboardDownloadClaims = await pruneDownloadClaims(db, now, opts);
   const emailLinkUses = await pruneLinkUses(db, now, opts);
+  const expired = await pruneExpiredResponses(db, now, { ...opts, batchSize: opts.responseBatchSize ?? opts.batchSize });
   return {
     webhookDeliveries: log.deliveries,
     webhookEvents: log.events,
@@ -46,6 +56,8 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: B
     apiKeyOperationUsage,
     dashboardDownloadClaims,
     emailLinkUses,
+    responses: expired.responses,
+    emailEvents: expired.emailEvents,
   };
 }
 
@@ -55,8 +67,8 @@ export interface RetentionOptions {
   retentionDays: number;
   /** Time between passes in ms (default 1 h); the first pass runs after a minute, or this, if shorter. */
   intervalMs?: number;
-  /** Rows per statement and pause between statements. */
-  batch?: Omit<BatchOptions, 'signal'>;
+  /** Rows per statement and pause between statements (`responseBatchSize`: responses per transaction of the retention). */
+  batch?: Omit<PruneOptions, 'signal'>;
   /** Called after each pass (tests wait on it). */
   onPass?(result: PruneResult): void;
 }

@@ -417,3 +417,51 @@ export function lastResponse(db: DbHandle, workspaceId: string, formId: string):
 export async function insertResponse(trx: Knex.Transaction, row: Record<string, unknown>): Promise<void> {
   await trx('responses').insert(row);
 }
+
+// Deletes (docs/api-rules.md, "Deleting responses"). The counters move in the same statement: `responses` has
+// statement-level AFTER DELETE triggers for response_counts, response_day_counts, response_daily and answer_rollups.
+
+/** What a delete removed: enough for the `response.deleted` event. */
+export interface DeletedResponse {
+  id: string;
+  formId: string;
+}
+
+/**
+ * Validates a list's filters as the list and the export do and returns the narrowing they select (no sort, no
+ * page), plus whether any filter was given at all.
+ * @throws AppError validation_error as the lists do.
+ */
+export async function prepareNarrowing(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<{ narrowing: ResponseNarrowing; filtered: boolean }> {
+  const { narrowing } = await prepareList(db, workspaceId, { ...q, sort: undefined });
+  const filtered = narrowing.formId !== undefined || narrowing.created.length > 0 || narrowing.scoreGte !== undefined || narrowing.scoreLte !== undefined || narrowing.filter !== undefined;
+  return { narrowing, filtered };
+}
+
+/** Deletes one response in the caller's transaction; undefined when the workspace has no response of that id. */
+export async function deleteResponseRow(trx: Knex.Transaction, workspaceId: string, id: string): Promise<DeletedResponse | undefined> {
+  const rows = (await trx('responses').where({ workspace_id: workspaceId, id }).delete().returning(['id', 'form_id'])) as Array<{ id: string; form_id: string }>;
+  const row = rows[0];
+  return row && { id: row.id, formId: row.form_id };
+}
+
+/**
+ * Deletes the responses of the narrowing (at most `limit` when given) in the caller's transaction (one statement: `DELETE … WHERE id
+ * IN (SELECT … LIMIT n)`, the narrowing checked again outside the subquery). A row another transaction deleted
+ * meanwhile is skipped, so two deletes at once never count a row twice.
+ * @returns the rows deleted (fewer than `limit`, maybe none, when the narrowing holds fewer).
+ */
+export async function deleteResponsesMatching(trx: Knex.Transaction, workspaceId: string, n: ResponseNarrowing, limit?: number): Promise<DeletedResponse[]> {
+  const picked = applyNarrowing(trx('responses').select('id'), workspaceId, n);
+  if (limit !== undefined) picked.limit(limit);
+  const rows = (await applyNarrowing(trx('responses'), workspaceId, n).whereIn('id', picked).delete().returning(['id', 'form_id'])) as Array<{
+    id: string;
+    form_id: string;
+  }>;
+  return rows.map((r) => ({ id: r.id, formId: r.form_id }));
+}
+
+/** Responses of the narrowing (an exact COUNT over `responses`: the bulk delete's `matched`). */
+export function countMatching(db: DbHandle, workspaceId: string, n: ResponseNarrowing): Promise<number> {
+  return countNarrowed(db, workspaceId, n, false);
+}
