@@ -447,12 +447,19 @@ export async function deleteResponseRow(trx: Knex.Transaction, workspaceId: stri
 
 /**
  * Deletes the responses of the narrowing (at most `limit` when given) in the caller's transaction (one statement: `DELETE … WHERE id
- * IN (SELECT … LIMIT n)`, the narrowing checked again outside the subquery). A row another transaction deleted
- * meanwhile is skipped, so two deletes at once never count a row twice.
+ * IN (SELECT … ORDER BY created_at, id LIMIT n FOR UPDATE)`, the narrowing checked again outside the subquery). A row
+ * another transaction deleted meanwhile is skipped, so two deletes at once never count a row twice.
  * @returns the rows deleted (fewer than `limit`, maybe none, when the narrowing holds fewer).
  */
 export async function deleteResponsesMatching(trx: Knex.Transaction, workspaceId: string, n: ResponseNarrowing, limit?: number): Promise<DeletedResponse[]> {
-  const picked = applyNarrowing(trx('responses').select('id'), workspaceId, n);
+  // Oldest first along the keyset index, locked in that one order: two deletes of overlapping sets wait on each
+  // other instead of deadlocking, and a batch stops reading at its limit.
+  const picked = applyNarrowing(trx('responses').select('id'), workspaceId, n)
+    .orderBy([
+      { column: 'created_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .forUpdate();
   if (limit !== undefined) picked.limit(limit);
   const rows = (await applyNarrowing(trx('responses'), workspaceId, n).whereIn('id', picked).delete().returning(['id', 'form_id'])) as Array<{
     id: string;

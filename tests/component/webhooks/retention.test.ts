@@ -221,6 +221,8 @@ describe('the worker', () => {
       apiKeyOperationUsage: 2,
       dashboardDownloadClaims: 0,
       emailLinkUses: 0,
+      responses: 0,
+      emailEvents: 0,
     });
     expect(await ids('webhook_deliveries')).toEqual(rows.deliveries.kept);
     expect(await ids('webhook_events')).toEqual(rows.events.kept);

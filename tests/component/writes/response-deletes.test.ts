@@ -244,10 +244,11 @@ describe('retention', () => {
   it('deletes only responses and email events older than the workspace setting, and only where it is set', async () => {
     const s = await scenario(t.db, { responseCount: 30 });
     const other = await scenario(t.db, { responseCount: 30 });
-    await setResponseRetention(t.db, s.ws, 1);
-    // The responses span 2026-01-10T12:00Z + 0..14 h; one day after 20:00 the cutoff is 2026-01-10T20:00Z.
-    const now = new Date('2026-01-11T20:00:00.000Z');
+    // 400 days: a worker of another test file pruning the shared database now (November 2026) finds nothing to delete.
+    await setResponseRetention(t.db, s.ws, 400);
+    // The responses span 2026-01-10T12:00Z + 0..14 h; 400 days after 20:00 that day the cutoff is 2026-01-10T20:00Z.
     const cutoff = '2026-01-10T20:00:00.000Z';
+    const now = new Date(Date.parse(cutoff) + 400 * 86_400_000);
     const oldResponses = s.responses.filter((r) => r.created_at < cutoff).length;
     const oldEvents = s.events.filter((e) => e.created_at < cutoff).length;
     expect(oldResponses).toBeGreaterThan(0);
