@@ -144,7 +144,7 @@ export async function planResponseDeletion(
     throw errors.invalid('body', opts.emptyField, `A bulk delete needs at least one filter (\`${opts.emptyField}\`, dates, score, answers or \`ids\`).`);
   }
   const requestedAt = opts.now ?? new Date();
-  const { narrowing } = await prepareNarrowing(db, workspaceId, bounded(filters, requestedAt));
+  const narrowing = await prepareNarrowing(db, workspaceId, bounded(filters, requestedAt));
   return { filters, requestedAt, narrowing, matched: await countMatching(db, workspaceId, narrowing) };
 }
 
@@ -196,7 +196,7 @@ export async function runDeletionBatch(trx: Knex.Transaction, job: DeletionJob, 
   const row = (await trx('response_deletions').where({ workspace_id: job.workspaceId, id: job.deletionId }).forUpdate().first()) as DeletionRow | undefined;
   if (!row || row.status === 'succeeded' || row.status === 'failed') return 'done';
   const filters = (typeof row.filters === 'string' ? JSON.parse(row.filters) : row.filters) as DeletionFilters;
-  const { narrowing } = await prepareNarrowing(trx, job.workspaceId, bounded(filters, row.requested_at));
+  const narrowing = await prepareNarrowing(trx, job.workspaceId, bounded(filters, row.requested_at));
   const rows = await deleteResponsesMatching(trx, job.workspaceId, narrowing, batchSize);
   await recordDeleted(trx, job.workspaceId, rows);
   // A batch whose rows another delete took first is empty while others may remain: count before finishing.

@@ -428,14 +428,11 @@ export interface DeletedResponse {
 }
 
 /**
- * Validates a list's filters as the list and the export do and returns the narrowing they select (no sort, no
- * page), plus whether any filter was given at all.
+ * Validates a list's filters as the list and the export do and returns the narrowing they select (no sort, no page).
  * @throws AppError validation_error as the lists do.
  */
-export async function prepareNarrowing(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<{ narrowing: ResponseNarrowing; filtered: boolean }> {
-  const { narrowing } = await prepareList(db, workspaceId, { ...q, sort: undefined });
-  const filtered = narrowing.formId !== undefined || narrowing.created.length > 0 || narrowing.scoreGte !== undefined || narrowing.scoreLte !== undefined || narrowing.filter !== undefined;
-  return { narrowing, filtered };
+export async function prepareNarrowing(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<ResponseNarrowing> {
+  return (await prepareList(db, workspaceId, { ...q, sort: undefined })).narrowing;
 }
 
 /** Deletes one response in the caller's transaction; undefined when the workspace has no response of that id. */
