@@ -6,7 +6,7 @@
  * the style. The edge opens the transactions; the core deletes (core/responses/deletions.ts).
  */
 import type { Request, RequestHandler } from 'express';
-import { AppError } from '../core/errors';
+import { AppError, errors } from '../core/errors';
 import {
   deleteResponse,
   dryRunResult,
@@ -57,9 +57,7 @@ export function responseDeletionHandlers(
   const plan = async (req: Request) => {
     const body = bodyOf<Body>(req);
     const other = s.otherNames.find((n) => body[n] !== undefined);
-    if (other !== undefined) throw new AppError('validation_error', 400, `\`${other}\` is the other style's name; Style ${s.style} does not take it.`, [
-      { location: 'body', field: other, message: `\`${other}\` is the other style's name; Style ${s.style} does not take it.` },
-    ]);
+    if (other !== undefined) throw errors.invalid('body', other, `\`${other}\` is the other style's name; Style ${s.style} does not take it.`);
     try {
       const { filters, dryRun } = s.read(body);
       return { dryRun, plan: await planResponseDeletion(db, workspaceOf(req), filters, { emptyField: s.formField }) };

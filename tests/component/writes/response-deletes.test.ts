@@ -130,7 +130,8 @@ describe('POST {ws}/response-deletions', () => {
         r.form_id === s.nps &&
         r.score <= 8 &&
         (r.answers as Array<{ question_id: string; value: unknown }>).some((a) => a.question_id === 'q_plan' && (a.value as { id: string }).id === 'opt_pro') &&
-        r.created_at >= '2026-01-10T14:00:00.000Z',
+        r.created_at >= '2026-01-10T14:00:00.000Z' &&
+        r.created_at < '2026-01-11T00:00:00.000Z',
     );
     expect(expected.length).toBeGreaterThan(0);
     const dry = await t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', s.key).send({ ...body, dry_run: true });
