@@ -116,11 +116,16 @@ export const responseDeletionsB = (deps: CoreDeps) =>
       ];
       return {
         dryRun: body.dryRun === true,
-        filters: { formId: body.formId, created, filter: body.filter, typed: body.ids === undefined ? {} : { id_in: body.ids } },
+        filters: { formId: body.formId, created, filter: body.filter, typed: idsFilter(body.ids) },
       };
     },
     present: presentResponseDeletionB,
   });
+
+/** The typed filter of the body's `ids` (the list's `id_in`), none when absent. */
+function idsFilter(ids: string[] | undefined): Record<string, string[]> {
+  return ids === undefined ? {} : { id_in: ids };
+}
 
 /** A bulk delete in Style B (camelCase). */
 export function presentResponseDeletionB(d: ResponseDeletion): ResponseDeletionB {
