@@ -443,14 +443,15 @@ export async function deleteResponseRow(trx: Knex.Transaction, workspaceId: stri
 }
 
 /**
- * Deletes the responses of the narrowing (at most `limit` when given) in the caller's transaction (one statement: `DELETE … WHERE id
- * IN (SELECT … ORDER BY created_at, id LIMIT n FOR UPDATE)`, the narrowing checked again outside the subquery). A row
+ * Deletes the responses of the narrowing (at most `limit` when given) in the caller's transaction, in two
+ * statements: `SELECT id … ORDER BY created_at, id LIMIT n FOR UPDATE` picks and locks the batch, oldest first
+ * along the keyset index and always in that one order (two deletes of overlapping sets wait on each other
+ * instead of deadlocking), then one `DELETE … WHERE id IN (…)` removes it, the narrowing checked again. (One
+ * `DELETE … WHERE id IN (SELECT … LIMIT n FOR UPDATE)` may run its subquery again and take more than `n`.) A row
  * another transaction deleted meanwhile is skipped, so two deletes at once never count a row twice.
  * @returns the rows deleted (fewer than `limit`, maybe none, when the narrowing holds fewer).
  */
 export async function deleteResponsesMatching(trx: Knex.Transaction, workspaceId: string, n: ResponseNarrowing, limit?: number): Promise<DeletedResponse[]> {
-  // Oldest first along the keyset index, locked in that one order: two deletes of overlapping sets wait on each
-  // other instead of deadlocking, and a batch stops reading at its limit.
   const picked = applyNarrowing(trx('responses').select('id'), workspaceId, n)
     .orderBy([
       { column: 'created_at', order: 'asc' },
@@ -458,7 +459,9 @@ export async function deleteResponsesMatching(trx: Knex.Transaction, workspaceId
     ])
     .forUpdate();
   if (limit !== undefined) picked.limit(limit);
-  const rows = (await applyNarrowing(trx('responses'), workspaceId, n).whereIn('id', picked).delete().returning(['id', 'form_id'])) as Array<{
+  const ids = ((await picked) as Array<{ id: string }>).map((r) => r.id);
+  if (ids.length === 0) return [];
+  const rows = (await applyNarrowing(trx('responses'), workspaceId, n).whereIn('id', ids).delete().returning(['id', 'form_id'])) as Array<{
     id: string;
     form_id: string;
   }>;
