@@ -461,7 +461,9 @@ export function buildProgram(): Command {
     .command('retention')
     .description("set a workspace's response retention: the worker deletes its responses and email events older than --days")
     .requiredOption('--workspace <id>', 'the workspace (ws_…)')
-    .addOption(new Option('--days <n|off>', 'days to keep, 1-36500, or "off" (the default: kept until deleted)').argParser(retentionDaysArg).makeOptionMandatory())
+    .addOption(
+      new Option('--days <n|off>', 'days to keep, 1-36500, or "off" (the default: kept until deleted)').argParser(retentionDaysArg).makeOptionMandatory(),
+    )
     .action(runWorkspaceRetention);
 
   program.command('demo').description('what `npm run demo` runs: migrate, seed the demo once, create a demo key, print curl lines, serve').action(runDemo);

@@ -376,7 +376,13 @@ export async function prepareExampleIds(agent: Agent): Promise<Record<string, st
     .set('X-API-Key', EXAMPLE_KEY)
     .send({ ids: ['rsp_none'] });
   if (deletion.status !== 200) throw new Error(`a bulk delete answered ${deletion.status}: ${deletion.text}`);
-  return { delivery_id: res.body.data.id as string, link_id: link.body.data.id as string, token, download_t: downloadT, deletion_id: deletion.body.data.id as string };
+  return {
+    delivery_id: res.body.data.id as string,
+    link_id: link.body.data.id as string,
+    token,
+    download_t: downloadT,
+    deletion_id: deletion.body.data.id as string,
+  };
 }
 
 type Node = Record<string, unknown>;

@@ -238,6 +238,11 @@ export async function recordEmailEvents(
  */
 export async function deleteEmailEventsBefore(db: DbHandle, workspaceId: string, before: Date, limit: number): Promise<number> {
   const picked = db('email_events').select('id').where('workspace_id', workspaceId).where('created_at', '<', before).limit(limit);
-  const rows = (await db('email_events').where('workspace_id', workspaceId).where('created_at', '<', before).whereIn('id', picked).delete().returning('id')) as unknown[];
+  const rows = (await db('email_events')
+    .where('workspace_id', workspaceId)
+    .where('created_at', '<', before)
+    .whereIn('id', picked)
+    .delete()
+    .returning('id')) as unknown[];
   return rows.length;
 }

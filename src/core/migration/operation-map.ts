@@ -261,7 +261,11 @@ function responseDeletionMappings(): OperationMapping[] {
         body('formId', 'form_id'),
         body('startDate', 'created_after', 'same instant; both include it'),
         body('endDate', 'created_before', 'a date includes its whole day in Style B: send the next day to created_before'),
-        body('filter', 'score_gte, score_lte, ids and answer… (body)', 'each clause as the list parameter of the same name would take it (docs/migrating-between-styles.md, "Response filters")'),
+        body(
+          'filter',
+          'score_gte, score_lte, ids and answer… (body)',
+          'each clause as the list parameter of the same name would take it (docs/migrating-between-styles.md, "Response filters")',
+        ),
         body('dryRun', 'dry_run'),
       ],
     ],

@@ -154,13 +154,16 @@ function deletionBody(body: unknown, notes: string[]): unknown {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
     if (name === 'filter') {
-      throw new Untranslatable('body.filter', 'a bulk delete\'s `filter`: send its clauses as the Style A body fields (`score_gte`, `score_lte`, `ids`, `answer`, `answer_in`, …).');
+      throw new Untranslatable(
+        'body.filter',
+        "a bulk delete's `filter`: send its clauses as the Style A body fields (`score_gte`, `score_lte`, `ids`, `answer`, `answer_in`, …).",
+      );
     }
     if (name === 'endDate' && typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
       out.created_before = new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
     } else out[DELETION_NAMES_A[name] ?? name] = value;
   }
-  notes.push('Style A names the bulk delete\'s fields in snake_case; an `endDate` date becomes the next day in `created_before` (exclusive).');
+  notes.push("Style A names the bulk delete's fields in snake_case; an `endDate` date becomes the next day in `created_before` (exclusive).");
   return out;
 }
 

@@ -437,7 +437,10 @@ export async function prepareNarrowing(db: DbHandle, workspaceId: string, q: Res
 
 /** Deletes one response in the caller's transaction; undefined when the workspace has no response of that id. */
 export async function deleteResponseRow(trx: Knex.Transaction, workspaceId: string, id: string): Promise<DeletedResponse | undefined> {
-  const rows = (await trx('responses').where({ workspace_id: workspaceId, id }).delete().returning(['id', 'form_id'])) as Array<{ id: string; form_id: string }>;
+  const rows = (await trx('responses').where({ workspace_id: workspaceId, id }).delete().returning(['id', 'form_id'])) as Array<{
+    id: string;
+    form_id: string;
+  }>;
   const row = rows[0];
   return row && { id: row.id, formId: row.form_id };
 }

@@ -16,7 +16,15 @@ import { enabledEndpoints, insertPendingDeliveries, insertWebhookEvents, type Su
 
 export type { SubscribedEndpoint } from './webhooks.store';
 
-export const EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'response.deleted', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'response.created',
+  'row.created',
+  'row.updated',
+  'row.deleted',
+  'email_event.created',
+  'response.deleted',
+  'webhook.test',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The style-neutral resource an event carries (the worker presents it per endpoint style). */

@@ -71,7 +71,11 @@ async function newLane(): Promise<Lane> {
   // A spare key, so a fuzzed revoke of the victim never locks the test out.
   await keyFor(t.db, [s.ws], { scopes: ['forms:read'] });
   // A stored bulk delete (of no response) for `{deletion_id}`.
-  const deletion = await t.http().post(`/api/v1/workspaces/${s.ws}/response-deletions`).set('X-API-Key', s.key).send({ ids: ['rsp_none'] });
+  const deletion = await t
+    .http()
+    .post(`/api/v1/workspaces/${s.ws}/response-deletions`)
+    .set('X-API-Key', s.key)
+    .send({ ids: ['rsp_none'] });
   return {
     ws: s.ws,
     key: s.key,

@@ -26,7 +26,11 @@ beforeAll(async () => {
     .post(`/api/v1/workspaces/${two.ws}/api-keys`)
     .set('X-API-Key', two.key)
     .send({ name: 'two', scopes: ['forms:read'] });
-  const deletion = await t.http().post(`/api/v1/workspaces/${two.ws}/response-deletions`).set('X-API-Key', two.key).send({ ids: ['rsp_none'] });
+  const deletion = await t
+    .http()
+    .post(`/api/v1/workspaces/${two.ws}/response-deletions`)
+    .set('X-API-Key', two.key)
+    .send({ ids: ['rsp_none'] });
   twoIds = {
     workspace_id: two.ws,
     form_id: two.nps,

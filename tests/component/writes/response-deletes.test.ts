@@ -53,7 +53,10 @@ async function expectCountersFresh(db: Db, ws: string): Promise<void> {
 }
 
 async function countResponses(db: Db, ws: string, where: Record<string, unknown> = {}): Promise<number> {
-  const row = (await db('responses').where({ workspace_id: ws, ...where }).count({ n: '*' }).first()) as { n: unknown };
+  const row = (await db('responses')
+    .where({ workspace_id: ws, ...where })
+    .count({ n: '*' })
+    .first()) as { n: unknown };
   return Number(row.n);
 }
 
@@ -61,10 +64,17 @@ async function countResponses(db: Db, ws: string, where: Record<string, unknown>
 async function expectTotalsFresh(s: Scenario): Promise<void> {
   const total = await countResponses(t.db, s.ws);
   const nps = await countResponses(t.db, s.ws, { form_id: s.nps });
-  const list = await t.http().get(`${base(s)}/responses?page=1&limit=5&form_id=${s.nps}`).set('X-API-Key', s.key).set('X-API-Style', 'B');
+  const list = await t
+    .http()
+    .get(`${base(s)}/responses?page=1&limit=5&form_id=${s.nps}`)
+    .set('X-API-Key', s.key)
+    .set('X-API-Style', 'B');
   expect(list.status).toBe(200);
   expect(list.body.meta).toMatchObject({ total, filtered_total: nps });
-  const summary = await t.http().get(`${base(s)}/forms/${s.nps}/analytics/summary`).set('X-API-Key', s.key);
+  const summary = await t
+    .http()
+    .get(`${base(s)}/forms/${s.nps}/analytics/summary`)
+    .set('X-API-Key', s.key);
   expect(summary.body.data.total_responses).toBe(nps);
   await expectCountersFresh(t.db, s.ws);
 }
@@ -73,13 +83,28 @@ describe('DELETE {ws}/responses/{response_id}', () => {
   it.each(['A', 'B'])('deletes one response in Style %s: 204, then 404, totals and counters equal a fresh count', async (style) => {
     const s = await scenario(t.db, { responseCount: 12 });
     const victim = s.responses.find((r) => r.form_id === s.nps)!;
-    const del = await t.http().delete(`${base(s)}/responses/${victim.id}`).set('X-API-Key', s.key).set('X-API-Style', style);
+    const del = await t
+      .http()
+      .delete(`${base(s)}/responses/${victim.id}`)
+      .set('X-API-Key', s.key)
+      .set('X-API-Style', style);
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
-    const again = await t.http().delete(`${base(s)}/responses/${victim.id}`).set('X-API-Key', s.key).set('X-API-Style', style);
+    const again = await t
+      .http()
+      .delete(`${base(s)}/responses/${victim.id}`)
+      .set('X-API-Key', s.key)
+      .set('X-API-Style', style);
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('resource_not_found');
-    expect((await t.http().get(`${base(s)}/responses/${victim.id}`).set('X-API-Key', s.key)).status).toBe(404);
+    expect(
+      (
+        await t
+          .http()
+          .get(`${base(s)}/responses/${victim.id}`)
+          .set('X-API-Key', s.key)
+      ).status,
+    ).toBe(404);
     expect(await countResponses(t.db, s.ws)).toBe(11);
     await expectTotalsFresh(s);
   });
@@ -87,7 +112,10 @@ describe('DELETE {ws}/responses/{response_id}', () => {
   it("answers 404 for another workspace's response and leaves it", async () => {
     const mine = await scenario(t.db, { responseCount: 2 });
     const theirs = await scenario(t.db, { responseCount: 2 });
-    const res = await t.http().delete(`${base(mine)}/responses/${theirs.responses[0]!.id}`).set('X-API-Key', mine.key);
+    const res = await t
+      .http()
+      .delete(`${base(mine)}/responses/${theirs.responses[0]!.id}`)
+      .set('X-API-Key', mine.key);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('resource_not_found');
     expect(await countResponses(t.db, theirs.ws)).toBe(2);
@@ -96,10 +124,17 @@ describe('DELETE {ws}/responses/{response_id}', () => {
   it('answers 403 insufficient_scope to a key without responses:write', async () => {
     const s = await scenario(t.db, { responseCount: 2 });
     const reader = await keyFor(t.db, [s.ws], { scopes: ['responses:read'] });
-    const one = await t.http().delete(`${base(s)}/responses/${s.responses[0]!.id}`).set('X-API-Key', reader);
+    const one = await t
+      .http()
+      .delete(`${base(s)}/responses/${s.responses[0]!.id}`)
+      .set('X-API-Key', reader);
     expect(one.status).toBe(403);
     expect(one.body.error.code).toBe('insufficient_scope');
-    const bulk = await t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', reader).send({ form_id: s.nps });
+    const bulk = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', reader)
+      .send({ form_id: s.nps });
     expect(bulk.status).toBe(403);
     expect(bulk.body.error.code).toBe('insufficient_scope');
     expect(await countResponses(t.db, s.ws)).toBe(2);
@@ -109,7 +144,14 @@ describe('DELETE {ws}/responses/{response_id}', () => {
     const s = await scenario(t.db, { responseCount: 3 });
     await importFixture(t.db, { webhook_endpoints: [{ workspace_id: s.ws, url: 'https://hooks.example.com/del', events: ['response.deleted'] }] });
     const victim = s.responses[0]!;
-    expect((await t.http().delete(`${base(s)}/responses/${victim.id}`).set('X-API-Key', s.key)).status).toBe(204);
+    expect(
+      (
+        await t
+          .http()
+          .delete(`${base(s)}/responses/${victim.id}`)
+          .set('X-API-Key', s.key)
+      ).status,
+    ).toBe(204);
     const events = (await t.db('webhook_events').where({ workspace_id: s.ws, type: 'response.deleted' })) as Array<{ id: string; resource: unknown }>;
     expect(events).toHaveLength(1);
     const resource = (typeof events[0]!.resource === 'string' ? JSON.parse(events[0]!.resource) : events[0]!.resource) as never;
@@ -134,18 +176,37 @@ describe('POST {ws}/response-deletions', () => {
         r.created_at < '2026-01-11T00:00:00.000Z',
     );
     expect(expected.length).toBeGreaterThan(0);
-    const dry = await t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', s.key).send({ ...body, dry_run: true });
+    const dry = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', s.key)
+      .send({ ...body, dry_run: true });
     expect(dry.status).toBe(200);
     expect(dry.body.data).toMatchObject({ id: null, status: 'dry_run', dry_run: true, matched: expected.length, deleted: 0 });
     expect(await countResponses(t.db, s.ws)).toBe(30);
 
-    const run = await t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', s.key).send(body);
+    const run = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', s.key)
+      .send(body);
     expect(run.status).toBe(200);
     expect(run.body.data).toMatchObject({ status: 'succeeded', dry_run: false, matched: expected.length, deleted: expected.length });
     expect(run.body.data.id).toMatch(/^rdl_/);
     expect(await countResponses(t.db, s.ws)).toBe(30 - expected.length);
-    for (const r of expected) expect((await t.http().get(`${base(s)}/responses/${r.id}`).set('X-API-Key', s.key)).status).toBe(404);
-    const shown = await t.http().get(`${base(s)}/response-deletions/${run.body.data.id}`).set('X-API-Key', s.key);
+    for (const r of expected)
+      expect(
+        (
+          await t
+            .http()
+            .get(`${base(s)}/responses/${r.id}`)
+            .set('X-API-Key', s.key)
+        ).status,
+      ).toBe(404);
+    const shown = await t
+      .http()
+      .get(`${base(s)}/response-deletions/${run.body.data.id}`)
+      .set('X-API-Key', s.key);
     expect(shown.status).toBe(200);
     expect(shown.body.data).toEqual(run.body.data);
     await expectTotalsFresh(s);
@@ -158,10 +219,18 @@ describe('POST {ws}/response-deletions', () => {
     );
     const ids = pro.slice(0, 3).map((r) => r.id);
     const body = { formId: s.nps, filter: 'answers.q_plan = opt_pro', startDate: '2026-01-10', endDate: '2026-01-10', ids };
-    const dry = await t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', s.key).send({ ...body, dryRun: true });
+    const dry = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', s.key)
+      .send({ ...body, dryRun: true });
     expect(dry.status).toBe(200);
     expect(dry.body.data).toMatchObject({ id: null, status: 'dry_run', dryRun: true, matched: 3, deleted: 0 });
-    const run = await t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', s.key).send(body);
+    const run = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', s.key)
+      .send(body);
     expect(run.status).toBe(200);
     expect(run.body.data).toMatchObject({ status: 'succeeded', dryRun: false, matched: 3, deleted: 3 });
     expect(typeof run.body.data.createdAt).toBe('string');
@@ -182,7 +251,12 @@ describe('POST {ws}/response-deletions', () => {
     ['A', { form_id: 'frm_x', unknown: 1 }, 'unknown'],
   ])('Style %s: %j is a 400 naming %s', async (style, body, field) => {
     const s = await scenario(t.db, { responseCount: 2 });
-    const res = await t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', s.key).set('X-API-Style', style).send(body);
+    const res = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', s.key)
+      .set('X-API-Style', style)
+      .send(body);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
@@ -193,7 +267,11 @@ describe('POST {ws}/response-deletions', () => {
     const s = await scenario(t.db, { responseCount: 30 });
     const matched = s.responses.filter((r) => r.form_id === s.nps).length;
     expect(matched).toBeGreaterThan(8);
-    const res = await t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', s.key).send({ form_id: s.nps });
+    const res = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', s.key)
+      .send({ form_id: s.nps });
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ status: 'queued', matched, deleted: 0, finished_at: null });
     const job = { workspaceId: s.ws, deletionId: res.body.data.id as string };
@@ -202,25 +280,44 @@ describe('POST {ws}/response-deletions', () => {
 
     // One batch, as a worker that then dies would leave it: committed whole, progress and counters with it.
     expect(await withTransaction(t.db, (trx) => runDeletionBatch(trx, job, 4))).toBe('more');
-    const mid = await t.http().get(`${base(s)}/response-deletions/${job.deletionId}`).set('X-API-Key', s.key).set('X-API-Style', 'B');
+    const mid = await t
+      .http()
+      .get(`${base(s)}/response-deletions/${job.deletionId}`)
+      .set('X-API-Key', s.key)
+      .set('X-API-Style', 'B');
     expect(mid.body.data).toMatchObject({ status: 'running', matched, deleted: 4, finishedAt: null });
     expect(await countResponses(t.db, s.ws, { form_id: s.nps })).toBe(matched - 4);
     await expectTotalsFresh(s);
 
     // The retried job goes on from what is left.
     await runDeletionJob(t.db, job, 4);
-    const done = await t.http().get(`${base(s)}/response-deletions/${job.deletionId}`).set('X-API-Key', s.key);
+    const done = await t
+      .http()
+      .get(`${base(s)}/response-deletions/${job.deletionId}`)
+      .set('X-API-Key', s.key);
     expect(done.body.data).toMatchObject({ status: 'succeeded', matched, deleted: matched });
     expect(typeof done.body.data.finished_at).toBe('string');
     expect(await countResponses(t.db, s.ws, { form_id: s.nps })).toBe(0);
     await runDeletionJob(t.db, job, 4);
-    expect((await t.http().get(`${base(s)}/response-deletions/${job.deletionId}`).set('X-API-Key', s.key)).body.data.deleted).toBe(matched);
+    expect(
+      (
+        await t
+          .http()
+          .get(`${base(s)}/response-deletions/${job.deletionId}`)
+          .set('X-API-Key', s.key)
+      ).body.data.deleted,
+    ).toBe(matched);
     await expectTotalsFresh(s);
   });
 
   it('two bulk deletes at once with overlapping filters delete each response once and keep the counts', async () => {
     const s = await scenario(t.db, { responseCount: 16 });
-    const send = (body: object) => t.http().post(`${base(s)}/response-deletions`).set('X-API-Key', s.key).send(body);
+    const send = (body: object) =>
+      t
+        .http()
+        .post(`${base(s)}/response-deletions`)
+        .set('X-API-Key', s.key)
+        .send(body);
     const [a, b] = await Promise.all([send({ form_id: s.nps, score_lte: 6 }), send({ form_id: s.nps, score_gte: 3 })]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const left = await countResponses(t.db, s.ws, { form_id: s.nps });
@@ -233,9 +330,16 @@ describe('POST {ws}/response-deletions', () => {
   it("answers 404 for another workspace's deletion", async () => {
     const mine = await scenario(t.db, { responseCount: 1 });
     const theirs = await scenario(t.db, { responseCount: 1 });
-    const run = await t.http().post(`${base(theirs)}/response-deletions`).set('X-API-Key', theirs.key).send({ form_id: theirs.nps });
+    const run = await t
+      .http()
+      .post(`${base(theirs)}/response-deletions`)
+      .set('X-API-Key', theirs.key)
+      .send({ form_id: theirs.nps });
     expect(run.status).toBe(200);
-    const res = await t.http().get(`${base(mine)}/response-deletions/${run.body.data.id}`).set('X-API-Key', mine.key);
+    const res = await t
+      .http()
+      .get(`${base(mine)}/response-deletions/${run.body.data.id}`)
+      .set('X-API-Key', mine.key);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('resource_not_found');
   });
