@@ -241,9 +241,9 @@ async function runKeysReport(opts: { keyId: string; days?: number }): Promise<vo
   print(presentMigrationReportA(report));
 }
 
-/** A retention in days (1-36500), or `off`. */
-function retentionDaysArg(value: string): number | null {
-  if (value === 'off') return null;
+/** A retention in days (1-36500), or `off` (kept as the word: commander takes a parsed null for a missing value). */
+function retentionDaysArg(value: string): number | 'off' {
+  if (value === 'off') return 'off';
   if (!/^[1-9]\d*$/.test(value) || Number(value) > 36_500) throw new InvalidArgumentError('must be a number of days from 1 to 36500, or "off".');
   return Number(value);
 }
@@ -252,17 +252,18 @@ function retentionDaysArg(value: string): number | null {
  * `workspaces retention`: sets a workspace's response retention (docs/data-rights.md, "Retention"); the worker then
  * deletes its responses and email events older than that many days. Prints `{workspace_id, response_retention_days}`.
  */
-async function runWorkspaceRetention(opts: { workspace: string; days: number | null }): Promise<void> {
+async function runWorkspaceRetention(opts: { workspace: string; days: number | 'off' }): Promise<void> {
   const config = readConfig();
+  const days = opts.days === 'off' ? null : opts.days;
   await withDb(config, true, async (db) => {
     try {
-      await setResponseRetention(db, opts.workspace, opts.days);
+      await setResponseRetention(db, opts.workspace, days);
     } catch (e) {
       if (e instanceof AppError && e.code === 'resource_not_found') throw new CliError(`unknown workspace "${opts.workspace}"`);
       throw e;
     }
   });
-  print({ workspace_id: opts.workspace, response_retention_days: opts.days });
+  print({ workspace_id: opts.workspace, response_retention_days: days });
 }
 
 async function runServe(opts: { port?: number; migrate?: boolean; worker?: boolean }): Promise<void> {
