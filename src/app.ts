@@ -157,6 +157,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     keysChanged: keys.clear,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    responseDeleteInlineMax: config.responseDeleteInlineMax,
     styleB: styleBSchedule(config.styleBSunset, config.styleBDeprecatedAt),
     webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
   };

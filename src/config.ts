@@ -6,6 +6,7 @@ import path from 'node:path';
 import { isCalendarDate } from './core/query/dates';
 import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS } from './core/webhooks/retention';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './core/audit/audit.store';
+import { RESPONSE_DELETE_DEFAULTS } from './core/responses/delete-limits';
 import { DEFAULT_RETRY_SCHEDULE } from './core/webhooks/retry-schedule';
 
 export interface Config {
@@ -74,6 +75,13 @@ export interface Config {
   readonly exportsPerKey: number;
   /** `EXPORTS_MAX`: exports an instance runs at once, API and dashboard downloads together. */
   readonly exportsMax: number;
+  /**
+   * `RESPONSE_DELETE_INLINE_MAX`: a bulk delete of at most this many responses runs in the request; a larger one
+   * runs on the worker (docs/api-rules.md, "Deleting responses").
+   */
+  readonly responseDeleteInlineMax: number;
+  /** `RESPONSE_DELETE_BATCH_SIZE`: responses per transaction of a bulk delete job and of the retention. */
+  readonly responseDeleteBatchSize: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -170,6 +178,16 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
     name: 'EXPORTS_PER_KEY',
     meaning: 'exports one API key (or dashboard link) may run at once on an instance; more: 429 with Retry-After',
     fallback: String(EXPORT_DEFAULTS.perKey),
+  },
+  {
+    name: 'RESPONSE_DELETE_INLINE_MAX',
+    meaning: 'a bulk delete of at most this many responses runs in the request; more run on the worker in batches',
+    fallback: String(RESPONSE_DELETE_DEFAULTS.inlineMax),
+  },
+  {
+    name: 'RESPONSE_DELETE_BATCH_SIZE',
+    meaning: 'responses deleted per transaction by a bulk delete job and by the retention',
+    fallback: String(RESPONSE_DELETE_DEFAULTS.batchSize),
   },
   {
     name: 'EXPORTS_MAX',
@@ -488,6 +506,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     exportStallTimeoutMs: positiveInt(env, 'EXPORT_STALL_TIMEOUT_MS', EXPORT_DEFAULTS.stallTimeoutMs),
     exportsPerKey: positiveInt(env, 'EXPORTS_PER_KEY', EXPORT_DEFAULTS.perKey),
     exportsMax: positiveInt(env, 'EXPORTS_MAX', url(env, 'DATABASE_URL', ['postgres', 'postgresql']) === undefined ? 1 : EXPORT_DEFAULTS.maxOnPostgres),
+    responseDeleteInlineMax: positiveInt(env, 'RESPONSE_DELETE_INLINE_MAX', RESPONSE_DELETE_DEFAULTS.inlineMax),
+    responseDeleteBatchSize: positiveInt(env, 'RESPONSE_DELETE_BATCH_SIZE', RESPONSE_DELETE_DEFAULTS.batchSize),
     ...overrides,
   };
   const publicUrl = url(env, 'PUBLIC_URL', ['http', 'https']);

@@ -19,6 +19,8 @@ export interface CoreDeps {
   keysChanged?: () => void;
   /** The export caps and stall timeout of this instance (docs/analytics.md, "Exports, slow clients and caps"). */
   exportSlots: ExportSlots;
+  /** RESPONSE_DELETE_INLINE_MAX: the largest bulk delete run in the request (docs/api-rules.md, "Deleting responses"). */
+  responseDeleteInlineMax?: number;
   /** The Style B deprecation and sunset dates (STYLE_B_SUNSET, STYLE_B_DEPRECATED_AT) the migration report shows. */
   styleB?: StyleBSchedule;
 }

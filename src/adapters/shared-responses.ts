@@ -1,6 +1,7 @@
 /**
  * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
- * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` (docs/data-rights.md), `{ws}/responses/{response_id}`, v2 `/responses`,
+ * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` (docs/data-rights.md), `{ws}/responses/{response_id}`
+ * (GET, DELETE), `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses`,
  * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links") and `{ws}/audit-events` (docs/security.md,
  * "The audit trail"). `req.style` was decided by platform/style-selection.
  * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts); the only other shared adapter that
@@ -12,8 +13,8 @@ import { auditListA } from './style-a/audit.routes';
 import { auditListB } from './style-b/audit.routes';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
-import { respondentExportA, responseCreateA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
-import { respondentExportB, responseCreateB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
+import { respondentExportA, responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
+import { respondentExportB, responseCreateB, responseDeletionsB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
 
 const byStyle =
   (a: RequestHandler, b: RequestHandler): RequestHandler =>
@@ -30,6 +31,13 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   if (!v2) r.get('/:workspace_id/respondents/export', byStyle(respondentExportA(deps), respondentExportB(deps)));
   if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreateA(deps), responseCreateB(deps)));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
+  if (!v2) {
+    const a = responseDeletionsA(deps);
+    const b = responseDeletionsB(deps);
+    r.delete('/:workspace_id/responses/:response_id', byStyle(a.deleteOne, b.deleteOne));
+    r.post('/:workspace_id/response-deletions', byStyle(a.create, b.create));
+    r.get('/:workspace_id/response-deletions/:deletion_id', byStyle(a.get, b.get));
+  }
   if (!v2) {
     const a = dashboardLinksA(deps);
     const b = dashboardLinksB(deps);

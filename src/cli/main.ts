@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `feedback-service` executable (README.md, "CLI"): serve, migrate, import, seed --demo,
- * keys create, keys report, audit verify, demo, worker, mcp. Results go to stdout (JSON where a program reads them); problems go to stderr as
+ * keys create, keys report, audit verify, workspaces retention, demo, worker, mcp. Results go to stdout (JSON where a program reads them); problems go to stderr as
  * one line each, with exit code 1 and no stack trace for expected errors.
  */
 // First, before any module that loads express, pg or ioredis: the memory restart and the traces (preload.ts).
@@ -25,7 +25,7 @@ import { presentMigrationReportA } from '../adapters/style-a/analytics.present';
 import { ImportError } from '../core/import/importer';
 import { importFixtureFile } from './import-file';
 import { createDemoKey, DEMO_KEY_RATE_LIMIT_PER_MINUTE, DEMO_RESPONSE_COUNT, demoPageTargets, seedDemo } from '../core/seed/demo';
-import { hasWorkspaces, unknownWorkspaces } from '../core/workspaces/workspaces.store';
+import { hasWorkspaces, setResponseRetention, unknownWorkspaces } from '../core/workspaces/workspaces.store';
 import { DEMO_KEY_FILE, readDemoKey, writeDemoKey } from './demo-key-file';
 import { ALL_SCOPES, isScope, type Scope } from '../core/scopes';
 import { parseInstant } from '../core/query/dates';
@@ -279,6 +279,31 @@ async function runKeysReport(opts: { keyId: string; days?: number }): Promise<vo
   print(presentMigrationReportA(report));
 }
 
+/** A retention in days (1-36500), or `off` (kept as the word: commander takes a parsed null for a missing value). */
+function retentionDaysArg(value: string): number | 'off' {
+  if (value === 'off') return 'off';
+  if (!/^[1-9]\d*$/.test(value) || Number(value) > 36_500) throw new InvalidArgumentError('must be a number of days from 1 to 36500, or "off".');
+  return Number(value);
+}
+
+/**
+ * `workspaces retention`: sets a workspace's response retention (docs/data-rights.md, "Retention"); the worker then
+ * deletes its responses and email events older than that many days. Prints `{workspace_id, response_retention_days}`.
+ */
+async function runWorkspaceRetention(opts: { workspace: string; days: number | 'off' }): Promise<void> {
+  const config = readConfig();
+  const days = opts.days === 'off' ? null : opts.days;
+  await withDb(config, true, async (db) => {
+    try {
+      await setResponseRetention(db, opts.workspace, days);
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'resource_not_found') throw new CliError(`unknown workspace "${opts.workspace}"`);
+      throw e;
+    }
+  });
+  print({ workspace_id: opts.workspace, response_retention_days: days });
+}
+
 async function runServe(opts: { port?: number; migrate?: boolean; worker?: boolean }): Promise<void> {
   const config = readConfig(opts.port === undefined ? {} : { port: opts.port });
   await startServer(config, { migrate: opts.migrate === true, handleSignals: true, worker: opts.worker !== false });
@@ -495,6 +520,17 @@ export function buildProgram(): Command {
     .description("check every workspace's audit hash chain (or one's); exits 1 naming the first bad record")
     .option('--workspace <id>', 'check this workspace only')
     .action(runAuditVerify);
+
+  program
+    .command('workspaces')
+    .description('workspace settings')
+    .command('retention')
+    .description("set a workspace's response retention: the worker deletes its responses and email events older than --days")
+    .requiredOption('--workspace <id>', 'the workspace (ws_…)')
+    .addOption(
+      new Option('--days <n|off>', 'days to keep, 1-36500, or "off" (the default: kept until deleted)').argParser(retentionDaysArg).makeOptionMandatory(),
+    )
+    .action(runWorkspaceRetention);
 
   program.command('demo').description('what `npm run demo` runs: migrate, seed the demo once, create a demo key, print curl lines, serve').action(runDemo);
 

@@ -19,6 +19,7 @@ export const ID_PREFIX = {
   webhookEvent: 'evt',
   webhookDelivery: 'dlv',
   auditEvent: 'aud',
+  responseDeletion: 'rdl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -7,9 +7,13 @@ import type { EventResource, EventType } from '../core/webhooks/outbox';
 import type { EndpointStyle } from '../core/webhooks/webhooks.store';
 import { presentersByStyle, type ResourcePresenters } from '../adapters/presenters';
 
-/** An event's `data`: a resource as a style presents it, or the small objects of `row.deleted` and `webhook.test`. */
+/** An event's `data`: a resource as a style presents it, or the small objects of `row.deleted`, `response.deleted` and `webhook.test`. */
 export type EventData =
-  ReturnType<ResourcePresenters[keyof ResourcePresenters]> | { row_id: string; datatable_id: string } | { endpoint_id: string; message: string };
+  | ReturnType<ResourcePresenters[keyof ResourcePresenters]>
+  | { row_id: string; datatable_id: string }
+  | { id: string; form_id: string }
+  | { id: string; formId: string }
+  | { endpoint_id: string; message: string };
 
 /** `data` of one event in one style. */
 export function renderData(resource: EventResource, style: EndpointStyle): EventData {
@@ -23,6 +27,9 @@ export function renderData(resource: EventResource, style: EndpointStyle): Event
       return present.emailEvent(resource.event);
     case 'row_deleted':
       return { row_id: resource.rowId, datatable_id: resource.datatableId };
+    case 'response_deleted':
+      // The response's own field names in each style (Style A `form_id`, Style B `formId`).
+      return style === 'B' ? { id: resource.responseId, formId: resource.formId } : { id: resource.responseId, form_id: resource.formId };
     case 'test':
       return { endpoint_id: resource.endpointId, message: 'This is a test event from feedback-service.' };
   }

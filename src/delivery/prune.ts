@@ -2,7 +2,9 @@
  * The worker's periodic prune (docs/operations.md "What grows, and what bounds it"): every hour, the
  * delivery log past `WEBHOOK_LOG_RETENTION_DAYS`, submission tokens a day past their expiry, API key
  * usage older than the usage window, per-operation usage older than 400 days, dashboard download claims a day past their tokens' hour and
- * email-link uses a day past their link's expiry, audit records past `AUDIT_RETENTION_DAYS` (src/core/audit/audit.store.ts), each in small batches with pauses (src/db/batches.ts), off the
+ * email-link uses a day past their link's expiry, audit records past `AUDIT_RETENTION_DAYS` (src/core/audit/audit.store.ts),
+ * and the responses and email events of workspaces past their response retention (delivery/deletions.ts), each in
+ * small batches with pauses (src/db/batches.ts), off the
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
  * deleted first is simply not found), so several at once only repeat a little work.
  */
@@ -15,6 +17,7 @@ import { pruneWebhookLog } from '../core/webhooks/retention';
 import type { Db } from '../db';
 import type { BatchOptions } from '../db/batches';
 import type { Logger } from '../platform/logger';
+import { pruneExpiredResponses } from './deletions';
 
 export interface PruneResult {
   webhookDeliveries: number;
@@ -25,21 +28,24 @@ export interface PruneResult {
   dashboardDownloadClaims: number;
   emailLinkUses: number;
   auditEvents: number;
+  /** Responses past their workspace's retention (docs/data-rights.md, "Retention"). */
+  responses: number;
+  /** Email events past their workspace's retention. */
+  emailEvents: number;
 }
+
+/**
+ * Batch options of a pass; `responseBatchSize` (RESPONSE_DELETE_BATCH_SIZE) sizes the retention's response batches;
+ * `auditRetentionDays` is `AUDIT_RETENTION_DAYS` (default 400).
+ */
+export type PruneOptions = BatchOptions & { responseBatchSize?: number; auditRetentionDays?: number };
 
 /**
  * One pass over every table the service prunes, as of `now`.
  * @param retentionDays `WEBHOOK_LOG_RETENTION_DAYS`.
- * @param auditRetentionDays `AUDIT_RETENTION_DAYS`.
  * @returns rows deleted per table.
  */
-export async function pruneAll(
-  db: Db,
-  retentionDays: number,
-  now: Date,
-  opts: BatchOptions = {},
-  auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS,
-): Promise<PruneResult> {
+export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: PruneOptions = {}): Promise<PruneResult> {
   const log = await pruneWebhookLog(db, retentionDays, now, opts);
   const submissionTokens = await pruneSubmissionTokens(db, now, opts);
   const today = now.toISOString().slice(0, 10);
@@ -47,7 +53,8 @@ export async function pruneAll(
   const apiKeyOperationUsage = await pruneOperationUsage(db, today, opts);
   const dashboardDownloadClaims = await pruneDownloadClaims(db, now, opts);
   const emailLinkUses = await pruneLinkUses(db, now, opts);
-  const auditEvents = await pruneAuditEvents(db, auditRetentionDays, now, opts);
+  const auditEvents = await pruneAuditEvents(db, opts.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS, now, opts);
+  const expired = await pruneExpiredResponses(db, now, { ...opts, batchSize: opts.responseBatchSize ?? opts.batchSize });
   return {
     webhookDeliveries: log.deliveries,
     webhookEvents: log.events,
@@ -57,6 +64,8 @@ export async function pruneAll(
     dashboardDownloadClaims,
     emailLinkUses,
     auditEvents,
+    responses: expired.responses,
+    emailEvents: expired.emailEvents,
   };
 }
 
@@ -68,8 +77,8 @@ export interface RetentionOptions {
   auditRetentionDays?: number;
   /** Time between passes in ms (default 1 h); the first pass runs after a minute, or this, if shorter. */
   intervalMs?: number;
-  /** Rows per statement and pause between statements. */
-  batch?: Omit<BatchOptions, 'signal'>;
+  /** Rows per statement and pause between statements (`responseBatchSize`: responses per transaction of the retention). */
+  batch?: Omit<PruneOptions, 'signal'>;
   /** Called after each pass (tests wait on it). */
   onPass?(result: PruneResult): void;
 }
@@ -85,7 +94,11 @@ export function startRetention(opts: RetentionOptions): { stop(): Promise<void> 
   let timer: NodeJS.Timeout | undefined;
   const pass = async () => {
     try {
-      const result = await pruneAll(opts.db, opts.retentionDays, new Date(), { ...opts.batch, signal: abort.signal }, opts.auditRetentionDays);
+      const result = await pruneAll(opts.db, opts.retentionDays, new Date(), {
+        ...opts.batch,
+        signal: abort.signal,
+        ...(opts.auditRetentionDays !== undefined ? { auditRetentionDays: opts.auditRetentionDays } : {}),
+      });
       if (Object.values(result).some((n) => n > 0)) opts.logger.info({ pruned: result }, 'old rows pruned');
       opts.onPass?.(result);
     } catch (e) {

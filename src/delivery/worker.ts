@@ -16,6 +16,8 @@ import { DEFAULT_RETRY_SCHEDULE } from '../core/webhooks/retry-schedule';
 import { DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type AttemptContext, type Outcome } from './attempt';
 import type { Resolve } from '../core/webhooks/address-policy';
 import { startRetention, type PruneResult } from './prune';
+import { DELETION_QUEUE, type DeletionJob } from '../core/responses/deletions';
+import { runDeletionJob } from './deletions';
 
 /** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
 export interface WorkerObserver {
@@ -89,6 +91,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let stopping: Promise<void> | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let retention: { stop(): Promise<void> } | undefined;
+  const deletions = new AbortController();
 
   // The outcome is logged and counted by ctx.onOutcome.
   const attempt = async (job: { id: string; data: AttemptJob }) => {
@@ -123,6 +126,12 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       // queue moving while one batch waits on slow receivers.
       const workOptions = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1, batchSize: opts.batchSize ?? 5 };
       for (let i = 0; i < 2; i++) await boss.work<AttemptJob>(DELIVERY_QUEUE, workOptions, handle as never);
+      // Bulk deletes (docs/api-rules.md, "Deleting responses"): one job at a time per worker, batch after batch.
+      await boss.work<DeletionJob>(DELETION_QUEUE, { pollingIntervalSeconds: workOptions.pollingIntervalSeconds, batchSize: 1 }, (async (
+        jobs: Array<{ data: DeletionJob }>,
+      ) => {
+        for (const job of jobs) await runDeletionJob(db, job.data, config.responseDeleteBatchSize, deletions.signal);
+      }) as never);
       sweeper = setInterval(() => {
         requeueStuckDeliveries(db).then(
           (n) => n > 0 && logger.warn({ deliveries: n }, 'webhook deliveries overdue by 15 min were queued again'),
@@ -135,6 +144,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         logger,
         retentionDays: config.webhookLogRetentionDays,
         auditRetentionDays: config.auditRetentionDays,
+        batch: { responseBatchSize: config.responseDeleteBatchSize },
         ...(opts.pruneIntervalMs !== undefined ? { intervalMs: opts.pruneIntervalMs } : {}),
         ...(opts.onPrune ? { onPass: opts.onPrune } : {}),
       });
@@ -144,6 +154,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       stopping ??= (async () => {
         if (!boss) return;
         clearInterval(sweeper);
+        deletions.abort();
         await retention?.stop();
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
         await executor.close();

@@ -594,7 +594,7 @@ export type EmailEventB = {
     createdAt: string;
 };
 
-export type WebhookEventType = 'response.created' | 'row.created' | 'row.updated' | 'row.deleted' | 'email_event.created';
+export type WebhookEventType = 'response.created' | 'row.created' | 'row.updated' | 'row.deleted' | 'email_event.created' | 'response.deleted';
 
 export type WebhookEndpoint = {
     id: string;
@@ -1628,6 +1628,142 @@ export type DashboardLinkCreateRequest = {
 };
 
 /**
+ * The responses a bulk delete selects, with the list's filters in the key's style (docs/api-rules.md, "Deleting responses"): Style A snake_case names, Style B camelCase names and `filter`; `ids` in both. At least one filter is required. `dry_run` / `dryRun` true: count only.
+ */
+export type ResponseDeletionRequest = {
+    /**
+     * Style A. True answers the count and deletes nothing. Absent means false.
+     */
+    dry_run?: boolean;
+    /**
+     * Style B. True answers the count and deletes nothing. Absent means false.
+     */
+    dryRun?: boolean;
+    /**
+     * Style A. Only this form's responses (needed by the filters on answers).
+     */
+    form_id?: string;
+    /**
+     * Style B. Only this form's responses (needed by `answers.` clauses unless `filter` names the form).
+     */
+    formId?: string;
+    /**
+     * Style A. `created_at` at or after this date-time with offset, or from this UTC date, as the list reads it.
+     */
+    created_after?: string;
+    /**
+     * Style A. `created_at` before this date-time with offset, or before this UTC date, as the list reads it.
+     */
+    created_before?: string;
+    /**
+     * Style B. As the list's `start_date`.
+     */
+    startDate?: string;
+    /**
+     * Style B. As the list's `end_date` (a date includes its whole day).
+     */
+    endDate?: string;
+    /**
+     * Style A. Score at least this.
+     */
+    score_gte?: number;
+    /**
+     * Style A. Score at most this.
+     */
+    score_lte?: number;
+    /**
+     * Style B. The list's filter language (docs/api-rules.md, "Filter language"), `answers.<question_id>` included.
+     */
+    filter?: string;
+    /**
+     * Both styles. Only responses with these ids (ANDed with the other filters).
+     */
+    ids?: Array<string>;
+    /**
+     * Style A. As the list's `answer` parameter, one `<question_id>:<value>` per item.
+     */
+    answer?: Array<string>;
+    /**
+     * Style A. As the list's `answer_ne` parameter, one `<question_id>:<value>` per item.
+     */
+    answer_ne?: Array<string>;
+    /**
+     * Style A. As the list's `answer_in` parameter, one `<question_id>:<value>` per item.
+     */
+    answer_in?: Array<string>;
+    /**
+     * Style A. As the list's `answer_contains` parameter, one `<question_id>:<value>` per item.
+     */
+    answer_contains?: Array<string>;
+    /**
+     * Style A. As the list's `answer_present` parameter, one `<question_id>:<value>` per item.
+     */
+    answer_present?: Array<string>;
+    /**
+     * Style A. As the list's `answer_gt` parameter, one `<question_id>:<value>` per item.
+     */
+    answer_gt?: Array<string>;
+    /**
+     * Style A. As the list's `answer_gte` parameter, one `<question_id>:<value>` per item.
+     */
+    answer_gte?: Array<string>;
+    /**
+     * Style A. As the list's `answer_lt` parameter, one `<question_id>:<value>` per item.
+     */
+    answer_lt?: Array<string>;
+    /**
+     * Style A. As the list's `answer_lte` parameter, one `<question_id>:<value>` per item.
+     */
+    answer_lte?: Array<string>;
+};
+
+/**
+ * A bulk delete in Style A (docs/api-rules.md, "Deleting responses"). `id` is null for a dry run (nothing is stored). `status`: `dry_run`, `queued`, `running`, `succeeded` or `failed`. `matched`: the responses the filters selected when it was asked; `deleted`: those deleted so far.
+ */
+export type ResponseDeletionA = {
+    id: string | null;
+    status: 'dry_run' | 'queued' | 'running' | 'succeeded' | 'failed';
+    dry_run: boolean;
+    matched: number;
+    deleted: number;
+    created_at: string;
+    finished_at: string | null;
+};
+
+/**
+ * One bulk delete in Style A.
+ */
+export type ResponseDeletionEnvelopeA = {
+    data: ResponseDeletionA;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
+ * A bulk delete in Style B (docs/api-rules.md, "Deleting responses"). `id` is null for a dry run (nothing is stored). `status`: `dry_run`, `queued`, `running`, `succeeded` or `failed`. `matched`: the responses the filters selected when it was asked; `deleted`: those deleted so far.
+ */
+export type ResponseDeletionB = {
+    id: string | null;
+    status: 'dry_run' | 'queued' | 'running' | 'succeeded' | 'failed';
+    dryRun: boolean;
+    matched: number;
+    deleted: number;
+    createdAt: string;
+    finishedAt: string | null;
+};
+
+/**
+ * One bulk delete in Style B.
+ */
+export type ResponseDeletionEnvelopeB = {
+    data: ResponseDeletionB;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
  * A dashboard link in Style A as the list shows it, without its URL (docs/analytics.md, "Dashboard links").
  */
 export type DashboardLinkA = {
@@ -1775,7 +1911,7 @@ export type FormPageSubmission = {
  */
 export type WebhookStyle = 'A' | 'B';
 
-export type WebhookDeliveryEventType = 'response.created' | 'row.created' | 'row.updated' | 'row.deleted' | 'email_event.created' | 'webhook.test';
+export type WebhookDeliveryEventType = 'response.created' | 'row.created' | 'row.updated' | 'row.deleted' | 'email_event.created' | 'response.deleted' | 'webhook.test';
 
 /**
  * One event's delivery to one endpoint (the delivery log).
@@ -2579,6 +2715,11 @@ export type ReportDays = number;
  * Id of a dashboard link (`dl_…`).
  */
 export type DashboardLinkId = string;
+
+/**
+ * Id of a bulk delete (`rdl_…`).
+ */
+export type ResponseDeletionId = string;
 
 /**
  * The token of a dashboard link (the last segment of its `url`).
@@ -3876,6 +4017,82 @@ export type ExportRespondentDataResponses = {
 
 export type ExportRespondentDataResponse = ExportRespondentDataResponses[keyof ExportRespondentDataResponses];
 
+export type DeleteResponseData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Response id.
+         */
+        response_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/responses/{response_id}';
+};
+
+export type DeleteResponseErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     */
+    409: Error;
+    /**
+     * `payload_too_large`: the request body exceeds the size limit.
+     */
+    413: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type DeleteResponseError = DeleteResponseErrors[keyof DeleteResponseErrors];
+
+export type DeleteResponseResponses = {
+    /**
+     * Deleted; no body.
+     */
+    204: void;
+};
+
+export type DeleteResponseResponse = DeleteResponseResponses[keyof DeleteResponseResponses];
+
 export type GetResponseData = {
     body?: never;
     headers?: {
@@ -3948,6 +4165,146 @@ export type GetResponseResponses = {
 };
 
 export type GetResponseResponse = GetResponseResponses[keyof GetResponseResponses];
+
+export type CreateResponseDeletionData = {
+    body: ResponseDeletionRequest;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/response-deletions';
+};
+
+export type CreateResponseDeletionErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     */
+    409: Error;
+    /**
+     * `payload_too_large`: the request body exceeds the size limit.
+     */
+    413: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type CreateResponseDeletionError = CreateResponseDeletionErrors[keyof CreateResponseDeletionErrors];
+
+export type CreateResponseDeletionResponses = {
+    /**
+     * A dry run's count, or a deletion done in the request.
+     */
+    200: ResponseDeletionEnvelopeA | ResponseDeletionEnvelopeB;
+    /**
+     * A deletion too large for the request, queued for the worker.
+     */
+    202: ResponseDeletionEnvelopeA | ResponseDeletionEnvelopeB;
+};
+
+export type CreateResponseDeletionResponse = CreateResponseDeletionResponses[keyof CreateResponseDeletionResponses];
+
+export type GetResponseDeletionData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Id of a bulk delete (`rdl_…`).
+         */
+        deletion_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/response-deletions/{deletion_id}';
+};
+
+export type GetResponseDeletionErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type GetResponseDeletionError = GetResponseDeletionErrors[keyof GetResponseDeletionErrors];
+
+export type GetResponseDeletionResponses = {
+    /**
+     * The deletion in the selected style.
+     */
+    200: ResponseDeletionEnvelopeA | ResponseDeletionEnvelopeB;
+};
+
+export type GetResponseDeletionResponse = GetResponseDeletionResponses[keyof GetResponseDeletionResponses];
 
 export type ListFormResponsesData = {
     body?: never;

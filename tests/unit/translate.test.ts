@@ -131,3 +131,17 @@ describe('translateStyleB', () => {
     for (const r of refusals) expect({ r, listed: r !== undefined && guide.includes(`| \`${r.label}\` |`) }).toEqual({ r, listed: true });
   });
 });
+
+describe('translateStyleB: the bulk delete body', () => {
+  const deletion = (body: unknown) =>
+    translateStyleB({ method: 'POST', path: '/api/v1/workspaces/ws_1/response-deletions', headers: { 'X-API-Style': 'B' }, body });
+
+  it('renames the Style B fields; an endDate date becomes the next day in created_before', () => {
+    const t = ok(deletion({ formId: 'frm_1', startDate: '2026-01-01', endDate: '2026-01-31', ids: ['rsp_1'], dryRun: true }));
+    expect(t.request.body).toEqual({ form_id: 'frm_1', created_after: '2026-01-01', created_before: '2026-02-01', ids: ['rsp_1'], dry_run: true });
+  });
+
+  it('refuses a filter expression, naming it', () => {
+    expect(refusal(deletion({ formId: 'frm_1', filter: 'score in [0, 1]' }))).toEqual({ part: 'body.filter', label: "a bulk delete's `filter`" });
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * Style A responses on the shared paths (API document "Style A endpoints"; docs/collecting.md, "Server to
  * server"; docs/analytics.md, "Exports"): `{ws}/responses` with cursor pages, `{ws}/responses/{response_id}`,
- * `POST {ws}/responses` and `{ws}/responses/export`. The style selector in shared-responses.ts hands
+ * `POST {ws}/responses` and `{ws}/responses/export`; deleting responses (docs/api-rules.md, "Deleting responses"). The style selector in shared-responses.ts hands
  * requests here; router.ts mounts the list under `{ws}/forms/{form_id}/responses` too.
  */
 import type { Request, Response } from 'express';
@@ -22,7 +22,10 @@ import { answersSpelled, createdAtValue, responseCreate } from '../response-crea
 import { bool, createdRangeA, lists, num, param, str, workspaceOf } from '../query-values';
 import { keysetParams } from './params';
 import { presentEmailEventA, presentResponseA, presentRowA } from './present';
-import type { ResponseCreateRequest } from '../../wire/types.gen';
+import type { ResponseCreateRequest, ResponseDeletionA, ResponseDeletionRequest } from '../../wire/types.gen';
+import { responseDeletionHandlers } from '../response-deletions.handlers';
+import type { ResponseDeletion } from '../../core/responses/deletions';
+import { beforeBound, fromBound, type DateBound } from '../../core/query/dates';
 
 const TYPED_FILTER_NAMES = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS].map((p) => p.name);
 
@@ -85,3 +88,52 @@ export const responsesExportA = (deps: CoreDeps) =>
 /** GET {ws}/respondents/export in Style A: snake_case resources, `email_events` in the summary. */
 export const respondentExportA = (deps: CoreDeps) =>
   respondentExport(deps, { response: (r) => presentResponseA(r), emailEvent: presentEmailEventA, row: presentRowA, emailEventsKey: 'email_events' });
+
+const ANSWER_BODY_FIELDS = RESPONSE_ANSWER_PARAMS.map((p) => p.name) as Array<keyof ResponseDeletionRequest>;
+
+/** A Style A date field of the bulk delete's body, read as the list reads its parameter. */
+function bodyDate(body: ResponseDeletionRequest, name: 'created_after' | 'created_before', read: (raw: string, field: string) => DateBound): DateBound[] {
+  const raw = body[name];
+  return raw === undefined ? [] : [read(raw, name)];
+}
+
+/** `DELETE {ws}/responses/{id}`, `POST {ws}/response-deletions`, `GET {ws}/response-deletions/{id}` in Style A. */
+export const responseDeletionsA = (deps: CoreDeps) =>
+  responseDeletionHandlers(deps, {
+    style: 'A',
+    otherNames: ['formId', 'startDate', 'endDate', 'filter', 'dryRun'],
+    formField: 'form_id',
+    fieldNames: { id_in: 'ids' },
+    read(body) {
+      const typed: Record<string, string[]> = {};
+      if (body.ids !== undefined) typed.id_in = body.ids;
+      for (const name of ANSWER_BODY_FIELDS) {
+        const values = body[name];
+        if (Array.isArray(values)) typed[name] = values as string[];
+      }
+      return {
+        dryRun: body.dry_run === true,
+        filters: {
+          formId: body.form_id,
+          created: [...bodyDate(body, 'created_after', fromBound), ...bodyDate(body, 'created_before', beforeBound)],
+          scoreGte: body.score_gte,
+          scoreLte: body.score_lte,
+          typed,
+        },
+      };
+    },
+    present: presentResponseDeletionA,
+  });
+
+/** A bulk delete in Style A (snake_case). */
+export function presentResponseDeletionA(d: ResponseDeletion): ResponseDeletionA {
+  return {
+    id: d.id,
+    status: d.status,
+    dry_run: d.dryRun,
+    matched: d.matched,
+    deleted: d.deleted,
+    created_at: d.createdAt.toISOString(),
+    finished_at: d.finishedAt ? d.finishedAt.toISOString() : null,
+  };
+}

@@ -1,7 +1,8 @@
 /**
  * Style B responses on the shared paths (API document "Style B endpoints"; docs/collecting.md, "Server to
  * server"; docs/analytics.md, "Exports"): `{ws}/responses` with page paging, multi-field `sort`, `filter`,
- * `start_date`/`end_date`, `{ws}/responses/{response_id}`, `POST {ws}/responses` and `{ws}/responses/export`.
+ * `start_date`/`end_date`, `{ws}/responses/{response_id}`, `POST {ws}/responses` and `{ws}/responses/export`; deleting
+ * responses (docs/api-rules.md, "Deleting responses").
  * The style selector in shared-responses.ts hands requests here.
  */
 import type { Request, Response } from 'express';
@@ -15,7 +16,14 @@ import { answersSpelled, createdAtValue, responseCreate } from '../response-crea
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';
 import { pageParams } from './params';
 import { presentEmailEventB, presentResponseB, presentRowB } from './present';
-import type { ResponseCreateRequest } from '../../wire/types.gen';
+import type { ResponseCreateRequest, ResponseDeletionB, ResponseDeletionRequest } from '../../wire/types.gen';
+import { responseDeletionHandlers } from '../response-deletions.handlers';
+import type { ResponseDeletion } from '../../core/responses/deletions';
+import { endDateBound, fromBound } from '../../core/query/dates';
+import { RESPONSE_ANSWER_PARAMS } from '../../core/responses/responses.store';
+
+/** The Style A answer filter fields of the bulk delete's body (`answer`, `answer_in`, …): a 400 in Style B. */
+const ANSWER_FIELDS_A = RESPONSE_ANSWER_PARAMS.map((p) => p.name) as Array<keyof ResponseDeletionRequest>;
 
 /** The Style B filters and sort of a responses list (shared by the list and the export). */
 export function responsesFilterB(req: Request): ResponseFilterQuery {
@@ -103,3 +111,41 @@ export const respondentExportB = (deps: CoreDeps) =>
     row: (r) => presentRowB(r, true),
     emailEventsKey: 'emailEvents',
   });
+
+/** `DELETE {ws}/responses/{id}`, `POST {ws}/response-deletions`, `GET {ws}/response-deletions/{id}` in Style B. */
+export const responseDeletionsB = (deps: CoreDeps) =>
+  responseDeletionHandlers(deps, {
+    style: 'B',
+    otherNames: ['form_id', 'created_after', 'created_before', 'score_gte', 'score_lte', 'dry_run', ...ANSWER_FIELDS_A],
+    formField: 'formId',
+    fieldNames: { id_in: 'ids', form_id: 'formId', start_date: 'startDate', end_date: 'endDate' },
+    read(body) {
+      const created = [
+        ...(body.startDate === undefined ? [] : [fromBound(body.startDate, 'start_date')]),
+        ...(body.endDate === undefined ? [] : [endDateBound(body.endDate, 'end_date')]),
+      ];
+      return {
+        dryRun: body.dryRun === true,
+        filters: { formId: body.formId, created, filter: body.filter, typed: idsFilter(body.ids) },
+      };
+    },
+    present: presentResponseDeletionB,
+  });
+
+/** The typed filter of the body's `ids` (the list's `id_in`), none when absent. */
+function idsFilter(ids: string[] | undefined): Record<string, string[]> {
+  return ids === undefined ? {} : { id_in: ids };
+}
+
+/** A bulk delete in Style B (camelCase). */
+export function presentResponseDeletionB(d: ResponseDeletion): ResponseDeletionB {
+  return {
+    id: d.id,
+    status: d.status,
+    dryRun: d.dryRun,
+    matched: d.matched,
+    deleted: d.deleted,
+    createdAt: d.createdAt.toISOString(),
+    finishedAt: d.finishedAt ? d.finishedAt.toISOString() : null,
+  };
+}

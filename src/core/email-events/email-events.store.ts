@@ -254,3 +254,19 @@ export async function* personEmailEvents(
     ]);
   for await (const rows of cursorBatches<EventRow>(trx, 'person_email_events', query, batchSize)) yield rows.map(toEvent);
 }
+
+/**
+ * Deletes at most `limit` email events of the workspace created before `before` (the retention's batch,
+ * src/core/responses/retention.ts); `email_event_counts` moves in the same statement (its AFTER DELETE trigger).
+ * @returns how many went.
+ */
+export async function deleteEmailEventsBefore(db: DbHandle, workspaceId: string, before: Date, limit: number): Promise<number> {
+  const picked = db('email_events').select('id').where('workspace_id', workspaceId).where('created_at', '<', before).limit(limit);
+  const rows = (await db('email_events')
+    .where('workspace_id', workspaceId)
+    .where('created_at', '<', before)
+    .whereIn('id', picked)
+    .delete()
+    .returning('id')) as unknown[];
+  return rows.length;
+}

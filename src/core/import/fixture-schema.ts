@@ -13,7 +13,7 @@ export const EMAIL_EVENT_TYPES = ['send', 'delivery', 'open', 'click', 'bounce',
 export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
 /** The event types an endpoint subscribes to (docs/webhooks.md, "Events and payloads"). */
-export const WEBHOOK_EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created'] as const;
+export const WEBHOOK_EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'response.deleted'] as const;
 
 /** ISO 8601 date-time with an offset, e.g. `2026-11-22T10:15:30.123Z`. */
 export type IsoDateTime = string;

@@ -169,6 +169,7 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
     attention: null,
   },
   ...dashboardLinkMappings(),
+  ...responseDeletionMappings(),
   {
     operation: 'listAuditEvents',
     method: 'GET',
@@ -278,6 +279,33 @@ function dashboardLinkMappings(): OperationMapping[] {
     ['createDashboardLink', 'POST', path, [STYLE_HEADER, { b: 'expiresAt (body)', a: 'expires_at (body)', how: 'renamed; same instant' }]],
     ['listDashboardLinks', 'GET', path, [STYLE_HEADER]],
     ['revokeDashboardLink', 'DELETE', `${path}/{link_id}`, [STYLE_HEADER]],
+  ];
+  return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
+}
+
+/** Deleting responses (docs/api-rules.md, "Deleting responses"): the same operations; the bulk delete's body renamed. */
+function responseDeletionMappings(): OperationMapping[] {
+  const body = (b: string, a: string, how = 'renamed; same meaning'): ParamMapping => ({ b: `${b} (body)`, a: `${a} (body)`, how });
+  const pairs: [string, string, string, ParamMapping[]][] = [
+    ['deleteResponse', 'DELETE', `${WS}/responses/{response_id}`, [STYLE_HEADER]],
+    [
+      'createResponseDeletion',
+      'POST',
+      `${WS}/response-deletions`,
+      [
+        STYLE_HEADER,
+        body('formId', 'form_id'),
+        body('startDate', 'created_after', 'same instant; both include it'),
+        body('endDate', 'created_before', 'a date includes its whole day in Style B: send the next day to created_before'),
+        body(
+          'filter',
+          'score_gte, score_lte, ids and answer… (body)',
+          'each clause as the list parameter of the same name would take it (docs/migrating-between-styles.md, "Response filters")',
+        ),
+        body('dryRun', 'dry_run'),
+      ],
+    ],
+    ['getResponseDeletion', 'GET', `${WS}/response-deletions/{deletion_id}`, [STYLE_HEADER]],
   ];
   return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
 }

@@ -113,6 +113,7 @@ const RULES: Record<string, { query?: QueryRule; body?: (body: unknown, notes: s
   exportResponses: { query: 'responses-export' },
   getResponse: { query: 'response-item' },
   createResponse: { body: responseBody },
+  createResponseDeletion: { body: deletionBody },
   listTablesB: { query: 'tables' },
   listTableRowsB: { query: 'rows' },
   listTableEntriesB: { query: 'rows' },
@@ -140,6 +141,30 @@ function responseBody(body: unknown, notes: string[]): unknown {
     } else out[name === 'createdAt' ? 'created_at' : snakeCase(name)] = value;
   }
   notes.push("Style A answers name each answer's question `question_id` (Style B: `id`); the answer is the Style A response shape.");
+  return out;
+}
+
+const DELETION_NAMES_A: Readonly<Record<string, string>> = { formId: 'form_id', startDate: 'created_after', endDate: 'created_before', dryRun: 'dry_run' };
+
+/**
+ * POST {ws}/response-deletions: the Style B body's names in Style A. A `filter` expression has no one Style A body
+ * field (its clauses map to `score_gte`, `ids`, `answer…` only in part): refused, naming it.
+ */
+function deletionBody(body: unknown, notes: string[]): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (name === 'filter') {
+      throw new Untranslatable(
+        'body.filter',
+        "a bulk delete's `filter`: send its clauses as the Style A body fields (`score_gte`, `score_lte`, `ids`, `answer`, `answer_in`, …).",
+      );
+    }
+    if (name === 'endDate' && typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
+      out.created_before = new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    } else out[DELETION_NAMES_A[name] ?? name] = value;
+  }
+  notes.push("Style A names the bulk delete's fields in snake_case; an `endDate` date becomes the next day in `created_before` (exclusive).");
   return out;
 }
 

@@ -450,3 +450,61 @@ export async function* personResponses(
     yield records;
   }
 }
+
+// Deletes (docs/api-rules.md, "Deleting responses"). The counters move in the same statement: `responses` has
+// statement-level AFTER DELETE triggers for response_counts, response_day_counts, response_daily and answer_rollups.
+
+/** What a delete removed: enough for the `response.deleted` event. */
+export interface DeletedResponse {
+  id: string;
+  formId: string;
+}
+
+/**
+ * Validates a list's filters as the list and the export do and returns the narrowing they select (no sort, no page).
+ * @throws AppError validation_error as the lists do.
+ */
+export async function prepareNarrowing(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<ResponseNarrowing> {
+  return (await prepareList(db, workspaceId, { ...q, sort: undefined })).narrowing;
+}
+
+/** Deletes one response in the caller's transaction; undefined when the workspace has no response of that id. */
+export async function deleteResponseRow(trx: Knex.Transaction, workspaceId: string, id: string): Promise<DeletedResponse | undefined> {
+  const rows = (await trx('responses').where({ workspace_id: workspaceId, id }).delete().returning(['id', 'form_id'])) as Array<{
+    id: string;
+    form_id: string;
+  }>;
+  const row = rows[0];
+  return row && { id: row.id, formId: row.form_id };
+}
+
+/**
+ * Deletes the responses of the narrowing (at most `limit` when given) in the caller's transaction, in two
+ * statements: `SELECT id … ORDER BY created_at, id LIMIT n FOR UPDATE` picks and locks the batch, oldest first
+ * along the keyset index and always in that one order (two deletes of overlapping sets wait on each other
+ * instead of deadlocking), then one `DELETE … WHERE id IN (…)` removes it, the narrowing checked again. (One
+ * `DELETE … WHERE id IN (SELECT … LIMIT n FOR UPDATE)` may run its subquery again and take more than `n`.) A row
+ * another transaction deleted meanwhile is skipped, so two deletes at once never count a row twice.
+ * @returns the rows deleted (fewer than `limit`, maybe none, when the narrowing holds fewer).
+ */
+export async function deleteResponsesMatching(trx: Knex.Transaction, workspaceId: string, n: ResponseNarrowing, limit?: number): Promise<DeletedResponse[]> {
+  const picked = applyNarrowing(trx('responses').select('id'), workspaceId, n)
+    .orderBy([
+      { column: 'created_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .forUpdate();
+  if (limit !== undefined) picked.limit(limit);
+  const ids = ((await picked) as Array<{ id: string }>).map((r) => r.id);
+  if (ids.length === 0) return [];
+  const rows = (await applyNarrowing(trx('responses'), workspaceId, n).whereIn('id', ids).delete().returning(['id', 'form_id'])) as Array<{
+    id: string;
+    form_id: string;
+  }>;
+  return rows.map((r) => ({ id: r.id, formId: r.form_id }));
+}
+
+/** Responses of the narrowing (an exact COUNT over `responses`: the bulk delete's `matched`). */
+export function countMatching(db: DbHandle, workspaceId: string, n: ResponseNarrowing): Promise<number> {
+  return countNarrowed(db, workspaceId, n, false);
+}

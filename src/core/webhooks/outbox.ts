@@ -17,7 +17,15 @@ import { enabledEndpoints, insertPendingDeliveries, insertWebhookEvents, type Su
 
 export type { SubscribedEndpoint } from './webhooks.store';
 
-export const EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'response.created',
+  'row.created',
+  'row.updated',
+  'row.deleted',
+  'email_event.created',
+  'response.deleted',
+  'webhook.test',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The style-neutral resource an event carries (the worker presents it per endpoint style). */
@@ -26,6 +34,8 @@ export type EventResource =
   | { kind: 'response'; response: ResponseRecord }
   | { kind: 'row'; row: Row }
   | { kind: 'row_deleted'; rowId: string; datatableId: string }
+  /** A deleted response (by id, bulk or retention): its id and form, nothing of its answers. */
+  | { kind: 'response_deleted'; responseId: string; formId: string }
   | { kind: 'email_event'; event: EmailEvent }
   /** `endpointId`: the one endpoint a test event goes to (whatever its `events`). */
   | { kind: 'test'; endpointId: string };
@@ -62,6 +72,7 @@ export function decodeResource(json: unknown): EventResource {
     case 'email_event':
       return { kind: 'email_event', event: { ...r.event, createdAt: date(r.event.createdAt) } };
     case 'row_deleted':
+    case 'response_deleted':
     case 'test':
       return r;
     default:

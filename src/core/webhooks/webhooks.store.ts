@@ -185,7 +185,7 @@ export async function getDelivery(db: DbHandle, workspaceId: string, endpointId:
 // Writes.
 
 /** Event types an endpoint can subscribe to (docs/webhooks.md, "Events and payloads"; `webhook.test` is sent on request only). */
-export const WEBHOOK_EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created'] as const;
+export const WEBHOOK_EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'response.deleted'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const ENDPOINT_STYLES: readonly EndpointStyle[] = ['A', 'B'];
 

@@ -47,3 +47,28 @@ export function anyWorkspace(db: DbHandle): Promise<{ id: string } | undefined> 
 export function workspacesByLink(db: DbHandle, links: string[]): Promise<Array<{ id: string; link: string }>> {
   return db('workspaces').select<{ id: string; link: string }[]>('id', 'link').whereIn('link', links);
 }
+
+/** A workspace whose responses are kept for a limited time (docs/data-rights.md, "Retention"). */
+export interface RetainingWorkspace {
+  id: string;
+  /** `response_retention_days`: responses and email events older than this many days are deleted. */
+  days: number;
+}
+
+/** The workspaces with a response retention set (NULL, the default, is off), in id order. */
+export async function workspacesWithRetention(db: DbHandle): Promise<RetainingWorkspace[]> {
+  const rows = (await db('workspaces').select('id', 'response_retention_days').whereNotNull('response_retention_days').orderBy('id')) as Array<{
+    id: string;
+    response_retention_days: number;
+  }>;
+  return rows.map((r) => ({ id: r.id, days: r.response_retention_days }));
+}
+
+/**
+ * Sets a workspace's response retention (`days` 1–36500, or null: off).
+ * @throws AppError resource_not_found when there is no such workspace.
+ */
+export async function setResponseRetention(db: DbHandle, id: string, days: number | null): Promise<void> {
+  const rows = (await db('workspaces').where('id', id).update({ response_retention_days: days }).returning('id')) as unknown[];
+  if (rows.length === 0) throw errors.notFound('Workspace', id);
+}

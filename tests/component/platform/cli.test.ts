@@ -245,3 +245,26 @@ describe('feedback-service audit verify', () => {
     expect(bad.stderr).toContain(`the audit chain of ${ws} is broken at record ${records[0].id} (seq 1)`);
   });
 });
+
+describe('feedback-service workspaces retention', () => {
+  it("sets and clears a workspace's response retention, printing it as JSON", async () => {
+    const u = unique();
+    await db('workspaces').insert({ id: `ws_${u}`, name: `CLI ${u}`, link: `cli-${u}` });
+    const on = await cli(['workspaces', 'retention', '--workspace', `ws_${u}`, '--days', '90']);
+    expect(on.code).toBe(0);
+    expect(JSON.parse(on.stdout)).toEqual({ workspace_id: `ws_${u}`, response_retention_days: 90 });
+    expect((await db('workspaces').where('id', `ws_${u}`).first()).response_retention_days).toBe(90);
+    const off = await cli(['workspaces', 'retention', '--workspace', `ws_${u}`, '--days', 'off']);
+    expect(JSON.parse(off.stdout)).toEqual({ workspace_id: `ws_${u}`, response_retention_days: null });
+    expect((await db('workspaces').where('id', `ws_${u}`).first()).response_retention_days).toBeNull();
+  });
+
+  it('refuses an unknown workspace and a bad --days, exit 1', async () => {
+    const unknown = await cli(['workspaces', 'retention', '--workspace', 'ws_nope', '--days', '30']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unknown workspace "ws_nope"');
+    const bad = await cli(['workspaces', 'retention', '--workspace', 'ws_nope', '--days', '0']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('must be a number of days from 1 to 36500, or "off"');
+  });
+});

@@ -53,7 +53,7 @@ let agent: http.Agent;
 let port: number;
 const counts = { requests: 0, answered5xx: 0, seeds: [] as number[] };
 
-/** Builds a lane: a scenario workspace, a webhook endpoint with a delivery, an email link and a key to revoke. */
+/** Builds a lane: a scenario workspace, a webhook endpoint with a delivery, an email link, a key to revoke, a bulk delete. */
 async function newLane(): Promise<Lane> {
   const s = await scenario(t.db, { responseCount: 6 });
   const endpoint = await t
@@ -70,6 +70,12 @@ async function newLane(): Promise<Lane> {
     .send({ name: 'victim', scopes: ['forms:read'] });
   // A spare key, so a fuzzed revoke of the victim never locks the test out.
   await keyFor(t.db, [s.ws], { scopes: ['forms:read'] });
+  // A stored bulk delete (of no response) for `{deletion_id}`.
+  const deletion = await t
+    .http()
+    .post(`/api/v1/workspaces/${s.ws}/response-deletions`)
+    .set('X-API-Key', s.key)
+    .send({ ids: ['rsp_none'] });
   return {
     ws: s.ws,
     key: s.key,
@@ -84,6 +90,7 @@ async function newLane(): Promise<Lane> {
       endpoint_id: endpoint.body.data.id,
       key_id: victim.body.data.id,
       delivery_id: delivery.body.data.id,
+      deletion_id: deletion.body.data.id,
       token: new URL(link.body.data.open_url as string).pathname.replace(/^\/e\//, '').replace(/\.gif$/, ''),
       question_id: 'q_score',
     },

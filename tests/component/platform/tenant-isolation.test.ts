@@ -26,6 +26,11 @@ beforeAll(async () => {
     .post(`/api/v1/workspaces/${two.ws}/api-keys`)
     .set('X-API-Key', two.key)
     .send({ name: 'two', scopes: ['forms:read'] });
+  const deletion = await t
+    .http()
+    .post(`/api/v1/workspaces/${two.ws}/response-deletions`)
+    .set('X-API-Key', two.key)
+    .send({ ids: ['rsp_none'] });
   twoIds = {
     workspace_id: two.ws,
     form_id: two.nps,
@@ -36,6 +41,7 @@ beforeAll(async () => {
     email_id: two.emailIds[0]!,
     endpoint_id: endpoint.body.data.id,
     key_id: key.body.data.id,
+    deletion_id: deletion.body.data.id,
     question_id: 'q_score',
   };
 });
@@ -75,6 +81,7 @@ const secretsOfTwo = () => [
   ...two.emailIds,
   twoIds.endpoint_id!,
   twoIds.key_id!,
+  twoIds.deletion_id!,
 ];
 
 describe('tenant isolation: a key of workspace 1 against workspace 2', () => {

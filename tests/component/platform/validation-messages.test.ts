@@ -47,7 +47,11 @@ describe('validation messages: one wording with the range and the value received
         .set('X-API-Key', s.key)
         .send(body);
     expect(await details(post('/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['nope'] }))).toEqual(
-      query('body', 'events[0]', '`events[0]` must be one of response.created, row.created, row.updated, row.deleted, email_event.created; got "nope".'),
+      query(
+        'body',
+        'events[0]',
+        '`events[0]` must be one of response.created, row.created, row.updated, row.deleted, email_event.created, response.deleted; got "nope".',
+      ),
     );
     expect(await details(post('/api-keys', { name: 'k', rate_limit_per_minute: 0 }))).toEqual(
       query('body', 'rate_limit_per_minute', '`rate_limit_per_minute` must be an integer from 1 to 100000; got 0.'),

@@ -2,7 +2,7 @@
 
 import { type Client, type ClientMeta, type Options as Options2, type RequestResult, type TDataShape, urlSearchParamsBodySerializer } from './client';
 import { client } from './client.gen';
-import type { BulkUpsertTableEntriesBData, BulkUpsertTableEntriesBErrors, BulkUpsertTableEntriesBResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateDashboardLinkData, CreateDashboardLinkErrors, CreateDashboardLinkResponses, CreateEmailEventsData, CreateEmailEventsErrors, CreateEmailEventsResponses, CreateEmailLinkData, CreateEmailLinkErrors, CreateEmailLinkResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteDatatableRowData, DeleteDatatableRowErrors, DeleteDatatableRowResponses, DeleteTableEntryBData, DeleteTableEntryBErrors, DeleteTableEntryBResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadDashboardResponsesData, DownloadDashboardResponsesErrors, DownloadDashboardResponsesResponses, ExportRespondentDataData, ExportRespondentDataErrors, ExportRespondentDataResponses, ExportResponsesData, ExportResponsesErrors, ExportResponsesResponses, GetApiKeyMigrationReportData, GetApiKeyMigrationReportErrors, GetApiKeyMigrationReportResponses, GetApiKeyUsageData, GetApiKeyUsageErrors, GetApiKeyUsageResponses, GetDashboardPageData, GetDashboardPageErrors, GetDashboardPageResponses, GetDatatableData, GetDatatableErrors, GetDatatableResponses, GetDatatableRowData, GetDatatableRowErrors, GetDatatableRowResponses, GetEmailOpenPixelData, GetEmailOpenPixelResponses, GetFaviconData, GetFaviconResponses, GetFormAnalyticsSummaryData, GetFormAnalyticsSummaryErrors, GetFormAnalyticsSummaryResponses, GetFormData, GetFormErrors, GetFormPageData, GetFormPageErrors, GetFormPageResponses, GetFormQuestionAnalyticsData, GetFormQuestionAnalyticsErrors, GetFormQuestionAnalyticsResponses, GetFormQuestionData, GetFormQuestionErrors, GetFormQuestionResponses, GetFormResponses, GetFormSchemaData, GetFormSchemaErrors, GetFormSchemaResponses, GetFormThanksPageData, GetFormThanksPageErrors, GetFormThanksPageResponses, GetFormTimeseriesData, GetFormTimeseriesErrors, GetFormTimeseriesResponses, GetHealthData, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetMigrationGuidePageData, GetMigrationGuidePageErrors, GetMigrationGuidePageResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentPublicData, GetOpenApiDocumentPublicErrors, GetOpenApiDocumentPublicResponses, GetOpenApiDocumentResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetTableEntryBData, GetTableEntryBErrors, GetTableEntryBResponses, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListDashboardLinksData, ListDashboardLinksErrors, ListDashboardLinksResponses, ListDatatableRowsData, ListDatatableRowsErrors, ListDatatableRowsResponses, ListDatatablesData, ListDatatablesErrors, ListDatatablesResponses, ListEmailEventsBData, ListEmailEventsBErrors, ListEmailEventsBResponses, ListEmailEventsData, ListEmailEventsErrors, ListEmailEventsForEmailData, ListEmailEventsForEmailErrors, ListEmailEventsForEmailResponses, ListEmailEventsResponses, ListFormQuestionsData, ListFormQuestionsErrors, ListFormQuestionsResponses, ListFormResponsesData, ListFormResponsesErrors, ListFormResponsesResponses, ListFormsData, ListFormsErrors, ListFormsResponses, ListResponsesData, ListResponsesErrors, ListResponsesResponses, ListResponsesV2Data, ListResponsesV2Errors, ListResponsesV2Responses, ListTableEntriesBData, ListTableEntriesBErrors, ListTableEntriesBResponses, ListTableFieldsBData, ListTableFieldsBErrors, ListTableFieldsBResponses, ListTableRowsBData, ListTableRowsBErrors, ListTableRowsBResponses, ListTablesBData, ListTablesBErrors, ListTablesBResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeDashboardLinkData, RevokeDashboardLinkErrors, RevokeDashboardLinkResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SubmitFormPageData, SubmitFormPageErrors, SubmitPublicResponseData, SubmitPublicResponseErrors, SubmitPublicResponseResponses, TestWebhookEndpointData, TestWebhookEndpointErrors, TestWebhookEndpointResponses, TranslateRequestData, TranslateRequestErrors, TranslateRequestResponses, UpdateDatatableRowData, UpdateDatatableRowErrors, UpdateDatatableRowResponses, UpdateTableEntryBData, UpdateTableEntryBErrors, UpdateTableEntryBResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpsertDatatableRowsData, UpsertDatatableRowsErrors, UpsertDatatableRowsResponses, UpsertTableEntryBData, UpsertTableEntryBErrors, UpsertTableEntryBResponses } from './types.gen';
+import type { BulkUpsertTableEntriesBData, BulkUpsertTableEntriesBErrors, BulkUpsertTableEntriesBResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateDashboardLinkData, CreateDashboardLinkErrors, CreateDashboardLinkResponses, CreateEmailEventsData, CreateEmailEventsErrors, CreateEmailEventsResponses, CreateEmailLinkData, CreateEmailLinkErrors, CreateEmailLinkResponses, CreateResponseData, CreateResponseDeletionData, CreateResponseDeletionErrors, CreateResponseDeletionResponses, CreateResponseErrors, CreateResponseResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteDatatableRowData, DeleteDatatableRowErrors, DeleteDatatableRowResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteTableEntryBData, DeleteTableEntryBErrors, DeleteTableEntryBResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadDashboardResponsesData, DownloadDashboardResponsesErrors, DownloadDashboardResponsesResponses, ExportRespondentDataData, ExportRespondentDataErrors, ExportRespondentDataResponses, ExportResponsesData, ExportResponsesErrors, ExportResponsesResponses, GetApiKeyMigrationReportData, GetApiKeyMigrationReportErrors, GetApiKeyMigrationReportResponses, GetApiKeyUsageData, GetApiKeyUsageErrors, GetApiKeyUsageResponses, GetDashboardPageData, GetDashboardPageErrors, GetDashboardPageResponses, GetDatatableData, GetDatatableErrors, GetDatatableResponses, GetDatatableRowData, GetDatatableRowErrors, GetDatatableRowResponses, GetEmailOpenPixelData, GetEmailOpenPixelResponses, GetFaviconData, GetFaviconResponses, GetFormAnalyticsSummaryData, GetFormAnalyticsSummaryErrors, GetFormAnalyticsSummaryResponses, GetFormData, GetFormErrors, GetFormPageData, GetFormPageErrors, GetFormPageResponses, GetFormQuestionAnalyticsData, GetFormQuestionAnalyticsErrors, GetFormQuestionAnalyticsResponses, GetFormQuestionData, GetFormQuestionErrors, GetFormQuestionResponses, GetFormResponses, GetFormSchemaData, GetFormSchemaErrors, GetFormSchemaResponses, GetFormThanksPageData, GetFormThanksPageErrors, GetFormThanksPageResponses, GetFormTimeseriesData, GetFormTimeseriesErrors, GetFormTimeseriesResponses, GetHealthData, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetMigrationGuidePageData, GetMigrationGuidePageErrors, GetMigrationGuidePageResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentPublicData, GetOpenApiDocumentPublicErrors, GetOpenApiDocumentPublicResponses, GetOpenApiDocumentResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetResponseData, GetResponseDeletionData, GetResponseDeletionErrors, GetResponseDeletionResponses, GetResponseErrors, GetResponseResponses, GetTableEntryBData, GetTableEntryBErrors, GetTableEntryBResponses, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListDashboardLinksData, ListDashboardLinksErrors, ListDashboardLinksResponses, ListDatatableRowsData, ListDatatableRowsErrors, ListDatatableRowsResponses, ListDatatablesData, ListDatatablesErrors, ListDatatablesResponses, ListEmailEventsBData, ListEmailEventsBErrors, ListEmailEventsBResponses, ListEmailEventsData, ListEmailEventsErrors, ListEmailEventsForEmailData, ListEmailEventsForEmailErrors, ListEmailEventsForEmailResponses, ListEmailEventsResponses, ListFormQuestionsData, ListFormQuestionsErrors, ListFormQuestionsResponses, ListFormResponsesData, ListFormResponsesErrors, ListFormResponsesResponses, ListFormsData, ListFormsErrors, ListFormsResponses, ListResponsesData, ListResponsesErrors, ListResponsesResponses, ListResponsesV2Data, ListResponsesV2Errors, ListResponsesV2Responses, ListTableEntriesBData, ListTableEntriesBErrors, ListTableEntriesBResponses, ListTableFieldsBData, ListTableFieldsBErrors, ListTableFieldsBResponses, ListTableRowsBData, ListTableRowsBErrors, ListTableRowsBResponses, ListTablesBData, ListTablesBErrors, ListTablesBResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeDashboardLinkData, RevokeDashboardLinkErrors, RevokeDashboardLinkResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SubmitFormPageData, SubmitFormPageErrors, SubmitPublicResponseData, SubmitPublicResponseErrors, SubmitPublicResponseResponses, TestWebhookEndpointData, TestWebhookEndpointErrors, TestWebhookEndpointResponses, TranslateRequestData, TranslateRequestErrors, TranslateRequestResponses, UpdateDatatableRowData, UpdateDatatableRowErrors, UpdateDatatableRowResponses, UpdateTableEntryBData, UpdateTableEntryBErrors, UpdateTableEntryBResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpsertDatatableRowsData, UpsertDatatableRowsErrors, UpsertDatatableRowsResponses, UpsertTableEntryBData, UpsertTableEntryBErrors, UpsertTableEntryBResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -304,6 +304,24 @@ export const exportRespondentData = <ThrowOnError extends boolean = false>(optio
 });
 
 /**
+ * Delete a response (both styles)
+ *
+ * Shared path (as `GET`; the answer has no body, so the style changes only the error names). Deletes the
+ * response, and in the same transaction moves every number derived from it: the lists' `total` and
+ * `filtered_total`, the form summary, the time series and the answer counts of the analytics
+ * (docs/api-rules.md, "Deleting responses"), and records a `response.deleted` webhook event for the endpoints
+ * that subscribe to it (docs/webhooks.md). Email events and the email link's use are kept
+ * (docs/data-rights.md). A response that does not exist in the workspace, or was deleted already, is a 404.
+ *
+ * Required scope: `responses:write`.
+ */
+export const deleteResponse = <ThrowOnError extends boolean = false>(options: Options<DeleteResponseData, ThrowOnError>): RequestResult<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError> => (options.client ?? client).delete<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/responses/{response_id}',
+    ...options
+});
+
+/**
  * Get a response (both styles)
  *
  * Shared path: answers in Style A or Style B. The style is chosen by the first rule that applies: (1) the
@@ -323,6 +341,53 @@ export const exportRespondentData = <ThrowOnError extends boolean = false>(optio
 export const getResponse = <ThrowOnError extends boolean = false>(options: Options<GetResponseData, ThrowOnError>): RequestResult<GetResponseResponses, GetResponseErrors, ThrowOnError> => (options.client ?? client).get<GetResponseResponses, GetResponseErrors, ThrowOnError>({
     security: [{ name: 'X-API-Key', type: 'apiKey' }],
     url: '/api/v1/workspaces/{workspace_id}/responses/{response_id}',
+    ...options
+});
+
+/**
+ * Delete the responses a filter selects, or count them (both styles)
+ *
+ * Shared path: answers in Style A or Style B, chosen by `X-API-Style`, else the key's default style. The body
+ * selects responses with the list's filters in the key's style (docs/api-rules.md, "Deleting responses"):
+ * Style A `form_id`, `created_after`, `created_before`, `score_gte`, `score_lte`, the filters on answers
+ * (`answer`, `answer_in`, `answer_gte`, …, each a list of `<question_id>:<value>`) and `ids`; Style B `formId`,
+ * `startDate`, `endDate`, `filter` (the list's filter language, `answers.<question_id>` included) and `ids`.
+ * At least one of them is required; the other style's names are a 400 naming the field. Only responses
+ * stored with a `created_at` up to the request's time are selected.
+ *
+ * `dry_run` (Style A) or `dryRun` (Style B) `true` answers `200` with the number of responses that would go
+ * (`matched`) and deletes nothing. Otherwise, up to `RESPONSE_DELETE_INLINE_MAX` responses (default 1000)
+ * are deleted in the request, in one transaction, and the answer is `200` with `status` `succeeded`; more
+ * are deleted by the worker in batches of `RESPONSE_DELETE_BATCH_SIZE` (one transaction each, the counters
+ * and the progress moved with each batch), and the answer is `202` with `status` `queued` and the deletion's
+ * `id`: `GET {ws}/response-deletions/{deletion_id}` shows its progress. Each deleted response moves every
+ * derived number in its transaction and records a `response.deleted` webhook event.
+ *
+ * Required scope: `responses:write`.
+ */
+export const createResponseDeletion = <ThrowOnError extends boolean = false>(options: Options<CreateResponseDeletionData, ThrowOnError>): RequestResult<CreateResponseDeletionResponses, CreateResponseDeletionErrors, ThrowOnError> => (options.client ?? client).post<CreateResponseDeletionResponses, CreateResponseDeletionErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/response-deletions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A bulk delete's progress (both styles)
+ *
+ * Shared path: answers in Style A or Style B, chosen by `X-API-Style`, else the key's default style. A bulk
+ * delete that ran (in the request or on the worker): `status`, `matched` (the responses its filters selected
+ * when it was asked) and `deleted` (those gone so far; it may end below `matched` when another delete took some
+ * first). A deletion of another workspace is a 404.
+ *
+ * Required scope: `responses:write`.
+ */
+export const getResponseDeletion = <ThrowOnError extends boolean = false>(options: Options<GetResponseDeletionData, ThrowOnError>): RequestResult<GetResponseDeletionResponses, GetResponseDeletionErrors, ThrowOnError> => (options.client ?? client).get<GetResponseDeletionResponses, GetResponseDeletionErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/response-deletions/{deletion_id}',
     ...options
 });
 
