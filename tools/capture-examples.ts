@@ -98,7 +98,7 @@ function operationId(call: ExampleCall): string {
   return id;
 }
 
-const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl)_[0-9A-Za-z]{16}\b/g;
+const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|era)_[0-9A-Za-z]{16}\b/g;
 const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
 const FAKE_SECRET = `fa_${'exampleSecretShownOnce'.padEnd(40, '0')}`;
 const FAKE_WHSEC = 'whsec_ZXhhbXBsZS1zZWNyZXQtc2hvd24tb25jZQ==';

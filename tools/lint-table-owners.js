@@ -42,6 +42,8 @@ const OWNERS = {
   email_link_uses: 'src/core/links/link-uses.store.ts',
   dashboard_links: 'src/core/dashboards/dashboard-links.store.ts',
   dashboard_download_claims: 'src/core/dashboards/dashboard-links.store.ts',
+  erasure_requests: 'src/core/respondents/erasure.store.ts',
+  email_suppressions: 'src/core/respondents/erasure.store.ts',
 };
 
 /** Named exceptions: file (or folder, ending in /) -> tables it may query besides their owner, and why. */

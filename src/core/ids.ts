@@ -18,6 +18,7 @@ export const ID_PREFIX = {
   webhookEndpoint: 'we',
   webhookEvent: 'evt',
   webhookDelivery: 'dlv',
+  erasureRequest: 'era',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

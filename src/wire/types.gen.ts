@@ -6,6 +6,93 @@ export type ClientOptions = {
 };
 
 /**
+ * Style A takes `email`, `dry_run`, `include_rows`; Style B `email`, `dryRun`, `includeRows`. A field of the other
+ * style is a 400 naming it.
+ */
+export type ErasureRequestInput = {
+    /**
+     * The person's address (compared in lower case).
+     */
+    email: string;
+    dry_run?: boolean;
+    include_rows?: boolean;
+    dryRun?: boolean;
+    includeRows?: boolean;
+};
+
+/**
+ * Records by kind (Style A).
+ */
+export type ErasedCountsA = {
+    responses?: number;
+    email_events?: number;
+    email_link_uses?: number;
+    webhook_events?: number;
+    idempotency_records?: number;
+    datatable_rows?: number;
+};
+
+/**
+ * Records by kind (Style B).
+ */
+export type ErasedCountsB = {
+    responses?: number;
+    emailEvents?: number;
+    emailLinkUses?: number;
+    webhookEvents?: number;
+    idempotencyRecords?: number;
+    datatableRows?: number;
+};
+
+/**
+ * An erasure request or a dry run's counts, Style A (docs/data-rights.md, "Erasing a person").
+ */
+export type ErasureRequestA = {
+    /**
+     * `null` for a dry run (nothing is recorded).
+     */
+    id: string | null;
+    dry_run: boolean;
+    include_rows: boolean;
+    would_remove?: ErasedCountsA;
+    removed?: ErasedCountsA;
+    total_removed?: ErasedCountsA;
+    runs?: number;
+    /**
+     * Whether email links for the address are refused now.
+     */
+    suppressed?: boolean;
+    created_at?: string;
+    updated_at?: string;
+};
+
+/**
+ * An erasure request or a dry run's counts, Style B.
+ */
+export type ErasureRequestB = {
+    id: string | null;
+    dryRun: boolean;
+    includeRows: boolean;
+    wouldRemove?: ErasedCountsB;
+    removed?: ErasedCountsB;
+    totalRemoved?: ErasedCountsB;
+    runs?: number;
+    suppressed?: boolean;
+    createdAt?: string;
+    updatedAt?: string;
+};
+
+/**
+ * One erasure request (or a dry run's counts) in the key's style.
+ */
+export type ErasureRequestEnvelope = {
+    data: ErasureRequestA | ErasureRequestB;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
  * Error body, the same in both styles.
  */
 export type Error = {
@@ -594,7 +681,7 @@ export type EmailEventB = {
     createdAt: string;
 };
 
-export type WebhookEventType = 'response.created' | 'row.created' | 'row.updated' | 'row.deleted' | 'email_event.created';
+export type WebhookEventType = 'response.created' | 'row.created' | 'row.updated' | 'row.deleted' | 'email_event.created' | 'respondent.erased';
 
 export type WebhookEndpoint = {
     id: string;
@@ -1707,7 +1794,7 @@ export type FormPageSubmission = {
  */
 export type WebhookStyle = 'A' | 'B';
 
-export type WebhookDeliveryEventType = 'response.created' | 'row.created' | 'row.updated' | 'row.deleted' | 'email_event.created' | 'webhook.test';
+export type WebhookDeliveryEventType = 'response.created' | 'row.created' | 'row.updated' | 'row.deleted' | 'email_event.created' | 'respondent.erased' | 'webhook.test';
 
 /**
  * One event's delivery to one endpoint (the delivery log).
@@ -1806,6 +1893,11 @@ export type Readiness = {
         }>;
     };
 };
+
+/**
+ * An erasure request's id (`era_…`).
+ */
+export type ErasureId = string;
 
 /**
  * Workspace id (from `GET /api/v1/workspaces`).
@@ -3782,6 +3874,198 @@ export type ExportRespondentDataResponses = {
 };
 
 export type ExportRespondentDataResponse = ExportRespondentDataResponses[keyof ExportRespondentDataResponses];
+
+export type CreateErasureRequestData = {
+    body: ErasureRequestInput;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/erasure-requests';
+};
+
+export type CreateErasureRequestErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type CreateErasureRequestError = CreateErasureRequestErrors[keyof CreateErasureRequestErrors];
+
+export type CreateErasureRequestResponses = {
+    /**
+     * A dry run's counts, or a later run for the same address.
+     */
+    200: ErasureRequestEnvelope;
+    /**
+     * The first erasure of this address.
+     */
+    201: ErasureRequestEnvelope;
+};
+
+export type CreateErasureRequestResponse = CreateErasureRequestResponses[keyof CreateErasureRequestResponses];
+
+export type GetErasureRequestData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * An erasure request's id (`era_…`).
+         */
+        erasure_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/erasure-requests/{erasure_id}';
+};
+
+export type GetErasureRequestErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type GetErasureRequestError = GetErasureRequestErrors[keyof GetErasureRequestErrors];
+
+export type GetErasureRequestResponses = {
+    /**
+     * The erasure request.
+     */
+    200: ErasureRequestEnvelope;
+};
+
+export type GetErasureRequestResponse = GetErasureRequestResponses[keyof GetErasureRequestResponses];
+
+export type LiftErasureSuppressionData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * An erasure request's id (`era_…`).
+         */
+        erasure_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/erasure-requests/{erasure_id}/suppression';
+};
+
+export type LiftErasureSuppressionErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type LiftErasureSuppressionError = LiftErasureSuppressionErrors[keyof LiftErasureSuppressionErrors];
+
+export type LiftErasureSuppressionResponses = {
+    /**
+     * Lifted.
+     */
+    204: void;
+};
+
+export type LiftErasureSuppressionResponse = LiftErasureSuppressionResponses[keyof LiftErasureSuppressionResponses];
 
 export type GetResponseData = {
     body?: never;

@@ -358,8 +358,9 @@ export async function runExampleWalk(
 }
 
 /**
- * The run-time path values: a delivery of the data set's webhook endpoint (its test event), and a dashboard link
- * of `frm_nps` (docs/analytics.md, "Dashboard links") with the one-time download token of its page.
+ * The run-time path values: a delivery of the data set's webhook endpoint (its test event), a dashboard link
+ * of `frm_nps` (docs/analytics.md, "Dashboard links") with the one-time download token of its page, and an erasure
+ * request (docs/data-rights.md, "Erasing a person").
  */
 export async function prepareExampleIds(agent: Agent): Promise<Record<string, string>> {
   const res = await agent().post(fillPath('/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/test', EXAMPLE_IDS)).set('X-API-Key', EXAMPLE_KEY);
@@ -370,7 +371,19 @@ export async function prepareExampleIds(agent: Agent): Promise<Record<string, st
   const page = await agent().get(`/d/${token}`);
   const downloadT = /export\?format=csv&amp;t=([A-Za-z0-9_.-]+)/.exec(page.text)?.[1];
   if (page.status !== 200 || downloadT === undefined) throw new Error(`the dashboard page answered ${page.status} without a download link`);
-  return { delivery_id: res.body.data.id as string, link_id: link.body.data.id as string, token, download_t: downloadT };
+  // An erasure of an address the data set does not hold (nothing goes), so GET and the suppression's DELETE have an id.
+  const erasure = await agent()
+    .post(fillPath('/api/v1/workspaces/{workspace_id}/erasure-requests', EXAMPLE_IDS))
+    .set('X-API-Key', EXAMPLE_KEY)
+    .send({ email: 'nobody@example.com' });
+  if (erasure.status !== 201) throw new Error(`the erasure request answered ${erasure.status}: ${erasure.text}`);
+  return {
+    delivery_id: res.body.data.id as string,
+    link_id: link.body.data.id as string,
+    token,
+    download_t: downloadT,
+    erasure_id: erasure.body.data.id as string,
+  };
 }
 
 type Node = Record<string, unknown>;

@@ -16,7 +16,15 @@ import { enabledEndpoints, insertPendingDeliveries, insertWebhookEvents, type Su
 
 export type { SubscribedEndpoint } from './webhooks.store';
 
-export const EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'response.created',
+  'row.created',
+  'row.updated',
+  'row.deleted',
+  'email_event.created',
+  'respondent.erased',
+  'webhook.test',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The style-neutral resource an event carries (the worker presents it per endpoint style). */
@@ -26,6 +34,8 @@ export type EventResource =
   | { kind: 'row'; row: Row }
   | { kind: 'row_deleted'; rowId: string; datatableId: string }
   | { kind: 'email_event'; event: EmailEvent }
+  /** A person erased (docs/data-rights.md, "Erasing a person"): the request's id and counts, never the address. */
+  | { kind: 'respondent_erased'; erasureId: string; removed: Record<string, number> }
   /** `endpointId`: the one endpoint a test event goes to (whatever its `events`). */
   | { kind: 'test'; endpointId: string };
 
@@ -61,6 +71,7 @@ export function decodeResource(json: unknown): EventResource {
     case 'email_event':
       return { kind: 'email_event', event: { ...r.event, createdAt: date(r.event.createdAt) } };
     case 'row_deleted':
+    case 'respondent_erased':
     case 'test':
       return r;
     default:
