@@ -203,6 +203,8 @@ function lastCollectionResource(template: string): string {
     questions: 'forms',
     schema: 'forms',
     responses: 'responses',
+    // A person's data (docs/data-rights.md): their responses, and with other scopes their events and rows.
+    respondents: 'responses',
     datatables: 'datatables',
     tables: 'datatables',
     emails: 'email_events',
