@@ -205,6 +205,7 @@ function lastCollectionResource(template: string): string {
     responses: 'responses',
     // A person's data (docs/data-rights.md): their responses, and with other scopes their events and rows.
     respondents: 'responses',
+    'erasure-requests': 'responses',
     datatables: 'datatables',
     tables: 'datatables',
     emails: 'email_events',

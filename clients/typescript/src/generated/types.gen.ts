@@ -132,6 +132,19 @@ export type LinkAlreadyUsedError = {
 };
 
 /**
+ * The error body of a 409 `address_suppressed`, shaped like Error: an email link for an address an erasure put on the workspace's suppression list (docs/data-rights.md, "Erasing a person"); `details[0].field` names the address (`email` when minting, `t` when a link is used). A code added after Error's list was fixed, so only the operations that answer it name it.
+ */
+export type AddressSuppressedError = {
+    error: {
+        code: 'address_suppressed';
+        message: string;
+        status: 409;
+        details?: Array<ErrorDetail>;
+    };
+    request_id: string;
+};
+
+/**
  * The error body of a 422, shaped like Error: `code` is `unprocessable` (a code added after Error's list was fixed, so only the operations that answer 422 name it); `details[0].field` names the part.
  */
 export type UnprocessableError = {
@@ -6986,9 +6999,9 @@ export type CreateEmailLinkErrors = {
      */
     404: Error;
     /**
-     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     * `address_suppressed` (body AddressSuppressedError): the address was erased at its owner's request and is on the workspace's suppression list (docs/data-rights.md, "Erasing a person"). Or `conflict` / `idempotency_replay` (body Error) for an `Idempotency-Key` in use or reused.
      */
-    409: Error;
+    409: Error | AddressSuppressedError;
     /**
      * `payload_too_large`: the request body exceeds the size limit.
      */
@@ -7545,9 +7558,9 @@ export type SubmitPublicResponseErrors = {
      */
     404: Error;
     /**
-     * `link_already_used` (body LinkAlreadyUsedError): the email link `t` has taken every response it may; nothing was stored. Or `conflict` / `idempotency_replay` (body Error) for an `Idempotency-Key` in use or reused.
+     * `link_already_used` (body LinkAlreadyUsedError): the email link `t` has taken every response it may; nothing was stored. `address_suppressed` (body AddressSuppressedError): the link's address was erased at its owner's request (docs/data-rights.md, "Erasing a person"); nothing was stored. Or `conflict` / `idempotency_replay` (body Error) for an `Idempotency-Key` in use or reused.
      */
-    409: Error | LinkAlreadyUsedError;
+    409: Error | LinkAlreadyUsedError | AddressSuppressedError;
     /**
      * `link_expired`: the email link `t` is past its expiry; nothing was stored.
      */
