@@ -19,6 +19,7 @@ import * as m013 from './20261127_013_answer_filters';
 import * as m016 from './20261127_016_response_deletes';
 import * as m017 from './20261127_017_audit';
 import * as m018 from './20261127_018_traceparent';
+import * as m019 from './20261127_019_erasure';
 
 export interface Migration {
   name: string;
@@ -43,4 +44,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_016_response_deletes', ...m016 },
   { name: '20261127_017_audit', ...m017 },
   { name: '20261127_018_traceparent', ...m018 },
+  { name: '20261127_019_erasure', ...m019 },
 ];

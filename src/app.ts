@@ -52,7 +52,7 @@ import { docsPage } from './pages/docs-page';
 import { FAVICON_PATH, favicon } from './platform/favicon';
 import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './platform/error-handler';
 import { httpLog } from './platform/http-log';
-import { idempotency } from './platform/idempotency';
+import { idempotency, memoryIdempotencyStore, personIdempotencyRecords, redisIdempotencyStore, type IdempotencyStore } from './platform/idempotency';
 import { inOrder } from './platform/in-order';
 import type { Logger } from './platform/logger';
 import { migrationGuidePage } from './pages/migration-guide-page';
@@ -151,9 +151,13 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const keys = createApiKeyCache({ db, logger, ttlMs: deps.keyCacheTtlMs });
   // One set of export slots per app: both styles' exports and the dashboard downloads share its caps.
   const exportSlots = createExportSlots({ perKey: config.exportsPerKey, max: config.exportsMax, stallTimeoutMs: config.exportStallTimeoutMs });
+  const sealKey = () => serverSecret(db, 'idempotency');
+  // One idempotency store for the API and the public submissions (an erasure reads both: core.idempotencyRecords).
+  const idempotencyStore = deps.redis ? redisIdempotencyStore(deps.redis) : memoryIdempotencyStore();
   const core = {
     db,
     exportSlots,
+    idempotencyRecords: personIdempotencyRecords({ store: idempotencyStore, sealKey }),
     keysChanged: keys.clear,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.rateLimitPerMinute,
@@ -161,8 +165,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     styleB: styleBSchedule(config.styleBSunset, config.styleBDeprecatedAt),
     webhookUrls: { policy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }, resolve: deps.resolveHost ?? resolveHost },
   };
-  const sealKey = () => serverSecret(db, 'idempotency');
-  mountPublicWays(app, config, deps, { core, limiter, validator, sealKey });
+  mountPublicWays(app, config, deps, { core, limiter, validator, sealKey, idempotencyStore });
 
   const auth = { db, keys, limiter, logger, rateLimitPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute };
   // The MCP endpoint for agents (docs/agents.md): its own key check (X-API-Key or Bearer); tool calls run through this app.
@@ -176,7 +179,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     res.json(doc);
   });
   app.use(validator);
-  app.use(idempotency({ redis: deps.redis, logger, sealKey }));
+  app.use(idempotency({ store: idempotencyStore, logger, sealKey }));
 
   mountApi(app, config, deps, core, metrics);
 
@@ -194,6 +197,7 @@ interface PublicWaysDeps {
   limiter: RateLimiter;
   validator: ReturnType<typeof openApiValidator>;
   sealKey: () => Promise<Buffer>;
+  idempotencyStore: IdempotencyStore;
 }
 
 /**
@@ -201,7 +205,7 @@ interface PublicWaysDeps {
  * submissions (docs/collecting.md, "Public JSON"), the hosted form pages and email-link endpoints, and the dashboard
  * pages of shared links (docs/analytics.md, "Dashboard links").
  */
-function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, limiter, validator, sealKey }: PublicWaysDeps): void {
+function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, limiter, validator, sealKey, idempotencyStore }: PublicWaysDeps): void {
   const { db, logger } = deps;
   const { exportSlots } = core;
   // Public JSON submissions (docs/collecting.md, "Public JSON"): no key. The submission budget per client address and
@@ -214,7 +218,7 @@ function mountPublicWays(app: Express, config: Config, deps: AppDeps, { core, li
     return consumeSubmissionBudget(limiter, res, req.ip, formId, config.submissionsPerMinute).then(() => next());
   };
   const submissionIdempotency = idempotency({
-    redis: deps.redis,
+    store: idempotencyStore,
     logger,
     sealKey,
     scope: (req) => JSON.stringify(['public-submission', req.ip ?? 'unknown', submissionFormId(req) ?? '']),

@@ -44,6 +44,8 @@ const OWNERS = {
   dashboard_download_claims: 'src/core/dashboards/dashboard-links.store.ts',
   audit_events: 'src/core/audit/audit.store.ts',
   audit_chain_heads: 'src/core/audit/audit.store.ts',
+  erasure_requests: 'src/core/respondents/erasure.store.ts',
+  email_suppressions: 'src/core/respondents/erasure.store.ts',
 };
 
 /** Named exceptions: file (or folder, ending in /) -> tables it may query besides their owner, and why. */

@@ -1,5 +1,6 @@
 /** What adapters need from the app: built once in buildApp and passed to router factories. */
 import type { StyleBSchedule } from '../core/migration/report';
+import type { OutsideRecords } from '../core/respondents/erasure';
 import type { UrlGuard } from '../core/webhooks/webhooks.store';
 import type { Db } from '../db';
 import type { ExportSlots } from '../platform/export-slots';
@@ -23,4 +24,6 @@ export interface CoreDeps {
   responseDeleteInlineMax?: number;
   /** The Style B deprecation and sunset dates (STYLE_B_SUNSET, STYLE_B_DEPRECATED_AT) the migration report shows. */
   styleB?: StyleBSchedule;
+  /** The idempotency records holding an address, for an erasure (platform/idempotency.ts, personIdempotencyRecords). */
+  idempotencyRecords?: OutsideRecords;
 }

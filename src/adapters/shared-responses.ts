@@ -1,6 +1,6 @@
 /**
  * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
- * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` (docs/data-rights.md), `{ws}/responses/{response_id}`
+ * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` and `{ws}/erasure-requests…` (docs/data-rights.md), `{ws}/responses/{response_id}`
  * (GET, DELETE), `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses`,
  * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links") and `{ws}/audit-events` (docs/security.md,
  * "The audit trail"). `req.style` was decided by platform/style-selection.
@@ -11,6 +11,7 @@ import { Router, type RequestHandler } from 'express';
 import type { CoreDeps } from './deps';
 import { auditListA } from './style-a/audit.routes';
 import { auditListB } from './style-b/audit.routes';
+import { erasureHandlers } from './erasure.handlers';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
 import { respondentExportA, responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
@@ -29,6 +30,13 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   // The export is matched before `/responses/:response_id` would take "export" for an id.
   if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExportA(deps), responsesExportB(deps)));
   if (!v2) r.get('/:workspace_id/respondents/export', byStyle(respondentExportA(deps), respondentExportB(deps)));
+  if (!v2) {
+    const a = erasureHandlers(deps, 'A');
+    const b = erasureHandlers(deps, 'B');
+    r.post('/:workspace_id/erasure-requests', byStyle(a.create, b.create));
+    r.get('/:workspace_id/erasure-requests/:erasure_id', byStyle(a.get, b.get));
+    r.delete('/:workspace_id/erasure-requests/:erasure_id/suppression', byStyle(a.liftSuppression, b.liftSuppression));
+  }
   if (!v2) r.post('/:workspace_id/responses', byStyle(responseCreateA(deps), responseCreateB(deps)));
   if (!v2) r.get('/:workspace_id/responses/:response_id', byStyle(responseGetA(deps), responseGetB(deps)));
   if (!v2) {

@@ -84,6 +84,14 @@ export const errors = {
         ? 'This email link has already been used to respond; a link takes one response.'
         : `This email link has already been used to respond ${maxResponses} times, as many as it takes.`,
     ),
+  /** An email link for an address an erasure suppressed (docs/data-rights.md, "Erasing a person"). */
+  addressSuppressed: (location: ErrorLocation, field: string) =>
+    new AppError(
+      'address_suppressed',
+      409,
+      "This address was erased at its owner's request: email links for it are refused until the workspace lifts the suppression (DELETE {ws}/erasure-requests/{id}/suppression).",
+      [{ location, field, message: "The address is on the workspace's suppression list." }],
+    ),
   /** 503 while the database cannot be reached (docs/operations.md, "Outages"); `Retry-After` in whole seconds. */
   serviceUnavailable: (retryAfterSeconds: number) =>
     new AppError(

@@ -20,6 +20,7 @@ export const ID_PREFIX = {
   webhookDelivery: 'dlv',
   auditEvent: 'aud',
   responseDeletion: 'rdl',
+  erasureRequest: 'era',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

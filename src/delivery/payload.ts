@@ -7,13 +7,18 @@ import type { EventResource, EventType } from '../core/webhooks/outbox';
 import type { EndpointStyle } from '../core/webhooks/webhooks.store';
 import { presentersByStyle, type ResourcePresenters } from '../adapters/presenters';
 
-/** An event's `data`: a resource as a style presents it, or the small objects of `row.deleted`, `response.deleted` and `webhook.test`. */
+/** An event's `data`: a resource as a style presents it, or the small objects of `row.deleted`, `response.deleted`,
+ * `respondent.erased` and `webhook.test`. */
 export type EventData =
   | ReturnType<ResourcePresenters[keyof ResourcePresenters]>
   | { row_id: string; datatable_id: string }
   | { id: string; form_id: string }
   | { id: string; formId: string }
+  | { erasure_id: string; removed: Record<string, number> }
+  | { erasureId: string; removed: Record<string, number> }
   | { endpoint_id: string; message: string };
+
+const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
 /** `data` of one event in one style. */
 export function renderData(resource: EventResource, style: EndpointStyle): EventData {
@@ -30,6 +35,11 @@ export function renderData(resource: EventResource, style: EndpointStyle): Event
     case 'response_deleted':
       // The response's own field names in each style (Style A `form_id`, Style B `formId`).
       return style === 'B' ? { id: resource.responseId, formId: resource.formId } : { id: resource.responseId, form_id: resource.formId };
+    case 'respondent_erased':
+      // The erasure request's fields in each style (Style A `erasure_id`, Style B `erasureId`); never the address.
+      return style === 'B'
+        ? { erasureId: resource.erasureId, removed: Object.fromEntries(Object.entries(resource.removed).map(([k, n]) => [camel(k), n])) }
+        : { erasure_id: resource.erasureId, removed: resource.removed };
     case 'test':
       return { endpoint_id: resource.endpointId, message: 'This is a test event from feedback-service.' };
   }

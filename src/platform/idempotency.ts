@@ -14,6 +14,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { beforeEnd } from './answer-hooks';
+import type { Redis } from 'ioredis';
 import type { RedisClient } from './redis';
 import { canonicalJson } from '../core/canonical-json';
 import { errors } from '../core/errors';
@@ -51,6 +52,8 @@ export interface IdempotencyStore {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
   delete(key: string): Promise<void>;
+  /** Every key starting with `prefix` (an erasure's scan; absent: the store cannot list, and erases nothing). */
+  keys?(prefix: string): AsyncIterable<string>;
 }
 
 /**
@@ -70,6 +73,15 @@ export function redisIdempotencyStore(redis: RedisClient): IdempotencyStore {
     },
     async delete(key) {
       await redis.del(key);
+    },
+    async *keys(prefix) {
+      await redisStarted(redis);
+      // SCAN, not KEYS: never blocks Redis; a key may come twice (SCAN's contract), which the caller tolerates.
+      // A cluster's keys are spread over its masters: each is scanned.
+      const nodes = 'nodes' in redis && typeof redis.nodes === 'function' ? redis.nodes('master') : [redis as Redis];
+      for (const node of nodes) {
+        for await (const batch of node.scanStream({ match: `${prefix}*`, count: 500 }) as AsyncIterable<string[]>) yield* batch;
+      }
     },
   };
 }
@@ -106,6 +118,9 @@ export function memoryIdempotencyStore(now: () => number = Date.now): Idempotenc
     },
     async delete(key) {
       entries.delete(key);
+    },
+    async *keys(prefix) {
+      for (const key of [...entries.keys()]) if (key.startsWith(prefix) && live(key)) yield key;
     },
   };
 }
@@ -248,5 +263,54 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
     const header = req.get('Idempotency-Key');
     if (header === undefined || !METHODS.has(req.method)) return next();
     return handle(req, res, next, header);
+  };
+}
+
+/** The idempotency records of a person, as an erasure counts and removes them (core/respondents/erasure.ts, OutsideRecords). */
+export interface PersonIdempotencyRecords {
+  count(address: string): Promise<number>;
+  erase(address: string): Promise<number>;
+}
+
+/**
+ * The stored answers that hold an address (docs/data-rights.md, "Erasing a person"): every finished record under
+ * `${prefix}:idem:` whose sealed body, opened, holds `address` (lower case compared). Such an answer (a response
+ * created with its address, a link minted for it) would otherwise replay the address for up to 24 h. Records of every
+ * key and of the public submissions are read, whichever workspace they belong to (a record names its key, not its
+ * workspace); deleting one only ends its replay early.
+ */
+export function personIdempotencyRecords(opts: { store: IdempotencyStore; sealKey: () => Promise<Buffer>; prefix?: string }): PersonIdempotencyRecords {
+  const prefix = `${opts.prefix ?? 'fs'}:idem:`;
+  const matching = async function* (address: string) {
+    if (!opts.store.keys) return;
+    const key = await opts.sealKey();
+    for await (const recordKey of opts.store.keys(prefix)) {
+      const raw = await opts.store.get(recordKey);
+      if (raw === null) continue;
+      const record = JSON.parse(raw) as IdempotencyRecord;
+      if (record.state !== 'done') continue;
+      let body: string;
+      try {
+        body = openBody(key, recordKey, record.sealed).toString('utf8');
+      } catch {
+        continue; // sealed under another key: not readable, not ours to judge
+      }
+      if (body.toLowerCase().includes(address)) yield recordKey;
+    }
+  };
+  return {
+    async count(address) {
+      let n = 0;
+      for await (const _ of matching(address)) n += 1;
+      return n;
+    },
+    async erase(address) {
+      let n = 0;
+      for await (const recordKey of matching(address)) {
+        await opts.store.delete(recordKey);
+        n += 1;
+      }
+      return n;
+    },
   };
 }

@@ -359,8 +359,8 @@ export async function runExampleWalk(
 
 /**
  * The run-time path values: a delivery of the data set's webhook endpoint (its test event), a dashboard link
- * of `frm_nps` (docs/analytics.md, "Dashboard links") with the one-time download token of its page, and a bulk
- * delete that deleted nothing.
+ * of `frm_nps` (docs/analytics.md, "Dashboard links") with the one-time download token of its page, a bulk
+ * delete that deleted nothing, and an erasure request (docs/data-rights.md, "Erasing a person").
  */
 export async function prepareExampleIds(agent: Agent): Promise<Record<string, string>> {
   const res = await agent().post(fillPath('/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/test', EXAMPLE_IDS)).set('X-API-Key', EXAMPLE_KEY);
@@ -377,12 +377,19 @@ export async function prepareExampleIds(agent: Agent): Promise<Record<string, st
     .set('X-API-Key', EXAMPLE_KEY)
     .send({ ids: ['rsp_none'] });
   if (deletion.status !== 200) throw new Error(`a bulk delete answered ${deletion.status}: ${deletion.text}`);
+  // An erasure of an address the data set does not hold (nothing goes), so GET and the suppression's DELETE have an id.
+  const erasure = await agent()
+    .post(fillPath('/api/v1/workspaces/{workspace_id}/erasure-requests', EXAMPLE_IDS))
+    .set('X-API-Key', EXAMPLE_KEY)
+    .send({ email: 'nobody@example.com' });
+  if (erasure.status !== 201) throw new Error(`the erasure request answered ${erasure.status}: ${erasure.text}`);
   return {
     delivery_id: res.body.data.id as string,
     link_id: link.body.data.id as string,
     token,
     download_t: downloadT,
     deletion_id: deletion.body.data.id as string,
+    erasure_id: erasure.body.data.id as string,
   };
 }
 

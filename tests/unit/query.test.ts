@@ -207,6 +207,7 @@ function lastCollectionResource(template: string): string {
     // A person's data (docs/data-rights.md): their responses, and with other scopes their events and rows.
     respondents: 'responses',
     'response-deletions': 'responses',
+    'erasure-requests': 'responses',
     datatables: 'datatables',
     tables: 'datatables',
     emails: 'email_events',

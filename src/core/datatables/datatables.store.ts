@@ -555,3 +555,24 @@ export async function* personRows(
     ]);
   for await (const rows of cursorBatches<RowRecord>(trx, 'person_rows', query, batchSize)) yield rows.map(toRow);
 }
+
+/**
+ * The person's rows (as personRows selects them: `linkedRowIds` and rows whose data holds `address`), as the table and
+ * row ids an erasure deletes one by one through deleteRow.
+ */
+export async function personRowRefs(
+  db: DbHandle,
+  workspaceId: string,
+  address: string,
+  linkedRowIds: readonly string[],
+): Promise<Array<{ datatableId: string; rowId: string }>> {
+  const rows = (await db('datatable_rows')
+    .select('datatable_id', 'row_id')
+    .where('workspace_id', workspaceId)
+    .where((w) => {
+      w.whereRaw('strpos(lower(data::text), ?) > 0', [address]);
+      if (linkedRowIds.length > 0) w.orWhereIn('row_id', [...linkedRowIds]);
+    })
+    .orderBy('row_id')) as Array<{ datatable_id: string; row_id: string }>;
+  return rows.map((r) => ({ datatableId: r.datatable_id, rowId: r.row_id }));
+}

@@ -270,3 +270,32 @@ export async function deleteEmailEventsBefore(db: DbHandle, workspaceId: string,
     .returning('id')) as unknown[];
   return rows.length;
 }
+
+/** The email events sent to `address` (lower case): their count, and the `email_id`s and `row_id`s they point at. */
+export async function personEmailEventSummary(
+  db: DbHandle,
+  workspaceId: string,
+  address: string,
+): Promise<{ count: number; emailIds: string[]; rowIds: string[] }> {
+  const rows = (await db('email_events')
+    .select('email_id', 'row_id')
+    .count({ n: '*' })
+    .where('workspace_id', workspaceId)
+    .whereRaw('lower(email) = ?', [address])
+    .groupBy('email_id', 'row_id')) as Array<{ email_id: string; row_id: string | null; n: unknown }>;
+  return {
+    count: rows.reduce((sum, r) => sum + Number(r.n), 0),
+    emailIds: [...new Set(rows.map((r) => r.email_id))],
+    rowIds: [...new Set(rows.flatMap((r) => (r.row_id === null ? [] : [r.row_id])))],
+  };
+}
+
+/**
+ * Deletes every email event sent to `address` (lower case) in the caller's transaction; `email_event_counts` moves in
+ * the same statement (its AFTER DELETE trigger).
+ * @returns how many went.
+ */
+export async function deletePersonEmailEvents(trx: Knex.Transaction, workspaceId: string, address: string): Promise<number> {
+  const rows = (await trx('email_events').where('workspace_id', workspaceId).whereRaw('lower(email) = ?', [address]).delete().returning('id')) as unknown[];
+  return rows.length;
+}

@@ -5,15 +5,14 @@
  */
 import { QUESTION_TYPES, type QuestionType } from '../forms/form-model';
 import { ALL_SCOPES, type Scope } from '../scopes';
+// The event types an endpoint subscribes to: the one list (docs/webhooks.md, "Events and payloads").
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhooks.store';
 
 export const DATATABLE_FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'json'] as const;
 export type DatatableFieldType = (typeof DATATABLE_FIELD_TYPES)[number];
 
 export const EMAIL_EVENT_TYPES = ['send', 'delivery', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
 export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
-
-/** The event types an endpoint subscribes to (docs/webhooks.md, "Events and payloads"). */
-export const WEBHOOK_EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'response.deleted'] as const;
 
 /** ISO 8601 date-time with an offset, e.g. `2026-11-22T10:15:30.123Z`. */
 export type IsoDateTime = string;

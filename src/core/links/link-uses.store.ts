@@ -57,3 +57,29 @@ export function pruneLinkUses(db: DbHandle, now: Date, opts: BatchOptions = {}):
   const before = new Date(now.getTime() - DAY_MS);
   return deleteOlderInBatches(db, { table: 'email_link_uses', key: ['workspace_id', 'token_hash'], column: 'expires_at', before }, opts);
 }
+
+/** How many link-use rows belong to these emails (an erasure's dry run). */
+export async function countLinkUsesOfEmails(db: DbHandle, workspaceId: string, emailIds: readonly string[]): Promise<number> {
+  if (emailIds.length === 0) return 0;
+  const row = (await db('email_link_uses')
+    .count({ n: '*' })
+    .where('workspace_id', workspaceId)
+    .whereIn('email_id', [...emailIds])
+    .first()) as { n: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Deletes the link-use rows of these emails in the caller's transaction (an erasure: the links themselves are refused
+ * from then on by the suppression list, so their counts are no longer needed).
+ * @returns how many went.
+ */
+export async function deleteLinkUsesOfEmails(trx: Knex.Transaction, workspaceId: string, emailIds: readonly string[]): Promise<number> {
+  if (emailIds.length === 0) return 0;
+  const rows = (await trx('email_link_uses')
+    .where('workspace_id', workspaceId)
+    .whereIn('email_id', [...emailIds])
+    .delete()
+    .returning('token_hash')) as unknown[];
+  return rows.length;
+}

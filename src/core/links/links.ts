@@ -14,6 +14,7 @@ import { errors, type ErrorLocation } from '../errors';
 import { formIdInWorkspace } from '../forms/forms.store';
 import { isEmailAddress } from '../responses/answers';
 import { linkSecret } from './server-secrets.store';
+import { addressHash, isSuppressed } from '../respondents/erasure.store';
 import { openToken, sealToken } from './token-codec';
 import { DAY_MS } from '../query/dates';
 
@@ -127,6 +128,7 @@ export async function mintLink(db: Knex, workspaceId: string, input: MintLinkInp
   if (!isEmailAddress(input.email)) {
     throw errors.invalid('body', 'email', `\`email\` must be an e-mail address; got "${input.email}"`);
   }
+  if (await isSuppressed(db, workspaceId, await addressHash(db, input.email.trim().toLowerCase()))) throw errors.addressSuppressed('body', 'email');
   const form = await formIdInWorkspace(db, workspaceId, input.formId);
   if (!form) throw errors.notFound('form', input.formId);
   const rowId = input.rowId ?? null;
@@ -165,13 +167,22 @@ export async function verifyLinkToken(db: Knex, token: string, formId: string, n
   if (!claims) throw errors.invalid(location, 't', '`t` is not a valid email-link token (it was changed or cut short).');
   if (claims.formId !== formId) throw errors.invalid(location, 't', '`t` is an email link for another form.');
   if (claims.expiresAt.getTime() <= now.getTime()) throw errors.linkExpired();
+  if (await suppressed(db, claims)) throw errors.addressSuppressed(location, 't');
   return claims;
 }
 
+/** True when an erasure put the link's address on its workspace's suppression list. */
+async function suppressed(db: Knex, claims: LinkClaims): Promise<boolean> {
+  return isSuppressed(db, claims.workspaceId, await addressHash(db, claims.email.trim().toLowerCase()));
+}
+
 /**
- * The claims of a valid, unexpired token whatever its form (the open-tracking GIF), else undefined.
+ * The claims of a valid, unexpired token whatever its form (the open-tracking GIF), else undefined (also when its
+ * address is suppressed).
  */
 export async function readLinkToken(db: Knex, token: string, now = new Date()): Promise<LinkClaims | undefined> {
   const claims = decode(await linkSecret(db), token);
-  return claims && claims.expiresAt.getTime() > now.getTime() ? claims : undefined;
+  if (!claims || claims.expiresAt.getTime() <= now.getTime()) return undefined;
+  // A suppressed address's opens and clicks are not recorded (docs/data-rights.md, "Erasing a person").
+  return (await suppressed(db, claims)) ? undefined : claims;
 }

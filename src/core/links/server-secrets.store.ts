@@ -2,7 +2,7 @@
  * The secrets the service makes for itself (`server_secrets`, migration 003), kept in the database so that every
  * instance and every restart agrees: `email_links` signs email-link and dashboard-link tokens (docs/collecting.md,
  * "Email links"); `idempotency` seals the answers the idempotency store keeps (docs/writes-keys-limits.md,
- * "Idempotency").
+ * "Idempotency"); `erasure` keys the hashes that name erased addresses (docs/data-rights.md, "Erasing a person").
  * Read, or when missing created on first use without a race: `INSERT … ON CONFLICT DO NOTHING` and then `SELECT`, so two
  * instances starting at once both end up with the one row that won. Cached in-process per knex
  * instance and name after the first read (a secret never changes).
@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 
 /** The names of the server's secrets. */
-export type ServerSecretName = 'email_links' | 'idempotency';
+export type ServerSecretName = 'email_links' | 'idempotency' | 'erasure';
 
 const cache = new WeakMap<Knex, Map<ServerSecretName, Promise<Buffer>>>();
 

@@ -157,6 +157,46 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
     attention: null,
   },
   {
+    operation: 'createErasureRequest',
+    method: 'POST',
+    path: `${WS}/erasure-requests`,
+    equivalent: {
+      operation: 'createErasureRequest',
+      method: 'POST',
+      path: `${WS}/erasure-requests`,
+      params: [
+        STYLE_HEADER,
+        { b: 'dryRun (body)', a: 'dry_run (body)', how: 'renamed' },
+        { b: 'includeRows (body)', a: 'include_rows (body)', how: 'renamed' },
+      ],
+    },
+    attention: null,
+  },
+  {
+    operation: 'getErasureRequest',
+    method: 'GET',
+    path: `${WS}/erasure-requests/{erasure_id}`,
+    equivalent: {
+      operation: 'getErasureRequest',
+      method: 'GET',
+      path: `${WS}/erasure-requests/{erasure_id}`,
+      params: [STYLE_HEADER],
+    },
+    attention: null,
+  },
+  {
+    operation: 'liftErasureSuppression',
+    method: 'DELETE',
+    path: `${WS}/erasure-requests/{erasure_id}/suppression`,
+    equivalent: {
+      operation: 'liftErasureSuppression',
+      method: 'DELETE',
+      path: `${WS}/erasure-requests/{erasure_id}/suppression`,
+      params: [STYLE_HEADER],
+    },
+    attention: null,
+  },
+  {
     operation: 'createResponse',
     method: 'POST',
     path: `${WS}/responses`,

@@ -236,8 +236,17 @@ export async function getResponseDeletion(db: DbHandle, workspaceId: string, id:
  * their events (the retention's batch: src/core/responses/retention.ts).
  * @returns how many went.
  */
-export async function deleteResponsesBefore(trx: Knex.Transaction, workspaceId: string, before: Date, limit: number): Promise<number> {
-  const rows = await deleteResponsesMatching(trx, workspaceId, { created: [{ op: '<', value: before.toISOString() }] }, limit);
+export function deleteResponsesBefore(trx: Knex.Transaction, workspaceId: string, before: Date, limit: number): Promise<number> {
+  return deleteNarrowedResponses(trx, workspaceId, { created: [{ op: '<', value: before.toISOString() }] }, limit);
+}
+
+/**
+ * Deletes at most `limit` responses of the narrowing, oldest first, in the caller's transaction, with their
+ * `response.deleted` events (the retention's and an erasure's batch: src/core/respondents/erasure.ts).
+ * @returns how many went (fewer than `limit`: none are left).
+ */
+export async function deleteNarrowedResponses(trx: Knex.Transaction, workspaceId: string, n: ResponseNarrowing, limit: number): Promise<number> {
+  const rows = await deleteResponsesMatching(trx, workspaceId, n, limit);
   await recordDeleted(trx, workspaceId, rows);
   return rows.length;
 }

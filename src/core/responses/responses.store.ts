@@ -420,16 +420,37 @@ export async function insertResponse(trx: Knex.Transaction, row: Record<string, 
  * answer that mentions it, a row's address column), compared in lower case. `address` must be lower case already.
  * No index answers the mentions: a person's request scans the workspace's responses once.
  */
-function whereOfPerson(q: Knex.QueryBuilder, address: string): Knex.QueryBuilder {
-  return q.whereRaw("(lower(respondent_email) = ? OR strpos(lower(answers::text), ?) > 0 OR strpos(lower(coalesce(table_data::text, '')), ?) > 0)", [
+function personFilter(address: string): Sql {
+  return sql(
+    "(lower(respondent_email) = ? OR strpos(lower(answers::text), ?) > 0 OR strpos(lower(coalesce(table_data::text, '')), ?) > 0)",
     address,
     address,
     address,
-  ]);
+  );
+}
+
+/** The narrowing of the person's responses (personFilter): every date, every form. */
+export const personNarrowing = (address: string): ResponseNarrowing => ({ created: [], filter: personFilter(address) });
+
+/** How many responses are the person's (an erasure's dry run). */
+export function countPersonResponses(db: DbHandle, workspaceId: string, address: string): Promise<number> {
+  return countNarrowed(db, workspaceId, personNarrowing(address), false);
+}
+
+/** The `email_id`s and `row_id`s the person's responses point at (an erasure removes what they name). */
+export async function personResponseLinks(db: DbHandle, workspaceId: string, address: string): Promise<{ emailIds: string[]; rowIds: string[] }> {
+  const rows = (await applyNarrowing(db('responses').distinct('email_id', 'row_id'), workspaceId, personNarrowing(address))) as Array<{
+    email_id: string | null;
+    row_id: string | null;
+  }>;
+  return {
+    emailIds: [...new Set(rows.flatMap((r) => (r.email_id === null ? [] : [r.email_id])))],
+    rowIds: [...new Set(rows.flatMap((r) => (r.row_id === null ? [] : [r.row_id])))],
+  };
 }
 
 /**
- * The person's responses (whereOfPerson), with table data and form names, oldest first (created_at, id), in batches read through a
+ * The person's responses (personFilter), with table data and form names, oldest first (created_at, id), in batches read through a
  * server-side cursor in `trx` (a read-only transaction the caller ends; cursorBatches).
  * @param address the person's email address in lower case.
  */
@@ -440,7 +461,7 @@ export async function* personResponses(
   batchSize = 500,
 ): AsyncGenerator<ResponseRecord[], void, undefined> {
   const include: ResponseIncludes = { tableData: true };
-  const query = whereOfPerson(responsesQuery(trx, workspaceId, { created: [] }, include), address).orderBy([
+  const query = responsesQuery(trx, workspaceId, personNarrowing(address), include).orderBy([
     { column: 'created_at', order: 'asc' },
     { column: 'id', order: 'asc' },
   ]);

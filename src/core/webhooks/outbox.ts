@@ -24,6 +24,7 @@ export const EVENT_TYPES = [
   'row.deleted',
   'email_event.created',
   'response.deleted',
+  'respondent.erased',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -37,6 +38,8 @@ export type EventResource =
   /** A deleted response (by id, bulk or retention): its id and form, nothing of its answers. */
   | { kind: 'response_deleted'; responseId: string; formId: string }
   | { kind: 'email_event'; event: EmailEvent }
+  /** A person erased (docs/data-rights.md, "Erasing a person"): the request's id and counts, never the address. */
+  | { kind: 'respondent_erased'; erasureId: string; removed: Record<string, number> }
   /** `endpointId`: the one endpoint a test event goes to (whatever its `events`). */
   | { kind: 'test'; endpointId: string };
 
@@ -73,6 +76,7 @@ export function decodeResource(json: unknown): EventResource {
       return { kind: 'email_event', event: { ...r.event, createdAt: date(r.event.createdAt) } };
     case 'row_deleted':
     case 'response_deleted':
+    case 'respondent_erased':
     case 'test':
       return r;
     default:

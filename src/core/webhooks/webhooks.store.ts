@@ -185,7 +185,15 @@ export async function getDelivery(db: DbHandle, workspaceId: string, endpointId:
 // Writes.
 
 /** Event types an endpoint can subscribe to (docs/webhooks.md, "Events and payloads"; `webhook.test` is sent on request only). */
-export const WEBHOOK_EVENT_TYPES = ['response.created', 'row.created', 'row.updated', 'row.deleted', 'email_event.created', 'response.deleted'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'response.created',
+  'row.created',
+  'row.updated',
+  'row.deleted',
+  'email_event.created',
+  'response.deleted',
+  'respondent.erased',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const ENDPOINT_STYLES: readonly EndpointStyle[] = ['A', 'B'];
 
@@ -639,4 +647,29 @@ export function pruneWebhookEvents(db: DbHandle, before: Date, opts: BatchOption
       ),
     opts,
   );
+}
+
+/** How many recorded webhook events carry `address` (lower case) in their payload (an erasure's dry run). */
+export async function countWebhookEventsHolding(db: DbHandle, workspaceId: string, address: string): Promise<number> {
+  const row = (await db('webhook_events')
+    .count({ n: '*' })
+    .where('workspace_id', workspaceId)
+    .whereRaw('strpos(lower(resource::text), ?) > 0', [address])
+    .first()) as { n: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Deletes the webhook events whose payload holds `address` (lower case), in the caller's transaction; their deliveries
+ * go with them (foreign key, ON DELETE CASCADE), so the delivery log shows them no more and a retry or a pending
+ * attempt finds nothing to send (the worker drops an attempt whose delivery is gone).
+ * @returns how many events went.
+ */
+export async function deleteWebhookEventsHolding(trx: Knex.Transaction, workspaceId: string, address: string): Promise<number> {
+  const rows = (await trx('webhook_events')
+    .where('workspace_id', workspaceId)
+    .whereRaw('strpos(lower(resource::text), ?) > 0', [address])
+    .delete()
+    .returning('id')) as unknown[];
+  return rows.length;
 }

@@ -1,0 +1,137 @@
+/**
+ * Erasing a person (GDPR article 17; docs/data-rights.md, "Erasing a person"): `POST {ws}/erasure-requests`. Style-neutral.
+ *
+ * What goes, in ONE transaction of the workspace (so a crash leaves all of it or none, and a retry finishes it):
+ * - the person's responses (personNarrowing: by `respondent_email`, an email answer, a text mention, the captured table
+ *   data), through the responses' delete, which moves every counter in the same statement and records
+ *   `response.deleted` (id and form only);
+ * - the email events sent to the address, and the link-use rows of the emails those events and responses belong to;
+ * - the recorded webhook events whose payload holds the address, and so their deliveries (the delivery log and any
+ *   retry lose them);
+ * - with `includeRows`, the datatable rows the person's responses and events point at and the rows holding the address,
+ *   through the rows' delete (`row.deleted` events);
+ * - outside the database, before the transaction: the idempotency records whose stored answer holds the address
+ *   (`OutsideRecords`, given by the platform: they are sealed in Redis and expire within 24 h anyway).
+ * Then, in the same transaction: the request's record (the address only as a keyed hash, addressHash), the suppression
+ * of the address (email links for it are refused until the workspace lifts it), and a `respondent.erased` event. Two
+ * erasures of the same address at once: the second waits on the first's record (claimErasureRequest) and then finds
+ * nothing; both answer with the one record.
+ */
+import type { Knex } from 'knex';
+import { withTransaction } from '../../db';
+import { deleteRow, personRowRefs } from '../datatables/datatables.store';
+import { deletePersonEmailEvents, personEmailEventSummary } from '../email-events/email-events.store';
+import { newId } from '../ids';
+import { countLinkUsesOfEmails, deleteLinkUsesOfEmails } from '../links/link-uses.store';
+import { deleteNarrowedResponses } from '../responses/deletions';
+import { countPersonResponses, personNarrowing, personResponseLinks } from '../responses/responses.store';
+import { recordEvents } from '../webhooks/outbox';
+import { countWebhookEventsHolding, deleteWebhookEventsHolding } from '../webhooks/webhooks.store';
+import {
+  addErased,
+  addressHash,
+  claimErasureRequest,
+  getErasureRequest,
+  noneErased,
+  suppressAddress,
+  type ErasedCounts,
+  type ErasureRequest,
+} from './erasure.store';
+
+/** Records of the person kept outside the database (the idempotency store): counted and erased by address. */
+export interface OutsideRecords {
+  count(address: string): Promise<number>;
+  erase(address: string): Promise<number>;
+}
+
+export interface ErasureInput {
+  /** From personAddress: trimmed, lower case. */
+  address: string;
+  /** Also delete the person's datatable rows. */
+  includeRows: boolean;
+  /** The key that asks (`null`: the CLI). */
+  requestedBy: string | null;
+  requestId: string | null;
+}
+
+/** Responses deleted per statement inside the erasure's transaction. */
+const RESPONSE_BATCH = 500;
+
+/** What belongs to the person, found once (the emails and rows their records point at). */
+async function footprint(db: Knex | Knex.Transaction, workspaceId: string, address: string) {
+  const events = await personEmailEventSummary(db, workspaceId, address);
+  const links = await personResponseLinks(db, workspaceId, address);
+  const emailIds = [...new Set([...events.emailIds, ...links.emailIds])];
+  return { events, emailIds, linkedRowIds: [...new Set([...links.rowIds, ...events.rowIds])] };
+}
+
+/**
+ * The dry run: what an erasure of `address` would remove now, by kind; nothing is changed or recorded.
+ * @param outside the idempotency store's records (platform).
+ */
+export async function planErasure(
+  db: Knex,
+  workspaceId: string,
+  input: Pick<ErasureInput, 'address' | 'includeRows'>,
+  outside: OutsideRecords,
+): Promise<ErasedCounts> {
+  const { address } = input;
+  const found = await footprint(db, workspaceId, address);
+  return {
+    responses: await countPersonResponses(db, workspaceId, address),
+    email_events: found.events.count,
+    email_link_uses: await countLinkUsesOfEmails(db, workspaceId, found.emailIds),
+    webhook_events: await countWebhookEventsHolding(db, workspaceId, address),
+    idempotency_records: await outside.count(address),
+    datatable_rows: input.includeRows ? (await personRowRefs(db, workspaceId, address, found.linkedRowIds)).length : 0,
+  };
+}
+
+/**
+ * Erases the person (see the module's comment) and returns the request's record and what this run removed.
+ * @throws database errors (the transaction rolls back whole: nothing of the run is left half done).
+ */
+export async function runErasure(
+  db: Knex,
+  workspaceId: string,
+  input: ErasureInput,
+  outside: OutsideRecords,
+): Promise<{ request: ErasureRequest; removed: ErasedCounts }> {
+  const { address } = input;
+  const hash = await addressHash(db, address);
+  const idempotencyRecords = await outside.erase(address);
+  const { id, removed } = await withTransaction(db, async (trx) => {
+    const requestId = await claimErasureRequest(trx, workspaceId, hash, {
+      id: newId('erasureRequest'),
+      includeRows: input.includeRows,
+      requestedBy: input.requestedBy,
+      requestId: input.requestId,
+    });
+    const counts = noneErased();
+    counts.idempotency_records = idempotencyRecords;
+    // Found before anything goes: the rows and emails the person's responses point at.
+    const found = await footprint(trx, workspaceId, address);
+    for (;;) {
+      const deleted = await deleteNarrowedResponses(trx, workspaceId, personNarrowing(address), RESPONSE_BATCH);
+      counts.responses += deleted;
+      if (deleted < RESPONSE_BATCH) break;
+    }
+    counts.email_events = await deletePersonEmailEvents(trx, workspaceId, address);
+    counts.email_link_uses = await deleteLinkUsesOfEmails(trx, workspaceId, found.emailIds);
+    if (input.includeRows) {
+      for (const ref of await personRowRefs(trx, workspaceId, address, found.linkedRowIds)) {
+        await deleteRow(trx, workspaceId, ref.datatableId, ref.rowId);
+        counts.datatable_rows += 1;
+      }
+    }
+    // Last, so the events the deletes above recorded (which hold no address) stay and the older ones that do go.
+    counts.webhook_events = await deleteWebhookEventsHolding(trx, workspaceId, address);
+    await addErased(trx, workspaceId, requestId, counts);
+    await suppressAddress(trx, workspaceId, hash, requestId);
+    await recordEvents(trx, workspaceId, [
+      { type: 'respondent.erased', resource: { kind: 'respondent_erased', erasureId: requestId, removed: { ...counts } } },
+    ]);
+    return { id: requestId, removed: counts };
+  });
+  return { request: await getErasureRequest(db, workspaceId, id), removed };
+}
