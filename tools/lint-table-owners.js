@@ -31,6 +31,7 @@ const OWNERS = {
   response_counts: 'src/core/responses/responses.store.ts',
   response_day_counts: 'src/core/responses/responses.store.ts',
   submission_tokens: 'src/core/responses/submission-tokens.store.ts',
+  response_deletions: 'src/core/responses/deletions.ts',
   answer_rollups: 'src/core/analytics/analytics.store.ts',
   response_daily: 'src/core/analytics/analytics.store.ts',
   email_events: 'src/core/email-events/email-events.store.ts',

@@ -138,7 +138,8 @@ export async function suppressAddress(trx: Knex.Transaction, workspaceId: string
 
 /** True when the address (by its hash) is on the workspace's suppression list. */
 export async function isSuppressed(db: DbHandle, workspaceId: string, hash: string): Promise<boolean> {
-  const row = (await db('email_suppressions').first('erasure_id').where({ workspace_id: workspaceId, address_hash: hash })) as { erasure_id: string } | undefined;
+  const row = (await db('email_suppressions').first('erasure_id').where({ workspace_id: workspaceId, address_hash: hash })) as
+    { erasure_id: string } | undefined;
   return row !== undefined;
 }
 
