@@ -61,13 +61,38 @@ export interface ResponseSearch {
 
 const CONFIG_OF_ROW = 'response_search_config(??)';
 
-/** `response_search_config(language) = ANY('{english,german}'::regconfig[])`. */
+/**
+ * The parses of recent `q` values (at most PARSE_MEMO_SIZE, the oldest dropped first): a parse depends only on `q` and
+ * the database's built-in configurations, so a repeated search (the next page, another style) skips that round trip.
+ */
+const parseMemo = new Map<string, SearchGroup[]>();
+const PARSE_MEMO_SIZE = 256;
+
+/** `q` parsed in every configuration, grouped (one query; reads no table), or from parseMemo. */
+async function parseQuery(db: DbHandle, q: string): Promise<SearchGroup[]> {
+  const known = parseMemo.get(q);
+  if (known) return known;
+  const result = (await db.raw(`SELECT c AS config, websearch_to_tsquery(c::regconfig, ?)::text AS query FROM unnest(string_to_array(?, ',')) AS c`, [
+    q,
+    SEARCH_CONFIGS.join(','),
+  ])) as { rows: Array<{ config: string; query: string }> };
+  const groups = groupByQuery(result.rows);
+  if (parseMemo.size >= PARSE_MEMO_SIZE) parseMemo.delete(parseMemo.keys().next().value!);
+  parseMemo.set(q, groups);
+  return groups;
+}
+
+/**
+ * `response_search_config(language) = ANY('{english,german}'::regconfig[])`; just `true` when `configs` holds every
+ * configuration (a word every configuration parses alike): the condition would hold for every row.
+ */
 function configIn(configs: readonly string[]): Sql {
+  if (configs.length === SEARCH_CONFIGS.length) return sql('true');
   return sql(`${CONFIG_OF_ROW} = ANY(string_to_array(?, ',')::regconfig[])`, 'language', configs.join(','));
 }
 
 /**
- * Checks `q` and parses it in every configuration (one query; reads no table).
+ * Checks `q` and parses it in every configuration (parseQuery).
  * @param db any handle (the list's)
  * @param q the raw parameter value
  * @returns the search to AND into a list
@@ -78,11 +103,7 @@ export async function prepareSearch(db: DbHandle, q: string): Promise<ResponseSe
   if ([...q].length > SEARCH_MAX_LENGTH) {
     throw errors.invalid('query', 'q', `\`q\` is at most ${SEARCH_MAX_LENGTH} characters; got ${[...q].length}.`);
   }
-  const result = (await db.raw(`SELECT c AS config, websearch_to_tsquery(c::regconfig, ?)::text AS query FROM unnest(string_to_array(?, ',')) AS c`, [
-    q,
-    SEARCH_CONFIGS.join(','),
-  ])) as { rows: Array<{ config: string; query: string }> };
-  const groups = groupByQuery(result.rows);
+  const groups = await parseQuery(db, q);
   if (groups.length === 0) {
     throw errors.invalid(
       'query',
