@@ -425,7 +425,8 @@ async function main(): Promise<void> {
       }
       log('answers and search: the plain Style A list beside the answer filters and the search, on the app…');
       answerRuns = await interleave(
-        answerWs.map((w) => ({ label: 'app', url: app.url, workload: w })),
+        // Distinct labels: interleave keeps one result per label.
+        answerWs.map((w, i) => ({ label: `app #${i + 1}`, url: app.url, workload: w })),
         lo,
       );
     } finally {
