@@ -19,6 +19,8 @@
  *   2. Style A upsert of one row (POST rows with `data.id`; half updates of 10,000 existing ids,
  *      half new ids): app vs bare vs floor, interleaved, the same ratios;
  *   3. Style B page 5,000 vs page 1 with `form_id` + `filter=score in [7,8,9,10]`, interleaved, ratio;
+ *   3b. (issue 29) the plain Style A list of the largest form vs the same list with `answer=q_plan:opt_pro`, a
+ *      Style B page 1 with `filter=answers.q_score >= 9` and a search first page `q=slow`, interleaved on the app;
  *   4. peak RSS of a fresh app process under 64 connections (list and upsert at once);
  *   5. import of N responses (bench/import-run.ts; `--skip-import`);
  * then the details: latency of single requests, per-question analytics flatness, exports
@@ -49,7 +51,7 @@ import { nodeSupportsTracing, TRACING_MIN_NODE } from '../src/platform/tracing-s
 import { explainWhat, measureExport, measureLatency, type ExportRun, type Latency, type Plan } from './details';
 import { measureImport, type ImportRun, type ImportVariant } from './import-run';
 import { measureReplica } from './replica-run';
-import { interleave, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
+import { interleave, median, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
 import { serve, watchMemory, type Runtime, type ServeMode, type Served } from './procs';
 import { DEFAULT_SERVER_URL, dropBenchDatabase, seed, withDatabase } from './seed';
 
@@ -88,6 +90,32 @@ const FLOOR = 'floor';
 const PAGE_FILTER = 'score in [7,8,9,10]';
 const DEEP_PAGE = 5000;
 const PLANS = ['free', 'basic', 'pro', 'enterprise'];
+/** Issue 29 item 5: a choice answer (Style A), a rating answer (Style B; the bench forms' rating question is the NPS `q_score`) and a search. */
+const ANSWER_CHOICE = 'q_plan:opt_pro';
+const ANSWER_PAGE_FILTER = 'answers.q_score >= 9';
+const SEARCH_Q = 'slow';
+
+/**
+ * The issue 29 rows: each list beside the plain Style A list of the same form in the same interleaved run, as a
+ * throughput ratio (≥ 0.5x) and a median-p50 latency ratio (≤ 2x): "within 2x".
+ */
+function answerRows(runs: Interleaved[]): TargetRow[] {
+  const [plain, ...others] = runs;
+  const p50 = (x: Interleaved) => median(x.runs.map((r) => r.latencyP50));
+  return others.map((r) => {
+    const name = r.runs[0]?.workload ?? r.label;
+    const rps = r.medianRps / plain!.medianRps;
+    const lat = p50(r) / p50(plain!);
+    return {
+      what: `${name}, req/s and p50`,
+      app: `${fmt(r.medianRps)} req/s, p50 ${fmt(p50(r), 1)} ms`,
+      baseline: `plain list ${fmt(plain!.medianRps)} req/s, p50 ${fmt(p50(plain!), 1)} ms`,
+      ratio: `${rps.toFixed(2)}x req/s, ${lat.toFixed(2)}x p50`,
+      target: 'within 2x of the plain list (≥ 0.5x req/s, ≤ 2x p50)',
+      verdict: verdict(rps >= 0.5 && lat <= 2, problemOf(runsOf(plain!, r))),
+    };
+  });
+}
 
 /** The peak RSS of one fresh server process under the mixed list + upsert load. */
 interface PeakRun {
@@ -309,6 +337,28 @@ async function main(): Promise<void> {
       body: (n, run) => JSON.stringify({ data: { id: n % 2 === 0 ? `c-${(n >> 1) % UPSERT_POOL}` : `n-${run}-${n}`, plan: PLANS[n % 4], seats: n % 97 } }),
     };
     const page1W: Workload = { name: 'Style B page 1', method: 'GET', path: pageQuery(1), headers: auth };
+    const styleA = { ...auth, 'X-API-Style': 'A' };
+    const answerWs: Workload[] = [
+      { name: 'Style A list, plain (`form_id`, limit 20)', method: 'GET', path: `${base}/responses?form_id=${bigForm}&limit=20`, headers: styleA },
+      {
+        name: `Style A list, \`answer=${ANSWER_CHOICE}\``,
+        method: 'GET',
+        path: `${base}/responses?form_id=${bigForm}&answer=${encodeURIComponent(ANSWER_CHOICE)}&limit=20`,
+        headers: styleA,
+      },
+      {
+        name: `Style B page 1, \`filter=${ANSWER_PAGE_FILTER}\` (with filtered_total)`,
+        method: 'GET',
+        path: `${base}/responses?form_id=${bigForm}&filter=${encodeURIComponent(ANSWER_PAGE_FILTER)}&limit=20`,
+        headers: auth,
+      },
+      {
+        name: `Search first page, \`q=${SEARCH_Q}\` (Style A, with excerpts)`,
+        method: 'GET',
+        path: `${base}/responses?form_id=${bigForm}&q=${SEARCH_Q}&limit=20`,
+        headers: styleA,
+      },
+    ];
     const pageDeepW: Workload = { name: `Style B page ${DEEP_PAGE}`, method: 'GET', path: pageQuery(DEEP_PAGE), headers: auth };
     const lo = { rounds: o.rounds, duration: o.duration, warmup: o.warmup, connections: o.connections, log };
 
@@ -343,6 +393,7 @@ async function main(): Promise<void> {
     let pages: Interleaved[];
     let pageItems: { first: number; deep: number; filteredTotal: number };
     let traceExports = { requests: 0, bytes: 0 };
+    let answerRuns: Interleaved[];
     try {
       // The same list from every server, and every upsert path answering 201 then 200; the floor answers both in
       // the app's envelope (the bare server answers a smaller one: no links, no request_id).
@@ -385,6 +436,16 @@ async function main(): Promise<void> {
           { label: 'app (page 1)', url: app.url, workload: page1W },
           { label: `app (page ${DEEP_PAGE})`, url: app.url, workload: pageDeepW },
         ],
+        lo,
+      );
+      for (const w of answerWs) {
+        const body = await probe(app.url + w.path, { headers: w.headers }, [200], w.name);
+        if ((body.data as unknown[]).length === 0) throw new Error(`${w.name} is empty: nothing to measure`);
+      }
+      log('answers and search: the plain Style A list beside the answer filters and the search, on the app…');
+      answerRuns = await interleave(
+        // Distinct labels: interleave keeps one result per label.
+        answerWs.map((w, i) => ({ label: `app #${i + 1}`, url: app.url, workload: w })),
         lo,
       );
     } finally {
@@ -498,6 +559,7 @@ async function main(): Promise<void> {
         target: '≥ 0.5x page 1',
         verdict: verdict(pageRatio >= 0.5, problemOf(runsOf(pageFirst!, pageDeep!))),
       },
+      ...answerRows(answerRuns),
       ...importRows(imported!, o.responses),
       {
         what: `Peak RSS of \`serve\` under ${o.rssConnections} connections`,
@@ -607,7 +669,7 @@ async function main(): Promise<void> {
     out();
     out('| Workload | Server | Round | Req/s | p50 (ms) | p99 (ms) | Requests | Statuses | Errors |');
     out('|---|---|---:|---:|---:|---:|---:|---|---:|');
-    for (const l of loadRows([...list, ...upsert, ...pages])) out(l);
+    for (const l of loadRows([...list, ...upsert, ...pages, ...answerRuns])) out(l);
     for (const r of peaks.flatMap((p) => p.runs)) {
       out(
         `| ${r.workload} (RSS load) | ${r.server} | — | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses)
@@ -816,6 +878,25 @@ async function measureDetails(
         include: { formName: true },
         pagination: { kind: 'page', page: DEEP_PAGE, limit },
       }),
+    )),
+    // Issue 29: the answer filters and the search, as the load rows run them.
+    ...(await explainWhat(db, `Style A list: form_id + answer=${ANSWER_CHOICE}, limit 20`, () =>
+      listResponsesKeyset(db, workspaceId, { formId: bigForm, typed: { answer: [ANSWER_CHOICE] }, pagination: { kind: 'keyset', limit: 20 } }),
+    )),
+    ...(await explainWhat(db, `Style B page 1: form_id + filter=${ANSWER_PAGE_FILTER}, limit 20`, () =>
+      listResponsesOffset(db, workspaceId, {
+        formId: bigForm,
+        filter: ANSWER_PAGE_FILTER,
+        multiSort: true,
+        include: { formName: true },
+        pagination: { kind: 'page', page: 1, limit: 20 },
+      }),
+    )),
+    ...(await explainWhat(db, `Search first page: form_id + q=${SEARCH_Q}, limit 20`, () =>
+      listResponsesKeyset(db, workspaceId, { formId: bigForm, q: SEARCH_Q, pagination: { kind: 'keyset', limit: 20 } }),
+    )),
+    ...(await explainWhat(db, `Search first page by relevance: form_id + q=${SEARCH_Q}&sort=relevance, limit 20`, () =>
+      listResponsesKeyset(db, workspaceId, { formId: bigForm, q: SEARCH_Q, sort: 'relevance', pagination: { kind: 'keyset', limit: 20 } }),
     )),
   ];
   for (const p of plans) log(`  ${p.name}: ${p.executionMs} ms`);

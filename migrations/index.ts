@@ -16,6 +16,7 @@ import * as m010 from './20261125_010_dashboard_links';
 import * as m011 from './20261126_011_key_lineage';
 import * as m012 from './20261126_012_email_link_uses';
 import * as m013 from './20261127_013_answer_filters';
+import * as m014 from './20261127_014_search';
 import * as m016 from './20261127_016_response_deletes';
 import * as m017 from './20261127_017_audit';
 import * as m018 from './20261127_018_traceparent';
@@ -41,6 +42,7 @@ export const migrations: readonly Migration[] = [
   { name: '20261126_011_key_lineage', ...m011 },
   { name: '20261126_012_email_link_uses', ...m012 },
   { name: '20261127_013_answer_filters', ...m013 },
+  { name: '20261127_014_search', ...m014 },
   { name: '20261127_016_response_deletes', ...m016 },
   { name: '20261127_017_audit', ...m017 },
   { name: '20261127_018_traceparent', ...m018 },

@@ -68,11 +68,19 @@ const REQUEST_BODIES: Record<string, unknown> = {
   rotateWebhookSecret: { immediate: true },
   createApiKey: { name: 'Reporting', scopes: ['responses:read', 'forms:read'], expires_at: null },
   createEmailLink: { email: 'linus@example.com', email_id: 'em_4', row_id: 'row_2', flow_id: 'flow_onboarding', expires_in_days: 30 },
-  // A Style B responses page filtered on answers (docs/api-rules.md, "Filters on answers"): its Style A request and walk.
+  // A Style B responses page filtered on answers and searched, by relevance (docs/api-rules.md, "Filters on answers",
+  // "Searching text answers"): its Style A request and walk.
   translateRequest: {
     method: 'GET',
     path: '/api/v1/workspaces/ws_acme/responses',
-    query: { filter: 'answers.q_plan = opt_pro, answers.q_score >= 9', form_id: 'frm_nps', page: '2', limit: '2' },
+    query: {
+      filter: 'answers.q_plan = opt_pro, answers.q_score >= 9',
+      form_id: 'frm_nps',
+      q: '"too expensive" or pricing',
+      sort: 'relevance:desc',
+      page: '2',
+      limit: '2',
+    },
     headers: { 'X-API-Style': 'B' },
   },
   // A dry run of a bulk delete of two responses (docs/api-rules.md, "Deleting responses"): it counts and deletes nothing.

@@ -59,6 +59,7 @@ export function presentResponseA(r: ResponseRecord, v2 = false): ResponseA | Res
     row_id: r.rowId,
   };
   if (r.tableData !== undefined) out.table_data = presentTableData(r.tableData);
+  if (r.searchExcerpt !== undefined) out.search_excerpt = r.searchExcerpt;
   return out;
 }
 

@@ -32,7 +32,8 @@ const TYPED_FILTER_NAMES = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS
 /**
  * The Style A filters and sort of a responses list (shared by the list and the export): `form_id`, dates,
  * `score_gte`/`score_lte`, the typed filter parameters (`id_ne`, `row_id_in`, …; docs/migrating-between-styles.md,
- * "Response filters") and the filters on answers (`answer_gte=q_rating:4`, …; docs/api-rules.md, "Filters on answers").
+ * "Response filters"), the filters on answers (`answer_gte=q_rating:4`, …; docs/api-rules.md, "Filters on answers")
+ * and the search `q` (docs/api-rules.md, "Searching text answers").
  */
 export function responsesFilterA(req: Request, formId: string | undefined): ResponseFilterQuery {
   return {
@@ -42,6 +43,7 @@ export function responsesFilterA(req: Request, formId: string | undefined): Resp
     scoreLte: num(req, 'score_lte'),
     typed: lists(req, TYPED_FILTER_NAMES),
     sort: str(req, 'sort'),
+    q: str(req, 'q'),
     include: { tableData: bool(req, 'include_table_data') },
   };
 }

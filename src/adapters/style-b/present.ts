@@ -34,6 +34,7 @@ export function presentResponseB(r: ResponseRecord, v2 = false): ResponseB | Res
   };
   if (r.tableData !== undefined) out.table_data = presentTableData(r.tableData);
   if (r.actionlists !== undefined) out.actionlist_data = r.actionlists;
+  if (r.searchExcerpt !== undefined) out.searchExcerpt = r.searchExcerpt;
   return out;
 }
 

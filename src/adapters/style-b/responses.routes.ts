@@ -32,6 +32,7 @@ export function responsesFilterB(req: Request): ResponseFilterQuery {
     created: createdRangeB(req),
     filter: str(req, 'filter'),
     sort: str(req, 'sort'),
+    q: str(req, 'q'),
     multiSort: true,
     include: {
       formName: true,

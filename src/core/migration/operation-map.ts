@@ -53,7 +53,12 @@ const LIMIT: ParamMapping = {
 const SORT: ParamMapping = {
   b: 'sort',
   a: 'sort',
-  how: 'same field:dir spelling, snake_case field names; Style A sorts by one field (several B fields cannot translate)',
+  how: 'same field:dir spelling, snake_case field names (relevance:desc stays relevance:desc, with q); Style A sorts by one field (several B fields cannot translate)',
+};
+const SEARCH: ParamMapping = {
+  b: 'q',
+  a: 'q',
+  how: 'unchanged: the same search in both styles (docs/api-rules.md, "Searching text answers"); searchExcerpt becomes search_excerpt',
 };
 const START: ParamMapping = { b: 'start_date', a: 'created_after', how: 'same instant; both include it' };
 const END: ParamMapping = {
@@ -78,6 +83,7 @@ const RESPONSE_LIST_PARAMS: ParamMapping[] = [
   PAGE,
   LIMIT,
   SORT,
+  SEARCH,
   RESPONSE_FILTER,
   START,
   END,

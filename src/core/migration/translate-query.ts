@@ -16,7 +16,7 @@ export const MAX_FOLLOW = 1000;
 
 /** The audit list's exact-match parameters, the same in both styles (docs/security.md, "The audit trail"). */
 const AUDIT_EXACT = ['actor', 'action', 'target_type', 'target_id'];
-const RESPONSE_FILTERS = ['sort', 'filter', 'start_date', 'end_date', 'form_id', 'include_table_data', 'include_actionlist_data'];
+const RESPONSE_FILTERS = ['sort', 'q', 'filter', 'start_date', 'end_date', 'form_id', 'include_table_data', 'include_actionlist_data'];
 const ALLOWED: Record<QueryRule, readonly string[]> = {
   'responses-list': ['page', 'limit', ...RESPONSE_FILTERS],
   'responses-export': ['format', ...RESPONSE_FILTERS],
@@ -29,8 +29,8 @@ const ALLOWED: Record<QueryRule, readonly string[]> = {
   none: [],
 };
 const SORTABLE: Partial<Record<QueryRule, readonly string[]>> = {
-  'responses-list': ['created_at', 'score'],
-  'responses-export': ['created_at', 'score'],
+  'responses-list': ['created_at', 'score', 'relevance'],
+  'responses-export': ['created_at', 'score', 'relevance'],
   events: ['created_at'],
 };
 
@@ -141,12 +141,31 @@ function boolParam(query: Query, name: string): boolean | undefined {
   return raw === 'true';
 }
 
-/** The parameters every responses rule shares: filters, dates, sort, includes. */
+/** Longest `q` both styles take (src/core/responses/search.ts, SEARCH_MAX_LENGTH). */
+const SEARCH_MAX_LENGTH = 500;
+
+/**
+ * The search `q`, the same in both styles (docs/api-rules.md, "Searching text answers"): passed on unchanged.
+ * Refused as Style B refuses it when longer than 500 characters, and a sort by relevance without it. (A `q` without
+ * a word is refused by the service, which parses it; the translator does not.)
+ */
+function searchPairs(query: Query, sorted: string | undefined): QueryPairs {
+  const q = one(query, 'q');
+  if (q !== undefined && [...q].length > SEARCH_MAX_LENGTH) throw refused('query.q', `\`q\` is at most ${SEARCH_MAX_LENGTH} characters.`);
+  if (q === undefined && sorted?.startsWith('relevance:')) {
+    throw refused('query.sort', '`sort` by relevance orders the matches of a search: give `q`, or sort by created_at or score.');
+  }
+  return q === undefined ? [] : [['q', q]];
+}
+
+/** The parameters every responses rule shares: filters, search, dates, sort, includes. */
 function responsePairs(query: Query, rule: QueryRule, notes: string[]): QueryPairs {
   const out: QueryPairs = [];
   const sort = one(query, 'sort');
-  const sorted = sort === undefined ? undefined : sortParam(sort, SORTABLE[rule]);
+  // A bare `relevance` is `relevance:desc` in both styles (the best match first).
+  const sorted = sort === undefined ? undefined : sortParam(sort.trim() === 'relevance' ? 'relevance:desc' : sort, SORTABLE[rule]);
   if (sorted !== undefined) out.push(['sort', sorted]);
+  out.push(...searchPairs(query, sorted));
   const formId = one(query, 'form_id');
   if (formId === '') throw refused('query.form_id', 'Empty value found for query parameter `form_id`.');
   if (formId !== undefined) out.push(['form_id', formId]);

@@ -24,6 +24,7 @@ import { snakeCase } from '../query/fields';
 import { answerFields, isAnswerField } from './answer-filter';
 import { orderByClause } from '../query/keyset';
 import { parseSort } from '../query/sort';
+import { prepareSearch, RELEVANCE_FIELD, searchExcerpts, type ResponseSearch } from './search';
 
 const col = (name: string, type: ListField['type'], nullable = false): ListField => ({
   name,
@@ -64,6 +65,8 @@ export interface ResponseNarrowing {
   scoreLte?: number | undefined;
   /** Compiled `filter` expression. */
   filter?: Sql | undefined;
+  /** The full-text search condition (`q`; search.ts): only ever on `responses`, never on the counters. */
+  search?: Sql | undefined;
 }
 
 const BASE_COLUMNS = ['id', 'form_id', 'score', 'version', 'language', 'created_at', 'answers', 'respondent_email', 'email_id', 'row_id'];
@@ -76,6 +79,7 @@ export function applyNarrowing(q: Knex.QueryBuilder, workspaceId: string, n: Res
   if (n.scoreLte !== undefined) q.where('score', '<=', n.scoreLte);
   if (dates) for (const b of n.created) q.where('created_at', b.op, b.value);
   if (n.filter) q.whereRaw(n.filter.sql, n.filter.bindings);
+  if (n.search) q.whereRaw(n.search.sql, n.search.bindings);
   return q;
 }
 
@@ -200,6 +204,8 @@ export interface ResponseFilterQuery {
   typed?: Readonly<Record<string, readonly string[]>>;
   /** Raw `sort` value. */
   sort?: string | undefined;
+  /** Raw `q`: full-text search over the text answers (search.ts); adds `relevance` to the sort fields and an excerpt to each item. */
+  q?: string | undefined;
   /** Style B accepts several sort fields. */
   multiSort?: boolean;
   include?: ResponseIncludes;
@@ -254,19 +260,42 @@ function bothFilters(q: ResponseFilterQuery, extra: ExtraFields): CompiledFilter
   };
 }
 
+/** The sort fields named in a raw `sort` (`relevance:desc,created_at` → relevance, created_at). */
+function sortNames(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((part) => (part.split(':')[0] ?? '').trim());
+}
+
 /**
- * Validates and compiles a list's filters and sort (the one narrowing/sort code of the responses
- * list and export); reads the form's questions when it filters on answers.
- * @throws AppError validation_error for an unknown sort or filter field, a bad filter or score range, an answer
- *   filter without a form, on an unknown question, with an operator or value that does not fit the question.
+ * The sort of a list with its search: `relevance` joins the sortable fields when `q` is given, and a bare
+ * `relevance` means `relevance:desc` (most relevant first).
+ * @throws AppError validation_error naming `sort` when it names `relevance` without `q`, or as parseSort does.
  */
-async function prepareList(db: DbHandle, workspaceId: string, q: ResponseFilterQuery) {
-  const keys = parseSort(q.sort, {
-    fields: RESPONSE_SORT_FIELDS,
+function sortOf(q: ResponseFilterQuery, search: ResponseSearch | undefined) {
+  if (search === undefined && sortNames(q.sort).includes(RELEVANCE_FIELD)) {
+    throw errors.invalid('query', 'sort', '`sort` by relevance orders the matches of a search: give `q`, or sort by created_at or score.');
+  }
+  const raw = q.sort
+    ?.split(',')
+    .map((part) => (part.trim() === RELEVANCE_FIELD ? `${RELEVANCE_FIELD}:desc` : part))
+    .join(',');
+  return parseSort(raw, {
+    fields: search === undefined ? RESPONSE_SORT_FIELDS : new Map([...RESPONSE_SORT_FIELDS, [RELEVANCE_FIELD, search.relevance]]),
     tieBreaker: RESPONSE_ID_FIELD,
     defaultSort: DEFAULT_SORT,
     multi: q.multiSort ?? false,
   });
+}
+
+/**
+ * Validates and compiles a list's filters, search and sort (the one narrowing/sort code of the responses
+ * list and export); reads the form's questions when it filters on answers.
+ * @throws AppError validation_error for an unknown sort or filter field, a bad filter or score range, an answer
+ *   filter without a form, on an unknown question, with an operator or value that does not fit the question; a `q`
+ *   too long or without a word; a sort by relevance without `q`.
+ */
+async function prepareList(db: DbHandle, workspaceId: string, q: ResponseFilterQuery) {
+  const search = q.q === undefined ? undefined : await prepareSearch(db, q.q);
+  const keys = sortOf(q, search);
   const compiled = bothFilters(q, await answerFieldsOf(db, workspaceId, q));
   if (q.scoreGte !== undefined && q.scoreLte !== undefined && q.scoreGte > q.scoreLte) {
     throw errors.invalid('query', 'score_gte', '`score_gte` is greater than `score_lte`.');
@@ -277,14 +306,32 @@ async function prepareList(db: DbHandle, workspaceId: string, q: ResponseFilterQ
     scoreGte: q.scoreGte,
     scoreLte: q.scoreLte,
     filter: compiled?.where,
+    search: search?.where,
   };
-  return { keys, compiled, narrowing, include: q.include ?? {} };
+  return { keys, compiled, narrowing, search, include: q.include ?? {} };
 }
 
-/** The records of a page's rows, with form names when asked for. */
-async function recordsOf(db: DbHandle, workspaceId: string, rows: ResponseRow[], include: ResponseIncludes): Promise<ResponseRecord[]> {
+/** The records of a page's rows, with form names when asked for and the search excerpts with a search. */
+async function recordsOf(
+  db: DbHandle,
+  workspaceId: string,
+  rows: ResponseRow[],
+  include: ResponseIncludes,
+  search: ResponseSearch | undefined,
+): Promise<ResponseRecord[]> {
   const records = rows.map((r) => toRecord(r, include));
-  if (include.formName) await attachFormNames(db, workspaceId, records);
+  const [, excerpts] = await Promise.all([
+    include.formName ? attachFormNames(db, workspaceId, records) : undefined,
+    search
+      ? searchExcerpts(
+          db,
+          workspaceId,
+          records.map((r) => r.id),
+          search,
+        )
+      : undefined,
+  ]);
+  if (excerpts) for (const r of records) r.searchExcerpt = excerpts.get(r.id) ?? null;
   return records;
 }
 
@@ -293,11 +340,14 @@ async function recordsOf(db: DbHandle, workspaceId: string, rows: ResponseRow[],
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or cursor.
  */
 export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: KeysetQuery<ResponseFilterQuery>): Promise<KeysetPage<ResponseRecord>> {
-  const { keys, narrowing, include } = await prepareList(db, workspaceId, q);
+  const { keys, narrowing, search, include } = await prepareList(db, workspaceId, q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const { limit, cursor } = q.pagination;
-  const page = await fetchKeysetPage<ResponseRow & Record<string, unknown>>(db, base, keys, limit, cursor, `responses:${workspaceId}`);
-  const items = await recordsOf(db, workspaceId, page.rows, include);
+  // A cursor in relevance order carries a rank of this `q`: it belongs to this search's list only.
+  const byRank = search !== undefined && keys.some((k) => k.field.name === RELEVANCE_FIELD);
+  const listId = byRank ? `responses:${workspaceId}:q:${search.fingerprint}` : `responses:${workspaceId}`;
+  const page = await fetchKeysetPage<ResponseRow & Record<string, unknown>>(db, base, keys, limit, cursor, listId);
+  const items = await recordsOf(db, workspaceId, page.rows, include, search);
   return { kind: 'keyset', items, limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
 }
 
@@ -307,12 +357,13 @@ export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: 
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or a `page` too large.
  */
 export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: OffsetQuery<ResponseFilterQuery>): Promise<OffsetPage<ResponseRecord>> {
-  const { keys, compiled, narrowing, include } = await prepareList(db, workspaceId, q);
+  const { keys, compiled, narrowing, search, include } = await prepareList(db, workspaceId, q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const { page, limit } = q.pagination;
-  const countersSuffice = (compiled?.clauses ?? []).every(
-    (c) => COUNTABLE_FILTER_FIELDS.has(c.field) && c.op !== '~' && c.values.every((v) => v.quoted || v.text !== 'null'),
-  );
+  // The counters know nothing of the text: with a search, filteredTotal is an exact COUNT over responses.
+  const countersSuffice =
+    search === undefined &&
+    (compiled?.clauses ?? []).every((c) => COUNTABLE_FILTER_FIELDS.has(c.field) && c.op !== '~' && c.values.every((v) => v.quoted || v.text !== 'null'));
   // Pages in created_at order narrowed only by form and score start at the day the counters name.
   const byDay = countersSuffice && narrowing.created.length === 0 && keys.length === 2 && keys[0]!.field.name === 'created_at';
   const seek = byDay ? (offset: number) => findDayStart(db, workspaceId, narrowing, keys[0]!.dir, offset) : undefined;
@@ -321,7 +372,7 @@ export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: 
     countAllResponses(db, workspaceId),
     countNarrowed(db, workspaceId, narrowing, countersSuffice),
   ]);
-  return { kind: 'page', items: await recordsOf(db, workspaceId, rows, include), page, limit, total, filteredTotal };
+  return { kind: 'page', items: await recordsOf(db, workspaceId, rows, include, search), page, limit, total, filteredTotal };
 }
 
 /**

@@ -34,6 +34,8 @@ export interface ResponseRecord {
   tableData?: CapturedRow | null;
   /** undefined: not asked for. */
   actionlists?: ActionlistItem[];
+  /** Only in a list with a search (`q`): the highlighted excerpt of the text answers (search.ts); null without text answers. */
+  searchExcerpt?: string | null;
 }
 
 /** What a response read may add (each costs columns or a query, so only on request). */

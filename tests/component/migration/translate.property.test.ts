@@ -247,7 +247,10 @@ const responsesArb: fc.Arbitrary<Gen> = fc
     sort: fc.oneof(
       { weight: 8, arbitrary: opt(fc.constantFrom('created_at:asc', 'createdAt:DESC', 'score:desc', 'score', 'created_at')) },
       { weight: 1, arbitrary: fc.constant('score:asc,created_at:desc') },
+      // By relevance: with `q` it translates, without it Style B refuses it (docs/api-rules.md, "Searching text answers").
+      { weight: 1, arbitrary: fc.constantFrom('relevance:desc', 'relevance') },
     ),
+    q: rare(fc.constantFrom('pricing', '"too slow" or fast', '-nothing', 'Preis & Leistung'), 3),
     limit: opt(limitArb),
     start_date: opt(dateArb),
     end_date: opt(dateArb),

@@ -1,7 +1,7 @@
 /**
  * Fuzz test generated from openapi/ (issue 9 item 8; docs/api-rules.md, "Errors"): malformed requests against
  * every operation of the document (both styles where a path is shared): wrong types, huge and
- * control-character strings, lone surrogates, bad JSON, 10,000-level nesting, bad cursors, filters (on answers too), sorts,
+ * control-character strings, lone surrogates, bad JSON, 10,000-level nesting, bad cursors, filters (on answers too), searches, sorts,
  * dates at and past the supported range (docs/api-rules.md, "Dates"), bad headers. Every answer: no 5xx, errors
  * in the envelope, the headers its operation declares for the status, and a rejected write wrote nothing.
  * A fixed seed runs every time, then a random one (FUZZ_SEED fixes it); a failure names its seed and the request.
@@ -220,6 +220,20 @@ const badUrlValues: string[] = [
   'hash%20%3D%20x',
   'api_key.created',
   'key_%25',
+  // the search `q` and its sort (docs/api-rules.md, "Searching text answers"): tsquery syntax, no word, open quotes, too long
+  '%26%7C!()%3A*',
+  '!!!%20%26%26%20%7C%7C',
+  '%22%22',
+  '%22unclosed%20phrase',
+  '-',
+  '-%20or%20-',
+  'a%20%3C-%3E%20b%3A*',
+  '%5C%27%3B--',
+  'or',
+  `${'pricing%20'.repeat(1000)}`,
+  'relevance',
+  'relevance%3Adesc',
+  'relevance%3Adesc%2Cscore%3Aasc',
 ];
 
 /** Body values of the wrong JSON type or with bad bytes. */

@@ -499,6 +499,10 @@ export type ResponseA = {
      */
     row_id: string | null;
     table_data?: TableData;
+    /**
+     * Only in a list with `q`: an excerpt of the response's text answers around the matches, HTML-escaped, the matches in `<mark>…</mark>`, up to two fragments joined by ` … `; null without text answers (docs/api-rules.md, "Searching text answers").
+     */
+    search_excerpt?: string | null;
 };
 
 /**
@@ -525,6 +529,10 @@ export type ResponseB = {
      * Only with `include_actionlist_data=true`; `[]` when none.
      */
     actionlist_data?: Array<ActionlistItem>;
+    /**
+     * Only in a list with `q`: an excerpt of the response's text answers around the matches, HTML-escaped, the matches in `<mark>…</mark>`, up to two fragments joined by ` … `; null without text answers (docs/api-rules.md, "Searching text answers").
+     */
+    searchExcerpt?: string | null;
 };
 
 /**
@@ -549,6 +557,10 @@ export type ResponseAv2 = {
      */
     row_id: string | null;
     table_data?: TableData;
+    /**
+     * Only in a list with `q`: an excerpt of the response's text answers around the matches, HTML-escaped, the matches in `<mark>…</mark>`, up to two fragments joined by ` … `; null without text answers (docs/api-rules.md, "Searching text answers").
+     */
+    search_excerpt?: string | null;
 };
 
 /**
@@ -575,6 +587,10 @@ export type ResponseBv2 = {
      * Only with `include_actionlist_data=true`; `[]` when none.
      */
     actionlist_data?: Array<ActionlistItem>;
+    /**
+     * Only in a list with `q`: an excerpt of the response's text answers around the matches, HTML-escaped, the matches in `<mark>…</mark>`, up to two fragments joined by ` … `; null without text answers (docs/api-rules.md, "Searching text answers").
+     */
+    searchExcerpt?: string | null;
 };
 
 export type DatatableFieldType = 'string' | 'number' | 'boolean' | 'date' | 'json';
@@ -2211,9 +2227,19 @@ export type StartDate = string;
 export type EndDate = string;
 
 /**
- * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`) and `score`. Default `created_at:desc`; ties break on `id`.
+ * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`) and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Default `created_at:desc` (also with `q`); ties break on `id`.
  */
 export type SortResponsesA = string;
+
+/**
+ * Both styles (it selects neither). Full-text search over the text answers (question type `text`), in the text search configuration of each response's language (stemming for the languages PostgreSQL ships, `simple` for others). Syntax as typed: words (all must occur), `"a phrase"`, `or` between words, `-word` to exclude; other punctuation is ignored. ANDed with every other filter; adds `search_excerpt` (Style A) or `searchExcerpt` (Style B) to each item of a list (the matches in `<mark>…</mark>`, text HTML-escaped) and the sort field `relevance`. At most 500 characters and at least one word: otherwise a 400 naming `q` (docs/api-rules.md, "Searching text answers").
+ */
+export type SearchQShared = string;
+
+/**
+ * Full-text search over the text answers (question type `text`), in the text search configuration of each response's language (stemming for the languages PostgreSQL ships, `simple` for others). Syntax as typed: words (all must occur), `"a phrase"`, `or` between words, `-word` to exclude; other punctuation is ignored. ANDed with every other filter; adds `search_excerpt` to each item of a list (the matches in `<mark>…</mark>`, text HTML-escaped) and the sort field `relevance`. At most 500 characters and at least one word: otherwise a 400 naming `q` (docs/api-rules.md, "Searching text answers").
+ */
+export type SearchQa = string;
 
 /**
  * Sort order `field:direction` (`asc` or `desc`); fields `created_at` and `name`. Default `created_at:desc`; ties break on `id`.
@@ -2241,7 +2267,7 @@ export type SortEmailEventsA = string;
 export type SortEmailEventsB = string;
 
 /**
- * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`. Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
+ * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
  */
 export type SortResponsesShared = string;
 
@@ -3498,7 +3524,7 @@ export type ListResponsesData = {
          */
         cursor?: string;
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`. Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
          */
         sort?: string;
         /**
@@ -3681,6 +3707,10 @@ export type ListResponsesData = {
          * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
         answer_lte?: Array<string>;
+        /**
+         * Both styles (it selects neither). Full-text search over the text answers (question type `text`), in the text search configuration of each response's language (stemming for the languages PostgreSQL ships, `simple` for others). Syntax as typed: words (all must occur), `"a phrase"`, `or` between words, `-word` to exclude; other punctuation is ignored. ANDed with every other filter; adds `search_excerpt` (Style A) or `searchExcerpt` (Style B) to each item of a list (the matches in `<mark>…</mark>`, text HTML-escaped) and the sort field `relevance`. At most 500 characters and at least one word: otherwise a 400 naming `q` (docs/api-rules.md, "Searching text answers").
+         */
+        q?: string;
         /**
          * Both styles: `true` adds `table_data` (`null` when the response has no row).
          */
@@ -3827,7 +3857,7 @@ export type ExportResponsesData = {
          */
         format?: 'ndjson' | 'csv';
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`. Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
          */
         sort?: string;
         /**
@@ -4010,6 +4040,10 @@ export type ExportResponsesData = {
          * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
         answer_lte?: Array<string>;
+        /**
+         * Both styles (it selects neither). Full-text search over the text answers (question type `text`), in the text search configuration of each response's language (stemming for the languages PostgreSQL ships, `simple` for others). Syntax as typed: words (all must occur), `"a phrase"`, `or` between words, `-word` to exclude; other punctuation is ignored. ANDed with every other filter; adds `search_excerpt` (Style A) or `searchExcerpt` (Style B) to each item of a list (the matches in `<mark>…</mark>`, text HTML-escaped) and the sort field `relevance`. At most 500 characters and at least one word: otherwise a 400 naming `q` (docs/api-rules.md, "Searching text answers").
+         */
+        q?: string;
         /**
          * Both styles: `true` adds `table_data` (`null` when the response has no row).
          */
@@ -4624,7 +4658,7 @@ export type ListFormResponsesData = {
          */
         cursor?: string;
         /**
-         * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`) and `score`. Default `created_at:desc`; ties break on `id`.
+         * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`) and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Default `created_at:desc` (also with `q`); ties break on `id`.
          */
         sort?: string;
         /**
@@ -4792,6 +4826,10 @@ export type ListFormResponsesData = {
          */
         answer_lte?: Array<string>;
         /**
+         * Full-text search over the text answers (question type `text`), in the text search configuration of each response's language (stemming for the languages PostgreSQL ships, `simple` for others). Syntax as typed: words (all must occur), `"a phrase"`, `or` between words, `-word` to exclude; other punctuation is ignored. ANDed with every other filter; adds `search_excerpt` to each item of a list (the matches in `<mark>…</mark>`, text HTML-escaped) and the sort field `relevance`. At most 500 characters and at least one word: otherwise a 400 naming `q` (docs/api-rules.md, "Searching text answers").
+         */
+        q?: string;
+        /**
          * `true` adds `table_data`: the linked row as it was at submission (`null` when the response has no row).
          */
         include_table_data?: boolean;
@@ -4869,7 +4907,7 @@ export type ListResponsesV2Data = {
          */
         cursor?: string;
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`. Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
          */
         sort?: string;
         /**
@@ -5052,6 +5090,10 @@ export type ListResponsesV2Data = {
          * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
         answer_lte?: Array<string>;
+        /**
+         * Both styles (it selects neither). Full-text search over the text answers (question type `text`), in the text search configuration of each response's language (stemming for the languages PostgreSQL ships, `simple` for others). Syntax as typed: words (all must occur), `"a phrase"`, `or` between words, `-word` to exclude; other punctuation is ignored. ANDed with every other filter; adds `search_excerpt` (Style A) or `searchExcerpt` (Style B) to each item of a list (the matches in `<mark>…</mark>`, text HTML-escaped) and the sort field `relevance`. At most 500 characters and at least one word: otherwise a 400 naming `q` (docs/api-rules.md, "Searching text answers").
+         */
+        q?: string;
         /**
          * Both styles: `true` adds `table_data` (`null` when the response has no row).
          */
