@@ -16,6 +16,7 @@ import knex from 'knex';
 import { createApiKey } from '../src/core/api-keys/create-api-key';
 import type { FixtureForm } from '../src/core/import/fixture-schema';
 import { importFixture } from '../src/core/import/importer';
+import { textSentiment } from '../src/core/responses/sentiment';
 import { createDb, migrateLatest, type Db } from '../src/db/connection';
 
 export const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -173,10 +174,12 @@ async function seedForms(db: Db): Promise<{ workspaceId: string; formIds: string
 /**
  * The bulk insert. Each row: a form picked by FORM_SHARES, an NPS-like score 0..10 (skewed high),
  * created_at spread over the last 365 days with millisecond precision, answers rendered as the
- * importer stores them ([{question_id, type, title, value}]), an e-mail link on about 1 in 5.
+ * importer stores them ([{question_id, type, title, value}], a comment with its `sentiment`) and the overall sentiment
+ * columns (not pending), an e-mail link on about 1 in 5.
  */
 const INSERT_SQL = String.raw`
-INSERT INTO responses (workspace_id, id, form_id, score, version, language, answers, respondent_email, email_id, created_at)
+INSERT INTO responses (workspace_id, id, form_id, score, version, language, answers, respondent_email, email_id, created_at,
+                       sentiment_score, sentiment_label, sentiment_pending)
 SELECT :ws, r.id, r.form_id, r.score, 1, 'en',
        jsonb_build_array(
          jsonb_build_object('question_id', 'q_score', 'type', 'nps', 'title', :qScore::text, 'value', r.score),
@@ -184,18 +187,22 @@ SELECT :ws, r.id, r.form_id, r.score, 1, 'en',
                             'value', (:plans::jsonb) -> r.plan)
        ) || CASE WHEN r.u3 < 0.35
                  THEN jsonb_build_array(jsonb_build_object('question_id', 'q_comment', 'type', 'text',
-                                        'title', :qComment::text, 'value', (:comments::text[])[1 + floor(r.u4 * :commentCount)::int]))
+                                        'title', :qComment::text, 'value', (:comments::text[])[1 + r.c],
+                                        'sentiment', (:sentiments::jsonb) -> r.c))
                  ELSE '[]'::jsonb END,
        CASE WHEN r.email THEN 'person' || r.i || '@example.com' END,
        CASE WHEN r.email THEN 'em_' || substr(md5('em' || r.i || :salt::text), 1, 16) END,
-       r.created_at
+       r.created_at,
+       CASE WHEN r.u3 < 0.35 THEN ((:sentiments::jsonb) -> r.c ->> 'score')::double precision END,
+       CASE WHEN r.u3 < 0.35 THEN (:sentiments::jsonb) -> r.c ->> 'label' END,
+       false
   FROM (
     SELECT g AS i,
            'rsp_' || substr(md5(g || :salt::text), 1, 16) AS id,
            (:forms::text[])[CASE WHEN u1 < :c1 THEN 1 WHEN u1 < :c2 THEN 2 WHEN u1 < :c3 THEN 3 WHEN u1 < :c4 THEN 4 ELSE 5 END] AS form_id,
            least(10, floor(11 * power(u2, 0.55)))::double precision AS score,
            floor(u6 * 4)::int AS plan,
-           u3, u4,
+           u3, floor(u4 * :commentCount)::int AS c,
            u5 < 0.2 AS email,
            date_trunc('milliseconds', now() - random() * interval '365 days') AS created_at
       FROM (SELECT g, random() AS u1, random() AS u2, random() AS u3, random() AS u4, random() AS u5, random() AS u6
@@ -213,6 +220,9 @@ async function insertResponses(db: Db, ws: string, formIds: string[], n: number,
     plans: JSON.stringify(PLAN_OPTIONS),
     comments: COMMENTS,
     commentCount: COMMENTS.length,
+    // Each comment's sentiment, computed by the library as a write would (src/core/responses/sentiment.ts), so the
+    // seeded responses are not pending and the worker's backfill has nothing to do during the bench.
+    sentiments: JSON.stringify(COMMENTS.map((c) => textSentiment(c, 'en'))),
     forms: formIds,
     c1: cumulative[0]!,
     c2: cumulative[1]!,

@@ -16,6 +16,7 @@ import * as m010 from './20261125_010_dashboard_links';
 import * as m011 from './20261126_011_key_lineage';
 import * as m012 from './20261126_012_email_link_uses';
 import * as m013 from './20261127_013_answer_filters';
+import * as m015 from './20261127_015_sentiment';
 
 export interface Migration {
   name: string;
@@ -37,4 +38,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261126_011_key_lineage', ...m011 },
   { name: '20261126_012_email_link_uses', ...m012 },
   { name: '20261127_013_answer_filters', ...m013 },
+  { name: '20261127_015_sentiment', ...m015 },
 ];

@@ -17,6 +17,7 @@ import { createLogger, writeAfterLog, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
 import { createRedis, type RedisClient } from './platform/redis';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker, type WorkerObserver } from './delivery/worker';
+import { sentimentBackfillState } from './delivery/sentiment-backfill';
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -79,6 +80,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     c.closers.push({ name, close });
   };
   metrics.setWebhookQueueDepthSource(() => queueDepth(db));
+  metrics.setSentimentBackfillSource(() => sentimentBackfillState(db));
 
   const app = buildApp(config, { db, logger, redis: c.redis, metrics, replicas: c.replicas });
   const server = await listen(c, app);

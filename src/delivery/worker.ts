@@ -16,6 +16,7 @@ import { DEFAULT_RETRY_SCHEDULE } from '../core/webhooks/retry-schedule';
 import { DeliveryBusyError, makeAttempt, requeueStuckDeliveries, type Outcome } from './attempt';
 import type { Resolve } from '../core/webhooks/address-policy';
 import { startRetention, type PruneResult } from './prune';
+import { startSentimentBackfill, type SentimentBackfillOptions } from './sentiment-backfill';
 
 /** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
 export interface WorkerObserver {
@@ -40,6 +41,8 @@ export interface DeliveryWorkerOptions {
   pruneIntervalMs?: number;
   /** Called after each prune pass (tests). */
   onPrune?: (result: PruneResult) => void;
+  /** The sentiment backfill's timing and hooks (delivery/sentiment-backfill.ts); it runs unless `SENTIMENT=off`. */
+  sentimentBackfill?: Omit<SentimentBackfillOptions, 'db' | 'logger'>;
 }
 
 /**
@@ -80,6 +83,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let stopping: Promise<void> | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let retention: { stop(): Promise<void> } | undefined;
+  let backfill: { stop(): Promise<void> } | undefined;
 
   const attempt = async (job: { id: string; data: AttemptJob }) => {
     let outcome: Outcome | undefined;
@@ -135,6 +139,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         ...(opts.pruneIntervalMs !== undefined ? { intervalMs: opts.pruneIntervalMs } : {}),
         ...(opts.onPrune ? { onPass: opts.onPrune } : {}),
       });
+      if (config.sentimentEnabled) backfill = startSentimentBackfill({ db, logger, ...opts.sentimentBackfill });
       logger.info('webhook delivery worker started');
     },
     stop() {
@@ -142,6 +147,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         if (!boss) return;
         clearInterval(sweeper);
         await retention?.stop();
+        await backfill?.stop();
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
         await executor.close();
         logger.info('webhook delivery worker stopped');

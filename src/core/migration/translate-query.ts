@@ -26,8 +26,8 @@ const ALLOWED: Record<QueryRule, readonly string[]> = {
   none: [],
 };
 const SORTABLE: Partial<Record<QueryRule, readonly string[]>> = {
-  'responses-list': ['created_at', 'score'],
-  'responses-export': ['created_at', 'score'],
+  'responses-list': ['created_at', 'score', 'sentiment'],
+  'responses-export': ['created_at', 'score', 'sentiment'],
   events: ['created_at'],
 };
 

@@ -279,6 +279,14 @@ export type AnalyticsSummaryA = {
 };
 
 /**
+ * Sentiment computed in the service from the text (docs/analytics.md, "Sentiment"): `score` in -1..1 and its `label` (`positive` at +0.05 and above, `negative` at -0.05 and below, `neutral` between). On a text answer: null when the response's language is one the library does not read (only English is scored). On a response: the mean of its text answers' scores, labelled the same way; null without a scored text answer, and until the backfill reaches a response stored before sentiment existed. Text answers only carry it (absent on the other answers).
+ */
+export type Sentiment = {
+    score: number;
+    label: 'negative' | 'neutral' | 'positive';
+} | null;
+
+/**
  * Style A answer.
  */
 export type AnswerA = {
@@ -292,6 +300,7 @@ export type AnswerA = {
      * Any JSON value (null included), by type: `single_choice` `{id, value}`; `multiple_choice` array of `{id, value}`; `text`, `email` string; `number`, `rating`, `nps` number; `date` `"YYYY-MM-DD"`. Option texts are in the language the response was given in.
      */
     value: unknown;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -312,6 +321,7 @@ export type AnswerAv2 = {
      * v2 only, translated forms only: the question title in the form's default language.
      */
     reporting_label?: string;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -331,6 +341,7 @@ export type AnswerB = {
      * Any JSON value (null included), by type: `single_choice` `{id, value}`; `multiple_choice` array of `{id, value}`; `text`, `email` string; `number`, `rating`, `nps` number; `date` `"YYYY-MM-DD"`. Option texts are in the language the response was given in.
      */
     value: unknown;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -354,6 +365,7 @@ export type AnswerBv2 = {
      * v2 only, translated forms only: the question title in the form's default language.
      */
     reporting_label?: string;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -399,6 +411,7 @@ export type ResponseA = {
      */
     row_id: string | null;
     table_data?: TableData;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -425,6 +438,7 @@ export type ResponseB = {
      * Only with `include_actionlist_data=true`; `[]` when none.
      */
     actionlist_data?: Array<ActionlistItem>;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -449,6 +463,7 @@ export type ResponseAv2 = {
      */
     row_id: string | null;
     table_data?: TableData;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -475,6 +490,7 @@ export type ResponseBv2 = {
      * Only with `include_actionlist_data=true`; `[]` when none.
      */
     actionlist_data?: Array<ActionlistItem>;
+    sentiment?: Sentiment;
 };
 
 export type DatatableFieldType = 'string' | 'number' | 'boolean' | 'date' | 'json';
@@ -1902,7 +1918,7 @@ export type StartDate = string;
 export type EndDate = string;
 
 /**
- * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`) and `score`. Default `created_at:desc`; ties break on `id`.
+ * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`), `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction). Default `created_at:desc`; ties break on `id`.
  */
 export type SortResponsesA = string;
 
@@ -1932,7 +1948,7 @@ export type SortEmailEventsA = string;
 export type SortEmailEventsB = string;
 
 /**
- * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`. Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
+ * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt`, `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction). Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
  */
 export type SortResponsesShared = string;
 
@@ -2112,6 +2128,26 @@ export type ResponseFilterRespondentEmailContains = Array<string>;
 export type ResponseFilterRespondentEmailPresent = Array<boolean>;
 
 /**
+ * Style A: the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+ */
+export type ResponseFilterSentiment = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A: the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterSentimentNe = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A: the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+ */
+export type ResponseFilterSentimentIn = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A: `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterSentimentPresent = Array<boolean>;
+
+/**
  * Style A: `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
  */
 export type ResponseFilterAnswer = Array<string>;
@@ -2192,7 +2228,7 @@ export type LimitShared = number;
 export type CursorShared = string;
 
 /**
- * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+ * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
  */
 export type FilterShared = string;
 
@@ -2370,6 +2406,26 @@ export type ResponseFilterRespondentEmailContainsShared = Array<string>;
  * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
  */
 export type ResponseFilterRespondentEmailPresentShared = Array<boolean>;
+
+/**
+ * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+ */
+export type ResponseFilterSentimentShared = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterSentimentNeShared = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+ */
+export type ResponseFilterSentimentInShared = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterSentimentPresentShared = Array<boolean>;
 
 /**
  * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
@@ -3159,11 +3215,11 @@ export type ListResponsesData = {
          */
         cursor?: string;
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`. Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt`, `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction). Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -3306,6 +3362,22 @@ export type ListResponsesData = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
@@ -3488,11 +3560,11 @@ export type ExportResponsesData = {
          */
         format?: 'ndjson' | 'csv';
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`. Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt`, `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction). Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -3635,6 +3707,22 @@ export type ExportResponsesData = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
@@ -3816,7 +3904,7 @@ export type ListFormResponsesData = {
          */
         cursor?: string;
         /**
-         * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`) and `score`. Default `created_at:desc`; ties break on `id`.
+         * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`), `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction). Default `created_at:desc`; ties break on `id`.
          */
         sort?: string;
         /**
@@ -3948,6 +4036,22 @@ export type ListFormResponsesData = {
          */
         respondent_email_present?: Array<boolean>;
         /**
+         * Style A: the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A: the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A: the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A: `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
+        /**
          * Style A: `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
         answer?: Array<string>;
@@ -4061,11 +4165,11 @@ export type ListResponsesV2Data = {
          */
         cursor?: string;
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`. Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt`, `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction). Style B accepts several, comma-separated. Default `created_at:desc`; ties break on `id`.
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -4208,6 +4312,22 @@ export type ListResponsesV2Data = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
