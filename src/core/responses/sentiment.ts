@@ -76,7 +76,7 @@ export function sentimentSupports(language: string): boolean {
 export function textSentiment(text: string, language: string): Sentiment | null {
   if (!sentimentSupports(language)) return null;
   if (!/[\p{L}\p{N}\p{Extended_Pictographic}]/u.test(text)) return { score: 0, label: 'neutral' };
-  // Made once: loading the model takes ~0.2 s and ~25 MB of RSS, at the first text.
+  // Made once: loading the model takes ~0.2 s and ~50 MB of RSS, at the first text.
   pipes ??= { several: winkNLP(model, ['sbd', 'negation', 'sentiment']), one: winkNLP(model, ['negation', 'sentiment']) };
   const nlp = SEVERAL_SENTENCES.test(text) ? pipes.several : pipes.one;
   // wink's `its` helpers are plain functions the document calls without `this`.
