@@ -46,6 +46,19 @@ export type ImportRun =
   | { measured: false; reason: string };
 
 /**
+ * The same way to run the import once with sentiment (the default) and once with `SENTIMENT=off` (docs/operations.md,
+ * "Sentiment"), in that order: issue 29 asks the import with sentiment to keep at least 0.9x of the rate without it.
+ */
+export function withAndWithoutSentiment(v: ImportVariant): [ImportVariant, ImportVariant] {
+  return [v, { ...v, label: `${v.label}, SENTIMENT=off`, env: { ...v.env, SENTIMENT: 'off' } }];
+}
+
+/** Import rate with sentiment / rate without it (both measured), or undefined. */
+export function sentimentRatio(withSentiment: ImportRun | undefined, without: ImportRun | undefined): number | undefined {
+  return withSentiment?.measured && without?.measured ? withSentiment.rate / without.rate : undefined;
+}
+
+/**
  * Measures one import of `responses` responses per variant, in order, from one fixture file.
  * @returns one run per variant, or `[{measured: false}]` when dist/bench/make-fixture.js does not exist (not built yet)
  * @throws when make-fixture or an import exits non-zero (with the tail of its stderr), or when the

@@ -49,7 +49,7 @@ import { listResponsesKeyset, listResponsesOffset, RESPONSE_ID_FIELD, RESPONSE_S
 import { createDb, type Db } from '../src/db/connection';
 import { nodeSupportsTracing, TRACING_MIN_NODE } from '../src/platform/tracing-state';
 import { explainWhat, measureExport, measureLatency, type ExportRun, type Latency, type Plan } from './details';
-import { measureImport, type ImportRun, type ImportVariant } from './import-run';
+import { measureImport, sentimentRatio, withAndWithoutSentiment, type ImportRun, type ImportVariant } from './import-run';
 import { measureReplica } from './replica-run';
 import { interleave, median, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
 import { serve, watchMemory, type Runtime, type ServeMode, type Served } from './procs';
@@ -237,8 +237,9 @@ async function main(): Promise<void> {
   const v8Defaults: Runtime = { node: o.node, execArgv: [] };
   // The CLI adds its own defaults where node has process.execve: the import then runs as an operator starts it.
   const cliApplies = execve === 'function' && o.memoryFlags === MEMORY_DEFAULT_FLAGS.join(' ');
+  // With and without sentiment side by side (issue 29: with ≥ 0.9x without), then V8's own heap sizes.
   const importVariants: ImportVariant[] = [
-    { label: 'memory settings', node: o.node, nodeArgs: cliApplies ? [] : memoryFlags, env: {} },
+    ...withAndWithoutSentiment({ label: 'memory settings', node: o.node, nodeArgs: cliApplies ? [] : memoryFlags, env: {} }),
     { label: 'V8 defaults', node: o.node, nodeArgs: [], env: { FEEDBACK_MEMORY_DEFAULTS: 'off' } },
   ];
   log(`servers and import on ${o.node} (${nodeVersion}); memory settings: ${memoryFlags.join(' ')}${cliApplies ? ' (the import gets them from the CLI)' : ''}`);
@@ -486,7 +487,7 @@ async function main(): Promise<void> {
             : `  import: ${r.reason}`,
         );
     }
-    const [imported, importedDefaults] = imports;
+    const [imported, importedNoSentiment, importedDefaults] = imports;
 
     // ---- details
     const details = o.skipDetails ? undefined : await measureDetails(db, databaseUrl, withSettings, key, workspaceId, forms, o, { listW, page1W, pageDeepW });
@@ -561,6 +562,7 @@ async function main(): Promise<void> {
       },
       ...answerRows(answerRuns),
       ...importRows(imported!, o.responses),
+      sentimentRow(imported, importedNoSentiment),
       {
         what: `Peak RSS of \`serve\` under ${o.rssConnections} connections`,
         app: `${rssApp!.peakMb.toFixed(0)} MB`,
@@ -727,6 +729,23 @@ function writeReport(name: string, report: string, failed: boolean): void {
     log('FAILED: a load run got answers outside 2xx or errors, or the peak-RSS load got no answer (see the Load runs table)');
     process.exitCode = 1;
   }
+}
+
+/** The import with sentiment against the same import with `SENTIMENT=off` (issue 29 item 5: at least 0.9x). */
+function sentimentRow(withSentiment: ImportRun | undefined, without: ImportRun | undefined): TargetRow {
+  const what = 'Import with sentiment vs `SENTIMENT=off`, rate';
+  const ratio = sentimentRatio(withSentiment, without);
+  if (ratio === undefined || !withSentiment?.measured || !without?.measured) {
+    return { what, app: 'not measured', baseline: '—', ratio: '—', target: '≥ 0.9x without', verdict: 'not measured' };
+  }
+  return {
+    what,
+    app: `${fmt(withSentiment.rate)} responses/s`,
+    baseline: `${fmt(without.rate)} responses/s without`,
+    ratio: `${ratio.toFixed(2)}x`,
+    target: '≥ 0.9x without',
+    verdict: verdict(ratio >= 0.9),
+  };
 }
 
 function importRows(imported: ImportRun, responses: number): TargetRow[] {

@@ -17,6 +17,7 @@ import * as m011 from './20261126_011_key_lineage';
 import * as m012 from './20261126_012_email_link_uses';
 import * as m013 from './20261127_013_answer_filters';
 import * as m014 from './20261127_014_search';
+import * as m015 from './20261127_015_sentiment';
 import * as m016 from './20261127_016_response_deletes';
 import * as m017 from './20261127_017_audit';
 import * as m018 from './20261127_018_traceparent';
@@ -43,6 +44,7 @@ export const migrations: readonly Migration[] = [
   { name: '20261126_012_email_link_uses', ...m012 },
   { name: '20261127_013_answer_filters', ...m013 },
   { name: '20261127_014_search', ...m014 },
+  { name: '20261127_015_sentiment', ...m015 },
   { name: '20261127_016_response_deletes', ...m016 },
   { name: '20261127_017_audit', ...m017 },
   { name: '20261127_018_traceparent', ...m018 },

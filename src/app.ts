@@ -57,6 +57,7 @@ import { inOrder } from './platform/in-order';
 import type { Logger } from './platform/logger';
 import { migrationGuidePage } from './pages/migration-guide-page';
 import { createMetrics, type Metrics } from './platform/metrics';
+import { setSentimentEnabled } from './core/responses/sentiment';
 import { loadOpenApiDocument, openApiValidator } from './platform/openapi';
 import { healthz, readyz } from './platform/probes';
 import { operationIndex, type PathStyle } from './platform/operations';
@@ -111,6 +112,8 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const operations = operationIndex(doc);
   const metrics = deps.metrics ?? createMetrics({ db, logger });
   metrics.countRefusals(limiter);
+  // Process-wide (src/core/responses/sentiment.ts): the write paths score text answers unless SENTIMENT=off.
+  setSentimentEnabled(config.sentimentEnabled);
   const app = express();
   app.set('etag', false);
   app.set('query parser', 'simple');

@@ -57,6 +57,11 @@ export interface Config {
   readonly auditRetentionDays: number;
   /** `METRICS=off` hides /metrics (docs/operations.md, "Metrics"). */
   readonly metricsEnabled: boolean;
+  /**
+   * `SENTIMENT=off`: responses are written without the sentiment of their text answers and the worker's backfill
+   * does not run (docs/operations.md, "Sentiment"); default on.
+   */
+  readonly sentimentEnabled: boolean;
   /** `STYLE_B_SUNSET` (YYYY-MM-DD): turns on the Style B deprecation headers (docs/analytics.md, "Deprecation headers"). */
   readonly styleBSunset: string | undefined;
   /** `STYLE_B_DEPRECATED_AT` (YYYY-MM-DD); default 180 days before the sunset. */
@@ -151,6 +156,11 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
   },
   { name: 'AUDIT_RETENTION_DAYS', meaning: 'days an audit record is kept, 1-36500', fallback: String(DEFAULT_AUDIT_RETENTION_DAYS) },
   { name: 'METRICS', meaning: '"off" hides /metrics (on/off)', fallback: 'on' },
+  {
+    name: 'SENTIMENT',
+    meaning: '"off": responses are written without the sentiment of their text answers and the worker does not backfill it (on/off)',
+    fallback: 'on',
+  },
   { name: 'STYLE_B_SUNSET', meaning: 'date (YYYY-MM-DD) that turns on the Style B deprecation headers', fallback: 'unset' },
   { name: 'STYLE_B_DEPRECATED_AT', meaning: 'date (YYYY-MM-DD) of the Style B deprecation', fallback: '180 days before STYLE_B_SUNSET' },
   {
@@ -400,7 +410,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   const v = value.trim().toLowerCase();
   if (v === 'true' || v === '1' || v === 'yes' || v === 'on') return true;
   if (v === 'false' || v === '0' || v === 'no' || v === 'off') return false;
-  throw new ConfigError(name, name === 'METRICS' ? 'on or off' : 'true or false', value);
+  throw new ConfigError(name, name === 'METRICS' || name === 'SENTIMENT' ? 'on or off' : 'true or false', value);
 }
 
 function seconds(env: Env, name: string): number[] | undefined {
@@ -499,6 +509,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     webhookLogRetentionDays: retentionDays(env, 'WEBHOOK_LOG_RETENTION_DAYS', DEFAULT_WEBHOOK_LOG_RETENTION_DAYS),
     auditRetentionDays: retentionDays(env, 'AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
     metricsEnabled: bool(env, 'METRICS', true),
+    sentimentEnabled: bool(env, 'SENTIMENT', true),
     styleBSunset: calendarDate(env, 'STYLE_B_SUNSET'),
     styleBDeprecatedAt: calendarDate(env, 'STYLE_B_DEPRECATED_AT'),
     ...httpTimeouts(env),

@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from './platform/metrics';
 import { logTracingState, stopTracing } from './platform/tracing-state';
 import { createRedis, type RedisClient } from './platform/redis';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker, type WorkerObserver } from './delivery/worker';
+import { sentimentBackfillState } from './delivery/sentiment-backfill';
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -80,6 +81,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     c.closers.push({ name, close });
   };
   metrics.setWebhookQueueDepthSource(() => queueDepth(db));
+  metrics.setSentimentBackfillSource(() => sentimentBackfillState(db));
 
   const app = buildApp(config, { db, logger, redis: c.redis, metrics, replicas: c.replicas });
   const server = await listen(c, app);

@@ -30,6 +30,7 @@ const OWNERS = {
   responses: 'src/core/responses/responses.store.ts',
   response_counts: 'src/core/responses/responses.store.ts',
   response_day_counts: 'src/core/responses/responses.store.ts',
+  sentiment_backfill: 'src/core/responses/responses.store.ts',
   submission_tokens: 'src/core/responses/submission-tokens.store.ts',
   response_deletions: 'src/core/responses/deletions.ts',
   answer_rollups: 'src/core/analytics/analytics.store.ts',

@@ -10,6 +10,7 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, SETTINGS, type Config } from '../config';
+import { setSentimentEnabled } from '../core/responses/sentiment';
 import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from '../db/connection';
 import type { DbTransaction } from '../db';
 import { lockDataDir } from '../db/data-dir-lock';
@@ -61,7 +62,10 @@ function print(value: unknown): void {
 
 function readConfig(overrides: Partial<Config> = {}): Config {
   try {
-    return loadConfig(overrides);
+    const config = loadConfig(overrides);
+    // Process-wide: the import, the demo seed and `serve` write responses with sentiment unless SENTIMENT=off.
+    setSentimentEnabled(config.sentimentEnabled);
+    return config;
   } catch (e) {
     throw new CliError(errorMessage(e));
   }

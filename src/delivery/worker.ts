@@ -18,6 +18,7 @@ import type { Resolve } from '../core/webhooks/address-policy';
 import { startRetention, type PruneResult } from './prune';
 import { DELETION_QUEUE, type DeletionJob } from '../core/responses/deletions';
 import { runDeletionJob } from './deletions';
+import { startSentimentBackfill, type SentimentBackfillOptions } from './sentiment-backfill';
 
 /** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
 export interface WorkerObserver {
@@ -42,6 +43,8 @@ export interface DeliveryWorkerOptions {
   pruneIntervalMs?: number;
   /** Called after each prune pass (tests). */
   onPrune?: (result: PruneResult) => void;
+  /** The sentiment backfill's timing and hooks (delivery/sentiment-backfill.ts); it runs unless `SENTIMENT=off`. */
+  sentimentBackfill?: Omit<SentimentBackfillOptions, 'db' | 'logger'>;
 }
 
 /**
@@ -92,6 +95,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let sweeper: NodeJS.Timeout | undefined;
   let retention: { stop(): Promise<void> } | undefined;
   const deletions = new AbortController();
+  let backfill: { stop(): Promise<void> } | undefined;
 
   // The outcome is logged and counted by ctx.onOutcome.
   const attempt = async (job: { id: string; data: AttemptJob }) => {
@@ -148,6 +152,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         ...(opts.pruneIntervalMs !== undefined ? { intervalMs: opts.pruneIntervalMs } : {}),
         ...(opts.onPrune ? { onPass: opts.onPrune } : {}),
       });
+      if (config.sentimentEnabled) backfill = startSentimentBackfill({ db, logger, ...opts.sentimentBackfill });
       logger.info('webhook delivery worker started');
     },
     stop() {
@@ -156,6 +161,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         clearInterval(sweeper);
         deletions.abort();
         await retention?.stop();
+        await backfill?.stop();
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
         await executor.close();
         logger.info('webhook delivery worker stopped');

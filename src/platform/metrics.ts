@@ -31,6 +31,8 @@ export type RefusalKind = 'key' | 'address' | 'submission';
 export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';
 /** Returns the number of webhook deliveries waiting (e.g. the webhooks branch's `queueDepth(db)`). */
 export type QueueDepthSource = () => Promise<number> | number;
+/** Returns the sentiment backfill's state: responses pending and rows filled so far. */
+export type SentimentBackfillSource = () => Promise<{ pending: number; filled: number }>;
 
 /** Route label of a request that matches no route template. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -63,6 +65,11 @@ export interface Metrics {
   webhookDelivery(outcome: DeliveryOutcome): void;
   /** Sets where `webhook_queue_depth` is read from at each scrape (default: 0). */
   setWebhookQueueDepthSource(source: QueueDepthSource): void;
+  /**
+   * Sets where `sentiment_backfill_pending` (responses still without sentiment) and `sentiment_backfill_filled` (rows
+   * the backfill has scored since it first ran) are read from at each scrape (default: 0 and 0).
+   */
+  setSentimentBackfillSource(source: SentimentBackfillSource): void;
   /** Counts one API read by the database that answered it. */
   dbRead(target: 'primary' | 'replica'): void;
   /** Registers the replica families and sets where their gauges are read from at each scrape (default: no replicas, no families). */
@@ -82,6 +89,7 @@ export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics 
   const { refusals, authFailures, deliveries } = outcomeCounters(registry);
   const queueDepth = queueDepthGauge(registry, opts.logger);
   poolGauge(registry, opts.db);
+  const backfill = sentimentBackfillGauges(registry, opts.logger);
   // Registered only with replicas, so /metrics of a service without them is unchanged.
   let replicas: ReturnType<typeof replicaFamilies> | undefined;
 
@@ -108,6 +116,7 @@ export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics 
     authFailed: (code) => authFailures.inc({ code }),
     webhookDelivery: (outcome) => deliveries.inc({ outcome }),
     setWebhookQueueDepthSource: queueDepth.setSource,
+    setSentimentBackfillSource: backfill.setSource,
     dbRead: (target) => replicas?.reads.inc({ target }),
     setReplicaSource: (source) => {
       replicas ??= replicaFamilies(registry);
@@ -298,6 +307,51 @@ function queueDepthGauge(registry: Registry, logger: Logger | undefined): { setS
   return {
     setSource: (source) => {
       depthSource = source;
+    },
+  };
+}
+
+/**
+ * The gauges `sentiment_backfill_pending` and `sentiment_backfill_filled` (docs/operations.md, "Sentiment"), read
+ * from the source at each scrape (one read serves both; the last known values if it fails or takes over a second).
+ */
+function sentimentBackfillGauges(registry: Registry, logger: Logger | undefined): { setSource: (source: SentimentBackfillSource) => void } {
+  let source: SentimentBackfillSource = () => Promise.resolve({ pending: 0, filled: 0 });
+  let last = { pending: 0, filled: 0 };
+  let reading: Promise<void> | undefined;
+  const read = () =>
+    (reading ??= Promise.race([
+      source(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('sentiment backfill state timed out')), DEPTH_TIMEOUT_MS).unref()),
+    ])
+      .then((v) => {
+        last = v;
+      })
+      .catch((err: unknown) => logger?.debug({ err }, 'could not read the sentiment backfill state'))
+      .finally(() => {
+        reading = undefined;
+      }));
+  new Gauge({
+    name: 'sentiment_backfill_pending',
+    help: 'Responses whose text answers have no sentiment yet (the backfill job scores them).',
+    registers: [registry],
+    async collect() {
+      await read();
+      this.set(last.pending);
+    },
+  });
+  new Gauge({
+    name: 'sentiment_backfill_filled',
+    help: 'Responses the sentiment backfill job has scored since it first ran (kept in the database across restarts).',
+    registers: [registry],
+    async collect() {
+      await read();
+      this.set(last.filled);
+    },
+  });
+  return {
+    setSource: (s) => {
+      source = s;
     },
   };
 }

@@ -380,6 +380,14 @@ export type AnalyticsSummaryA = {
 };
 
 /**
+ * Sentiment computed in the service from the text (docs/analytics.md, "Sentiment"): `score` in -1..1 and its `label` (`positive` at +0.05 and above, `negative` at -0.05 and below, `neutral` between). On a text answer: null when the response's language is one the library does not read (only English is scored). On a response: the mean of its text answers' scores, labelled the same way; null without a scored text answer, and until the backfill reaches a response stored before sentiment existed. Text answers only carry it (absent on the other answers).
+ */
+export type Sentiment = {
+    score: number;
+    label: 'negative' | 'neutral' | 'positive';
+} | null;
+
+/**
  * Style A answer.
  */
 export type AnswerA = {
@@ -393,6 +401,7 @@ export type AnswerA = {
      * Any JSON value (null included), by type: `single_choice` `{id, value}`; `multiple_choice` array of `{id, value}`; `text`, `email` string; `number`, `rating`, `nps` number; `date` `"YYYY-MM-DD"`. Option texts are in the language the response was given in.
      */
     value: unknown;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -413,6 +422,7 @@ export type AnswerAv2 = {
      * v2 only, translated forms only: the question title in the form's default language.
      */
     reporting_label?: string;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -432,6 +442,7 @@ export type AnswerB = {
      * Any JSON value (null included), by type: `single_choice` `{id, value}`; `multiple_choice` array of `{id, value}`; `text`, `email` string; `number`, `rating`, `nps` number; `date` `"YYYY-MM-DD"`. Option texts are in the language the response was given in.
      */
     value: unknown;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -455,6 +466,7 @@ export type AnswerBv2 = {
      * v2 only, translated forms only: the question title in the form's default language.
      */
     reporting_label?: string;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -504,6 +516,7 @@ export type ResponseA = {
      * Only in a list with `q`: an excerpt of the response's text answers around the matches, HTML-escaped, the matches in `<mark>…</mark>`, up to two fragments joined by ` … `; null without text answers (docs/api-rules.md, "Searching text answers").
      */
     search_excerpt?: string | null;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -534,6 +547,7 @@ export type ResponseB = {
      * Only in a list with `q`: an excerpt of the response's text answers around the matches, HTML-escaped, the matches in `<mark>…</mark>`, up to two fragments joined by ` … `; null without text answers (docs/api-rules.md, "Searching text answers").
      */
     searchExcerpt?: string | null;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -562,6 +576,7 @@ export type ResponseAv2 = {
      * Only in a list with `q`: an excerpt of the response's text answers around the matches, HTML-escaped, the matches in `<mark>…</mark>`, up to two fragments joined by ` … `; null without text answers (docs/api-rules.md, "Searching text answers").
      */
     search_excerpt?: string | null;
+    sentiment?: Sentiment;
 };
 
 /**
@@ -592,6 +607,7 @@ export type ResponseBv2 = {
      * Only in a list with `q`: an excerpt of the response's text answers around the matches, HTML-escaped, the matches in `<mark>…</mark>`, up to two fragments joined by ` … `; null without text answers (docs/api-rules.md, "Searching text answers").
      */
     searchExcerpt?: string | null;
+    sentiment?: Sentiment;
 };
 
 export type DatatableFieldType = 'string' | 'number' | 'boolean' | 'date' | 'json';
@@ -2228,7 +2244,7 @@ export type StartDate = string;
 export type EndDate = string;
 
 /**
- * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`) and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Default `created_at:desc` (also with `q`); ties break on `id`.
+ * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`), `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction), and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Default `created_at:desc` (also with `q`); ties break on `id`.
  */
 export type SortResponsesA = string;
 
@@ -2268,7 +2284,7 @@ export type SortEmailEventsA = string;
 export type SortEmailEventsB = string;
 
 /**
- * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
+ * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt`, `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction), and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
  */
 export type SortResponsesShared = string;
 
@@ -2448,6 +2464,26 @@ export type ResponseFilterRespondentEmailContains = Array<string>;
 export type ResponseFilterRespondentEmailPresent = Array<boolean>;
 
 /**
+ * Style A: the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+ */
+export type ResponseFilterSentiment = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A: the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterSentimentNe = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A: the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+ */
+export type ResponseFilterSentimentIn = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A: `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterSentimentPresent = Array<boolean>;
+
+/**
  * Style A: `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
  */
 export type ResponseFilterAnswer = Array<string>;
@@ -2553,7 +2589,7 @@ export type LimitShared = number;
 export type CursorShared = string;
 
 /**
- * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+ * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
  */
 export type FilterShared = string;
 
@@ -2731,6 +2767,26 @@ export type ResponseFilterRespondentEmailContainsShared = Array<string>;
  * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
  */
 export type ResponseFilterRespondentEmailPresentShared = Array<boolean>;
+
+/**
+ * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+ */
+export type ResponseFilterSentimentShared = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterSentimentNeShared = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+ */
+export type ResponseFilterSentimentInShared = Array<'negative' | 'neutral' | 'positive'>;
+
+/**
+ * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterSentimentPresentShared = Array<boolean>;
 
 /**
  * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
@@ -3525,11 +3581,11 @@ export type ListResponsesData = {
          */
         cursor?: string;
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt`, `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction), and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -3672,6 +3728,22 @@ export type ListResponsesData = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
@@ -3858,11 +3930,11 @@ export type ExportResponsesData = {
          */
         format?: 'ndjson' | 'csv';
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt`, `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction), and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -4005,6 +4077,22 @@ export type ExportResponsesData = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
@@ -4659,7 +4747,7 @@ export type ListFormResponsesData = {
          */
         cursor?: string;
         /**
-         * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`) and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Default `created_at:desc` (also with `q`); ties break on `id`.
+         * Sort order `field:direction` (`asc` or `desc`); fields `created_at` (or `createdAt`), `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction), and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Default `created_at:desc` (also with `q`); ties break on `id`.
          */
         sort?: string;
         /**
@@ -4791,6 +4879,22 @@ export type ListFormResponsesData = {
          */
         respondent_email_present?: Array<boolean>;
         /**
+         * Style A: the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A: the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A: the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A: `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
+        /**
          * Style A: `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
         answer?: Array<string>;
@@ -4908,11 +5012,11 @@ export type ListResponsesV2Data = {
          */
         cursor?: string;
         /**
-         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt` and `score`, and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
+         * Both styles. Sort order `field:direction` (`asc` or `desc`); fields `created_at`/`createdAt`, `score` and `sentiment` (the overall sentiment score; responses without one come last in either direction), and with `q` `relevance` (`relevance` alone is `relevance:desc`, the best match first; without `q` a 400 naming `sort`). Style B accepts several, comma-separated. Default `created_at:desc` (also with `q`); ties break on `id`.
          */
         sort?: string;
         /**
-         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
          */
         filter?: string;
         /**
@@ -5055,6 +5159,22 @@ export type ListResponsesV2Data = {
          * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */

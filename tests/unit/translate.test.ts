@@ -111,6 +111,22 @@ describe('translateStyleB', () => {
     });
   });
 
+  it('turns sentiment filters into the sentiment parameters and refuses a label Style B refuses', () => {
+    const q = (filter: string) => ok(responses({ filter })).request.query;
+    expect(q('sentiment = positive, sentiment != negative, sentiment in [negative, neutral], sentiment != null')).toEqual({
+      limit: '50',
+      sentiment: 'positive',
+      sentiment_ne: 'negative',
+      sentiment_present: 'true',
+      sentiment_in: ['negative', 'neutral'],
+    });
+    expect(q('sentiment = null')).toEqual({ limit: '50', sentiment_present: 'false' });
+    expect(ok(responses({ sort: 'sentiment:asc' })).request.query).toEqual({ limit: '50', sort: 'sentiment:asc' });
+    for (const filter of ['sentiment = happy', 'sentiment in [positive, Positive]', 'sentiment ~ pos']) {
+      expect(refusal(responses({ filter }))).toEqual({ part: 'query.filter', label: 'Style B refuses this request' });
+    }
+  });
+
   it('names every refusal by a reason the guide lists', () => {
     const guide = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'migrating-between-styles.md'), 'utf8');
     const refusals = [

@@ -16,11 +16,11 @@ const param = (name: string) => RESPONSE_FILTER_PARAMS.find((p) => p.name === na
 const parsed = (expression: string) => parseFilter(expression).map((c) => ({ ...c, position: 0 }));
 
 describe('typed response filter parameters', () => {
-  it('are the fixed scheme: every field and operator, no form_id (the list has it), no score_contains', () => {
+  it('are the fixed scheme: every field and operator, no form_id (the list has it), no score_contains nor sentiment_contains', () => {
     const suffixes = ['', '_ne', '_in', '_contains', '_present'];
-    const expected = ['id', 'form_id', 'score', 'email_id', 'row_id', 'respondent_email']
+    const expected = ['id', 'form_id', 'score', 'email_id', 'row_id', 'respondent_email', 'sentiment']
       .flatMap((f) => suffixes.map((s) => f + s))
-      .filter((n) => n !== 'form_id' && n !== 'score_contains');
+      .filter((n) => n !== 'form_id' && n !== 'score_contains' && n !== 'sentiment_contains');
     expect(RESPONSE_FILTER_PARAMS.map((p) => p.name)).toEqual(expected);
     expect(A_ONLY_PARAMS).toEqual(expect.arrayContaining(expected));
   });

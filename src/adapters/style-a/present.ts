@@ -35,6 +35,7 @@ const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() 
 function answerA(a: StoredAnswer, withLabel: boolean): AnswerAv2 {
   const out: AnswerAv2 = { question_id: a.question_id, title: a.title, type: a.type, value: a.value };
   if (withLabel && a.reporting_label !== undefined) out.reporting_label = a.reporting_label;
+  if (a.sentiment !== undefined) out.sentiment = a.sentiment;
   return out;
 }
 
@@ -57,6 +58,7 @@ export function presentResponseA(r: ResponseRecord, v2 = false): ResponseA | Res
     respondent_email: r.respondentEmail,
     email_id: r.emailId,
     row_id: r.rowId,
+    sentiment: r.sentiment,
   };
   if (r.tableData !== undefined) out.table_data = presentTableData(r.tableData);
   if (r.searchExcerpt !== undefined) out.search_excerpt = r.searchExcerpt;

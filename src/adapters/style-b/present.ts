@@ -12,6 +12,7 @@ import { presentTableData } from '../table-data';
 function answerB(a: StoredAnswer, withLabel: boolean): AnswerBv2 {
   const out: AnswerBv2 = { id: a.question_id, title: a.title, type: a.type, value: a.value };
   if (withLabel && a.reporting_label !== undefined) out.reporting_label = a.reporting_label;
+  if (a.sentiment !== undefined) out.sentiment = a.sentiment;
   return out;
 }
 
@@ -31,6 +32,7 @@ export function presentResponseB(r: ResponseRecord, v2 = false): ResponseB | Res
     email_id: r.emailId,
     respondent_email: r.respondentEmail,
     row_id: r.rowId,
+    sentiment: r.sentiment,
   };
   if (r.tableData !== undefined) out.table_data = presentTableData(r.tableData);
   if (r.actionlists !== undefined) out.actionlist_data = r.actionlists;

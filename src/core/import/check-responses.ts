@@ -7,6 +7,7 @@
 import type { FormDefinition } from '../forms/form-model';
 import { responseTimeProblem } from '../query/dates';
 import { validateAnswers, type StoredAnswer } from '../responses/answers';
+import { sentimentColumns } from '../responses/sentiment';
 import type { FixtureResponse } from './fixture-schema';
 import type { ImportContext, Rec } from './context';
 import { checkItemSchema } from './item-schema';
@@ -121,6 +122,8 @@ function checkResponse(ctx: ImportContext, e: ResponseEntry, id: string, form: F
     rendered.problems.forEach((p) => ctx.problems.add(p.field, p.message));
     answers = rendered.answers;
   }
+  // The sentiment of the text answers, as a submission computes it (skipped when the document has problems: nothing is written).
+  const sentiment = ctx.problems.count === 0 ? sentimentColumns(answers, language) : undefined;
   const created = ctx.iso(r.created_at);
   // The same bounds as a write (1970 to now), so an imported response cannot stretch the time series either.
   const timeProblem = r.created_at === undefined ? undefined : responseTimeProblem(new Date(created), 'created_at', new Date(ctx.nowIso));
@@ -132,7 +135,7 @@ function checkResponse(ctx: ImportContext, e: ResponseEntry, id: string, form: F
     score: r.score,
     version: r.version ?? 1,
     language,
-    answers,
+    answers: sentiment?.answers ?? answers,
     respondent_email: r.respondent_email ?? null,
     email_id: r.email_id ?? null,
     row_id: rowId,
@@ -140,6 +143,7 @@ function checkResponse(ctx: ImportContext, e: ResponseEntry, id: string, form: F
     table_data_captured_at: rowId === null ? null : created,
     actionlists: r.actionlists ?? [],
     created_at: created,
+    ...(sentiment?.columns ?? { sentiment_score: null, sentiment_label: null, sentiment_pending: true }),
   };
 }
 

@@ -73,6 +73,9 @@ export const IMPORT_TABLES = {
     col('table_data_captured_at', 'timestamptz'),
     col('actionlists', 'jsonb'),
     col('created_at', 'timestamptz'),
+    col('sentiment_score', 'double precision'),
+    col('sentiment_label'),
+    col('sentiment_pending', 'boolean'),
   ],
   email_events: [
     col('workspace_id'),

@@ -68,8 +68,8 @@ const END: ParamMapping = {
 };
 const RESPONSE_FILTER: ParamMapping = {
   b: 'filter',
-  a: 'id, form_id, score, email_id, row_id, respondent_email (+ _ne, _in, _contains, _present; score_gte/score_lte); answer (+ _ne, _in, _contains, _present, _gt, _gte, _lt, _lte)',
-  how: 'each condition becomes one typed parameter: f = v → f=v, f != v → f_ne=v, f in [..] → f_in=.. (repeated), f ~ v → f_contains=v, f = null / f != null → f_present=false/true; on answers (with form_id) answers.q OP v → answer…=q:v (= answer, != answer_ne, ~ answer_contains, > answer_gt, >= answer_gte, < answer_lt, <= answer_lte), answers.q in [v, null] → answer_in=q:v&answer_in=q, answers.q = null / != null → answer_present=q:false/true',
+  a: 'id, form_id, score, email_id, row_id, respondent_email (+ _ne, _in, _contains, _present; score_gte/score_lte); sentiment (+ _ne, _in, _present); answer (+ _ne, _in, _contains, _present, _gt, _gte, _lt, _lte)',
+  how: 'each condition becomes one typed parameter: f = v → f=v, f != v → f_ne=v, f in [..] → f_in=.. (repeated), f ~ v → f_contains=v, f = null / f != null → f_present=false/true (sentiment = positive → sentiment=positive, sentiment in [negative, neutral] → sentiment_in=negative&sentiment_in=neutral; labels negative, neutral, positive); on answers (with form_id) answers.q OP v → answer…=q:v (= answer, != answer_ne, ~ answer_contains, > answer_gt, >= answer_gte, < answer_lt, <= answer_lte), answers.q in [v, null] → answer_in=q:v&answer_in=q, answers.q = null / != null → answer_present=q:false/true',
 };
 const INCLUDE_TABLE: ParamMapping = { b: 'include_table_data', a: 'include_table_data', how: 'unchanged' };
 const INCLUDE_ACTIONLIST: ParamMapping = {

@@ -10,17 +10,25 @@
 import { EMAIL_EVENT_TYPES } from '../email-events/email-events.store';
 import { snakeCase } from '../query/fields';
 import { ANSWER_FIELD_PREFIX, isAnswerField } from '../responses/answer-filter';
+import { SENTIMENT_LABELS } from '../responses/answers';
 import { FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } from '../query/filter-parser';
 import { REFUSED_BY_B, Untranslatable, type QueryPairs } from './translate-types';
 
-/** The Style B response filter fields and whether they compare as numbers (src/core/responses/responses.store.ts). */
-const RESPONSE_FIELDS: ReadonlyMap<string, 'text' | 'number'> = new Map([
+/**
+ * How a response filter field's values read: text, a number, or one of the sentiment labels (`label`: a closed set,
+ * no `~`).
+ */
+type FieldKind = 'text' | 'number' | 'label';
+
+/** The Style B response filter fields and how they compare (src/core/responses/responses.store.ts). */
+const RESPONSE_FIELDS: ReadonlyMap<string, FieldKind> = new Map([
   ['id', 'text'],
   ['form_id', 'text'],
   ['score', 'number'],
   ['email_id', 'text'],
   ['row_id', 'text'],
   ['respondent_email', 'text'],
+  ['sentiment', 'label'],
 ]);
 
 /** Fields a response always has: `in [v, null]` is `in [v]` there. */
@@ -39,8 +47,15 @@ export function clausesOf(expression: string): FilterClause[] {
 const isNull = (v: FilterValue) => !v.quoted && v.text.toLowerCase() === 'null';
 
 /** A value as Style A reads it: numbers in their plain spelling (`9.0` → `9`), like Style B's typed compare. */
-function valueText(type: 'text' | 'number', v: FilterValue, clause: FilterClause): string {
+function valueText(type: FieldKind, v: FilterValue, clause: FilterClause): string {
   if (type === 'text') return v.text;
+  if (type === 'label') {
+    if ((SENTIMENT_LABELS as readonly string[]).includes(v.text)) return v.text;
+    throw new Untranslatable(
+      'query.filter',
+      `${REFUSED_BY_B}: "${v.text}" is not a value of field "${clause.field}", which takes ${SENTIMENT_LABELS.join(', ')}.`,
+    );
+  }
   const n = Number(v.text);
   if (v.text.trim() === '' || !Number.isFinite(n)) {
     throw new Untranslatable('query.filter', `${REFUSED_BY_B}: "${v.text}" is not a number for field "${clause.field}".`);
@@ -79,7 +94,7 @@ function inParams(field: string, list: InList, some: string): QueryPairs {
 }
 
 /** One non-`in` clause as its Style A parameter. */
-function clauseParam(field: string, type: 'text' | 'number', clause: FilterClause): [string, string] {
+function clauseParam(field: string, type: FieldKind, clause: FilterClause): [string, string] {
   const v = clause.values[0]!;
   switch (clause.op) {
     case '=':
@@ -87,6 +102,9 @@ function clauseParam(field: string, type: 'text' | 'number', clause: FilterClaus
     case '!=':
       return isNull(v) ? [`${field}_present`, 'true'] : [`${field}_ne`, valueText(type, v, clause)];
     default:
+      if (type === 'label') {
+        throw new Untranslatable('query.filter', `${REFUSED_BY_B}: "~" (contains) does not apply to "${clause.field}", which takes =, != and in.`);
+      }
       if (type !== 'text') {
         throw new Untranslatable('query.filter', `${REFUSED_BY_B}: "~" (contains) applies to text fields; "${clause.field}" is a number.`);
       }

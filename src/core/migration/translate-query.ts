@@ -29,8 +29,8 @@ const ALLOWED: Record<QueryRule, readonly string[]> = {
   none: [],
 };
 const SORTABLE: Partial<Record<QueryRule, readonly string[]>> = {
-  'responses-list': ['created_at', 'score', 'relevance'],
-  'responses-export': ['created_at', 'score', 'relevance'],
+  'responses-list': ['created_at', 'score', 'sentiment', 'relevance'],
+  'responses-export': ['created_at', 'score', 'sentiment', 'relevance'],
   events: ['created_at'],
 };
 

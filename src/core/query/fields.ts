@@ -13,6 +13,11 @@ export interface ListField {
   type: FieldType;
   /** Whether the expression can be NULL (keyset conditions then treat NULL as "after everything"). */
   nullable: boolean;
+  /**
+   * Text fields with a closed set of values (the responses' `sentiment` labels): a filter value outside it is a 400
+   * naming the values, and `~` (contains) does not apply.
+   */
+  values?: readonly string[];
 }
 
 export type SortDirection = 'asc' | 'desc';

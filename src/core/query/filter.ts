@@ -54,6 +54,9 @@ function typedValue(field: ListField, v: FilterValue, clause: FilterClause, ctx:
       return t === 'true';
     }
     default:
+      if (field.values !== undefined && !field.values.includes(v.text)) {
+        throw bad(`"${v.text}" is not a value of field "${clause.field}", which takes ${field.values.join(', ')}`);
+      }
       return v.text;
   }
 }
@@ -98,6 +101,13 @@ export function compileClause(clause: FilterClause, ctx: FilterContext): Sql {
       return clause.op === '=' ? sql(`(${e.sql}) = ?`, ...e.bindings, value) : sql(`(${e.sql}) IS DISTINCT FROM ?`, ...e.bindings, value);
     }
     case '~': {
+      if (field.values !== undefined) {
+        throw errors.invalid(
+          location,
+          param,
+          `\`${param}\`: "~" (contains) does not apply to "${clause.field}", which takes =, != and in${positionOf(clause)}.`,
+        );
+      }
       if (field.type !== 'text') {
         throw errors.invalid(
           location,

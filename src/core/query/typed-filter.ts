@@ -54,13 +54,14 @@ const OPS: Record<Exclude<TypedSuffix, '_present'>, FilterOp> = {
 
 /**
  * The typed parameters of a list's filter fields, in field order: every suffix for every field, except
- * `_contains` on non-text fields (`~` is a 400 there in the filter language too) and the names in `omit`
+ * `_contains` on non-text fields and on fields with a closed set of values (`~` is a 400 there in the filter language too) and the names in `omit`
  * (parameters the list already has under that name, e.g. `form_id`).
  */
 export function typedFilterParams(fields: ReadonlyMap<string, ListField>, omit: readonly string[] = []): TypedFilterParam[] {
   const params: TypedFilterParam[] = [];
   for (const field of fields.values()) {
-    const suffixes: TypedSuffix[] = field.type === 'text' ? ['', '_ne', '_in', '_contains', '_present'] : ['', '_ne', '_in', '_present'];
+    const contains = field.type === 'text' && field.values === undefined;
+    const suffixes: TypedSuffix[] = contains ? ['', '_ne', '_in', '_contains', '_present'] : ['', '_ne', '_in', '_present'];
     for (const suffix of suffixes) {
       const name = `${field.name}${suffix}`;
       if (!omit.includes(name)) params.push({ name, field: field.name, suffix });

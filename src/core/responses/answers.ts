@@ -32,6 +32,21 @@ export interface StoredAnswer {
   value: StoredAnswerValue;
   /** Only for forms with translations: the question title in the form's default language. */
   reporting_label?: string;
+  /**
+   * Text answers only, set when the response is written (or by the backfill job): `{score, label}`, or null when the
+   * response's language is not one the sentiment library reads (src/core/responses/sentiment.ts). Absent: not computed.
+   */
+  sentiment?: Sentiment | null;
+}
+
+/** The labels of a sentiment score, from negative to positive (docs/analytics.md, "Sentiment"). */
+export const SENTIMENT_LABELS = ['negative', 'neutral', 'positive'] as const;
+export type SentimentLabel = (typeof SENTIMENT_LABELS)[number];
+
+/** A text answer's or a response's sentiment: `score` in -1..1 (3 decimals) and its label. */
+export interface Sentiment {
+  score: number;
+  label: SentimentLabel;
 }
 
 /**

@@ -15,7 +15,8 @@ import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, ty
 import { joinSql, sql, type Sql } from '../query/sql';
 import { compileTypedFilter, keyedFilterParams, typedFilterParams } from '../query/typed-filter';
 import { type DateBound, DAY_MS } from '../query/dates';
-import type { ActionlistItem, ResponseIncludes, ResponseRecord, StoredAnswer } from './responses.types';
+import type { ActionlistItem, ResponseIncludes, ResponseRecord, Sentiment, StoredAnswer } from './responses.types';
+import { SENTIMENT_LABELS, type SentimentLabel } from './answers';
 import { errors } from '../errors';
 import { formNames, listQuestionsOf } from '../forms/forms.store';
 import { type CompiledFilter, compileFilter, type ExtraFields } from '../query/filter';
@@ -34,7 +35,11 @@ const col = (name: string, type: ListField['type'], nullable = false): ListField
 });
 
 export const RESPONSE_ID_FIELD = col('id', 'text');
-export const RESPONSE_SORT_FIELDS = fieldMap([col('created_at', 'timestamp'), col('score', 'number')]);
+/** `sort=sentiment:asc|desc`: the overall score; responses without one come last either way (NULLS LAST). */
+const SENTIMENT_SORT: ListField = { name: 'sentiment', expr: sql('??', 'sentiment_score'), type: 'number', nullable: true };
+export const RESPONSE_SORT_FIELDS = fieldMap([col('created_at', 'timestamp'), col('score', 'number'), SENTIMENT_SORT]);
+/** The filter field `sentiment`: the overall label, one of SENTIMENT_LABELS (docs/api-rules.md, "Sentiment"). */
+const SENTIMENT_FILTER: ListField = { name: 'sentiment', expr: sql('??', 'sentiment_label'), type: 'text', nullable: true, values: SENTIMENT_LABELS };
 /** Style B `filter` fields on responses (docs/api-rules.md, "Filter language"). */
 export const RESPONSE_FILTER_FIELDS = fieldMap([
   col('id', 'text'),
@@ -43,6 +48,7 @@ export const RESPONSE_FILTER_FIELDS = fieldMap([
   col('email_id', 'text', true),
   col('row_id', 'text', true),
   col('respondent_email', 'text', true),
+  SENTIMENT_FILTER,
 ]);
 /**
  * Style A's typed filter parameters on responses (`id`, `id_ne`, `id_in`, `score_present`, …): one per
@@ -69,7 +75,20 @@ export interface ResponseNarrowing {
   search?: Sql | undefined;
 }
 
-const BASE_COLUMNS = ['id', 'form_id', 'score', 'version', 'language', 'created_at', 'answers', 'respondent_email', 'email_id', 'row_id'];
+const BASE_COLUMNS = [
+  'id',
+  'form_id',
+  'score',
+  'version',
+  'language',
+  'created_at',
+  'answers',
+  'respondent_email',
+  'email_id',
+  'row_id',
+  'sentiment_score',
+  'sentiment_label',
+];
 
 /** Applies every narrowing condition to a query over `responses` or `response_counts` (same column names). */
 export function applyNarrowing(q: Knex.QueryBuilder, workspaceId: string, n: ResponseNarrowing, dates = true): Knex.QueryBuilder {
@@ -102,9 +121,16 @@ interface ResponseRow {
   respondent_email: string | null;
   email_id: string | null;
   row_id: string | null;
+  sentiment_score: number | null;
+  sentiment_label: SentimentLabel | null;
   table_data?: Record<string, unknown> | null;
   table_data_captured_at?: Date | null;
   actionlists?: ActionlistItem[];
+}
+
+/** The overall sentiment of a row's columns (null when there is no score). */
+export function sentimentOf(row: { sentiment_score: number | null; sentiment_label: SentimentLabel | null }): Sentiment | null {
+  return row.sentiment_score === null || row.sentiment_label === null ? null : { score: row.sentiment_score, label: row.sentiment_label };
 }
 
 export function toRecord(row: ResponseRow, include: ResponseIncludes): ResponseRecord {
@@ -116,6 +142,7 @@ export function toRecord(row: ResponseRow, include: ResponseIncludes): ResponseR
     language: row.language,
     createdAt: row.created_at,
     answers: row.answers,
+    sentiment: sentimentOf(row),
     respondentEmail: row.respondent_email,
     emailId: row.email_id,
     rowId: row.row_id,
@@ -579,4 +606,93 @@ export async function deleteResponsesMatching(trx: Knex.Transaction, workspaceId
 /** Responses of the narrowing (an exact COUNT over `responses`: the bulk delete's `matched`). */
 export function countMatching(db: DbHandle, workspaceId: string, n: ResponseNarrowing): Promise<number> {
   return countNarrowed(db, workspaceId, n, false);
+}
+
+// The sentiment backfill (src/core/responses/sentiment-backfill.ts): its work list, its writes and its progress row.
+
+/** A response whose sentiment is not computed yet: its key, language and answers. */
+export interface PendingSentimentRow {
+  workspace_id: string;
+  id: string;
+  language: string;
+  answers: StoredAnswer[];
+}
+
+/**
+ * Up to `limit` responses whose sentiment is pending, after the key `after` (workspace_id, id) in key order
+ * (the partial index `responses_sentiment_pending_idx` holds exactly these rows, in this order).
+ */
+export async function pendingSentimentRows(db: DbHandle, after: { workspaceId: string; id: string } | null, limit: number): Promise<PendingSentimentRow[]> {
+  const q = db('responses').select('workspace_id', 'id', 'language', 'answers').where('sentiment_pending', true);
+  if (after !== null) q.whereRaw('(workspace_id, id) > (?, ?)', [after.workspaceId, after.id]);
+  return (await q.orderBy([{ column: 'workspace_id' }, { column: 'id' }]).limit(limit)) as PendingSentimentRow[];
+}
+
+/** A computed sentiment for one pending response (answers with their `sentiment`, and the overall columns). */
+export interface SentimentUpdate {
+  workspace_id: string;
+  id: string;
+  answers: StoredAnswer[];
+  sentiment_score: number | null;
+  sentiment_label: SentimentLabel | null;
+}
+
+/**
+ * Stores computed sentiments in one statement and clears their pending mark; a row no longer pending (another
+ * instance filled it) or deleted meanwhile is left alone.
+ * @returns the rows updated.
+ */
+export async function storeSentiments(db: DbHandle, updates: readonly SentimentUpdate[]): Promise<number> {
+  if (updates.length === 0) return 0;
+  const result = (await db.raw(
+    `UPDATE responses AS r
+        SET answers = x.answers, sentiment_score = x.sentiment_score, sentiment_label = x.sentiment_label, sentiment_pending = false
+       FROM jsonb_to_recordset(?::jsonb) AS x(workspace_id text, id text, answers jsonb, sentiment_score double precision, sentiment_label text)
+      WHERE r.workspace_id = x.workspace_id AND r.id = x.id AND r.sentiment_pending
+      RETURNING r.id`,
+    [JSON.stringify(updates)],
+  )) as { rows: unknown[] };
+  // Counted from RETURNING: PostgreSQL and PGlite report the rows alike (docs/api-rules.md, "Both databases answer alike").
+  return result.rows.length;
+}
+
+/** The backfill's stored progress (table `sentiment_backfill`, one row per job). */
+export interface SentimentBackfillProgress {
+  /** The last key finished; null before the first batch of a pass. */
+  after: { workspaceId: string; id: string } | null;
+  /** Rows filled by the job since it first ran. */
+  filled: number;
+  passStartedAt: Date | null;
+  passFinishedAt: Date | null;
+}
+
+/** The job's progress row, or a fresh one when it never ran. */
+export async function readSentimentProgress(db: DbHandle, job: string): Promise<SentimentBackfillProgress> {
+  const row = (await db('sentiment_backfill').where('job', job).first()) as
+    { last_workspace_id: string | null; last_id: string | null; filled: unknown; pass_started_at: Date | null; pass_finished_at: Date | null } | undefined;
+  if (!row) return { after: null, filled: 0, passStartedAt: null, passFinishedAt: null };
+  const after = row.last_workspace_id === null || row.last_id === null ? null : { workspaceId: row.last_workspace_id, id: row.last_id };
+  return { after, filled: Number(row.filled), passStartedAt: row.pass_started_at, passFinishedAt: row.pass_finished_at };
+}
+
+/** Stores the job's progress (insert or replace its one row). */
+export async function writeSentimentProgress(db: DbHandle, job: string, p: SentimentBackfillProgress): Promise<void> {
+  await db('sentiment_backfill')
+    .insert({
+      job,
+      last_workspace_id: p.after?.workspaceId ?? null,
+      last_id: p.after?.id ?? null,
+      filled: p.filled,
+      pass_started_at: p.passStartedAt,
+      pass_finished_at: p.passFinishedAt,
+      updated_at: new Date(),
+    })
+    .onConflict('job')
+    .merge();
+}
+
+/** Responses whose sentiment is still pending (the partial index; the `sentiment_backfill_pending` gauge). */
+export async function countPendingSentiments(db: DbHandle): Promise<number> {
+  const row = (await db('responses').where('sentiment_pending', true).count({ n: '*' }).first()) as { n: unknown } | undefined;
+  return Number(row?.n ?? 0);
 }

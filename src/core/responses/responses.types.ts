@@ -1,8 +1,8 @@
 /** Style-neutral response records (camelCase, Dates). Presenters turn them into Style A or B JSON. */
 
-import type { StoredAnswer } from './answers';
+import type { Sentiment, StoredAnswer } from './answers';
 
-export type { StoredAnswer };
+export type { Sentiment, StoredAnswer };
 
 export interface ActionlistItem {
   actionlist_id: string;
@@ -27,6 +27,11 @@ export interface ResponseRecord {
   language: string;
   createdAt: Date;
   answers: StoredAnswer[];
+  /**
+   * The overall sentiment: the mean of the text answers' scores, labelled (src/core/responses/sentiment.ts); null
+   * without a scored text answer, and while not computed yet (docs/analytics.md, "Sentiment").
+   */
+  sentiment: Sentiment | null;
   respondentEmail: string | null;
   emailId: string | null;
   rowId: string | null;

@@ -5,7 +5,7 @@
  *
  * checkSubmission (no I/O): language → validate and render the answers → score → the other fields.
  * storeSubmission, in the caller's transaction (docs/decisions.md, "Who opens transactions"): capture
- * the linked row → store (the counters follow through the table's triggers) → record `response.created`.
+ * the linked row → the sentiment of the text answers (sentiment.ts; the import computes it the same way) → store (the counters follow through the table's triggers) → record `response.created`.
  * The caller may add its own writes to the same transaction (the hosted page claims its one-time
  * token): on any error nothing is stored and no event goes out.
  */
@@ -18,8 +18,9 @@ import { responseTimeProblem } from '../query/dates';
 import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
 import { formDefinitionFromDb, type FormDefinition } from '../forms/form-model';
-import { insertResponse } from './responses.store';
+import { insertResponse, sentimentOf } from './responses.store';
 import { validateAnswers, type AnswerProblem, type ValidatedAnswers } from './answers';
+import { sentimentColumns } from './sentiment';
 import type { CapturedRow, ResponseRecord } from './responses.types';
 
 export interface SubmissionInput {
@@ -97,7 +98,8 @@ export function checkSubmission(form: SubmissionForm, input: SubmissionInput, va
 
 /**
  * Stores a checked submission of a workspace in the caller's transaction: captures the linked row,
- * inserts the response (its counts follow by trigger) and records its `response.created` event.
+ * computes the sentiment of its text answers (unless `SENTIMENT=off`), inserts the response (its counts follow by
+ * trigger) and records its `response.created` event.
  * @param trx the use case's transaction (the write and its event commit or roll back together).
  * @returns the stored record with `formName`, `tableData` (null without a row) and `actionlists` ([]).
  * @throws AppError validation_error naming `row_id` when it is not a row of the workspace.
@@ -114,6 +116,7 @@ export async function storeSubmission(trx: Knex.Transaction, workspaceId: string
     if (!row) throw errors.invalid('body', 'row_id', `\`row_id\` names no row of this workspace; got "${rowId}".`);
     tableData = { rowId, capturedAt: now, columns: row.data };
   }
+  const sentiment = sentimentColumns(checked.answers, language);
   const record: ResponseRecord = {
     id: newId('response'),
     formId: form.id,
@@ -122,7 +125,8 @@ export async function storeSubmission(trx: Knex.Transaction, workspaceId: string
     version: input.version ?? 1,
     language,
     createdAt: input.createdAt ?? now,
-    answers: checked.answers,
+    answers: sentiment.answers,
+    sentiment: sentimentOf(sentiment.columns),
     respondentEmail: email,
     emailId,
     rowId,
@@ -145,6 +149,7 @@ export async function storeSubmission(trx: Knex.Transaction, workspaceId: string
     table_data_captured_at: tableData === null ? null : now,
     actionlists: '[]',
     created_at: record.createdAt,
+    ...sentiment.columns,
   });
   await recordEvents(trx, workspaceId, [{ type: 'response.created', resource: { kind: 'response', response: record } }]);
   return record;

@@ -234,6 +234,15 @@ const badUrlValues: string[] = [
   'relevance',
   'relevance%3Adesc',
   'relevance%3Adesc%2Cscore%3Aasc',
+  // sentiment (docs/api-rules.md, "Sentiment"): a label that does not exist, contains, a comparison, the sort
+  'happy',
+  'Positive',
+  'sentiment%20%3D%20happy',
+  'sentiment%20in%20%5Bpositive%2C%20great%5D',
+  'sentiment%20~%20pos',
+  'sentiment%20%3E%3D%20neutral',
+  'sentiment%3Asideways',
+  'sentiment%3Aasc%2Cscore%3Adesc',
 ];
 
 /** Body values of the wrong JSON type or with bad bytes. */

@@ -166,6 +166,8 @@ describe('Style B response shape', () => {
       email_id: target.email_id,
       respondent_email: target.respondent_email,
       row_id: target.row_id,
+      // No text answer: no overall sentiment (docs/analytics.md, "Sentiment").
+      sentiment: null,
       table_data: expect.objectContaining({ row_id: target.row_id, _captured_at: target.created_at, id: expect.any(String) }),
       actionlist_data: [{ actionlist_id: 'al_detractor', triggered_score: target.score, triggers: ['detractor'] }],
     });

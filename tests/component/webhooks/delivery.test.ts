@@ -321,6 +321,7 @@ describe('payloads per style', () => {
               language: 'en',
               createdAt,
               answers: [{ question_id: 'q1', type: 'nps', title: 'How likely?', value: 9 }],
+              sentiment: null,
               respondentEmail: 'a@example.com',
               emailId: 'em_1',
               rowId: 'row_1',
@@ -350,6 +351,7 @@ describe('payloads per style', () => {
       respondent_email: 'a@example.com',
       email_id: 'em_1',
       row_id: 'row_1',
+      sentiment: null,
       table_data: tableData,
     });
     expect(at('/b', 'response.created')).toEqual({
@@ -362,6 +364,7 @@ describe('payloads per style', () => {
       email_id: 'em_1',
       respondent_email: 'a@example.com',
       row_id: 'row_1',
+      sentiment: null,
       table_data: tableData,
     });
     expect(at('/a', 'email_event.created')).toEqual({

@@ -177,7 +177,7 @@ export const getFormQuestion = <ThrowOnError extends boolean = false>(options: O
  * style only: Style B `page`, `filter`, `start_date`, `end_date`, `include_actionlist_data`; Style A
  * `cursor`, `created_after`, `created_before`, `score_gte`, `score_lte` and the typed response filters
  * (`id`, `score`, `email_id`, `row_id`, `respondent_email` and each field with `_ne`, `_in`, `_contains`,
- * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) and the filters on answers (`answer`,
+ * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`), `sentiment`, `sentiment_ne`, `sentiment_in`, `sentiment_present` and the filters on answers (`answer`,
  * `answer_ne`, `answer_in`, `answer_contains`, `answer_present`, `answer_gt`, `answer_gte`, `answer_lt`,
  * `answer_lte`) (parameters of both styles together are a 400 naming them); (3) the key's default style (`A`
  * when not set). The parameters below
@@ -189,7 +189,8 @@ export const getFormQuestion = <ThrowOnError extends boolean = false>(options: O
  * Style A filters with typed parameters that say what Style B's `filter` says, one per field and operator:
  * `f=v` (`f = v`), `f_ne=v` (`f != v`, absent values kept), `f_in=v` (`f in [...]`), `f_contains=v`
  * (`f ~ v`, ignoring case), `f_present=true|false` (`f != null` / `f = null`) for `f` in `id`, `form_id`,
- * `score` (no `_contains`; numbers), `email_id`, `row_id`, `respondent_email`. Each may repeat: the values
+ * `score` (no `_contains`; numbers), `email_id`, `row_id`, `respondent_email`, `sentiment` (no `_contains`; the
+ * labels `negative`, `neutral`, `positive`). Each may repeat: the values
  * of one `f_in` form one list, any other adds a condition per value; all conditions are ANDed (guide:
  * `/docs/migrating`, "Response filters").
  *
@@ -388,7 +389,7 @@ export const deleteResponse = <ThrowOnError extends boolean = false>(options: Op
  * style only: Style B `page`, `filter`, `start_date`, `end_date`, `include_actionlist_data`; Style A
  * `cursor`, `created_after`, `created_before`, `score_gte`, `score_lte` and the typed response filters
  * (`id`, `score`, `email_id`, `row_id`, `respondent_email` and each field with `_ne`, `_in`, `_contains`,
- * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) and the filters on answers (`answer`,
+ * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`), `sentiment`, `sentiment_ne`, `sentiment_in`, `sentiment_present` and the filters on answers (`answer`,
  * `answer_ne`, `answer_in`, `answer_contains`, `answer_present`, `answer_gt`, `answer_gte`, `answer_lt`,
  * `answer_lte`) (parameters of both styles together are a 400 naming them); (3) the key's default style (`A`
  * when not set). The parameters below
@@ -477,7 +478,7 @@ export const listFormResponses = <ThrowOnError extends boolean = false>(options:
  * style only: Style B `page`, `filter`, `start_date`, `end_date`, `include_actionlist_data`; Style A
  * `cursor`, `created_after`, `created_before`, `score_gte`, `score_lte` and the typed response filters
  * (`id`, `score`, `email_id`, `row_id`, `respondent_email` and each field with `_ne`, `_in`, `_contains`,
- * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`) and the filters on answers (`answer`,
+ * `_present`, e.g. `row_id_ne`, `form_id_in`; no `score_contains`), `sentiment`, `sentiment_ne`, `sentiment_in`, `sentiment_present` and the filters on answers (`answer`,
  * `answer_ne`, `answer_in`, `answer_contains`, `answer_present`, `answer_gt`, `answer_gte`, `answer_lt`,
  * `answer_lte`) (parameters of both styles together are a 400 naming them); (3) the key's default style (`A`
  * when not set). The parameters below
