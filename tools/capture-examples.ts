@@ -85,6 +85,9 @@ const REQUEST_BODIES: Record<string, unknown> = {
   },
   // A dry run of a bulk delete of two responses (docs/api-rules.md, "Deleting responses"): it counts and deletes nothing.
   createResponseDeletion: { A: { ids: ['rsp_1', 'rsp_2'], dry_run: true }, B: { ids: ['rsp_1', 'rsp_2'], dryRun: true } },
+  // An erasure per style of an address the data set does not hold (docs/data-rights.md, "Erasing a person"): each
+  // style's first run answers 201, its repeat 200.
+  createErasureRequest: { A: { email: 'nobody@example.com' }, B: { email: 'no-one@example.com' } },
   submitPublicResponse: {
     answers: [
       { question_id: 'q_score', value: 10 },

@@ -96,7 +96,9 @@ describe('the hosted page in a browser', () => {
       { question_id: 'q_comment', type: 'text', title: 'Anything else?', value: 'Fast <b>support</b> & friendly' },
     ];
     expect(stored).toMatchObject({ form_id: s.form, score: 9, respondent_email: null, email_id: null, row_id: null });
-    expect((stored!.answers as Array<Record<string, unknown>>).map(({ reporting_label: _r, ...a }) => a)).toEqual(expectedA);
+    // The text answer's sentiment is the library's (docs/analytics.md, "Sentiment"): its label only.
+    expect((stored!.answers as Array<Record<string, unknown>>).map(({ reporting_label: _r, sentiment: _s, ...a }) => a)).toEqual(expectedA);
+    expect((stored!.answers as Array<Record<string, unknown>>).find((a) => a.question_id === 'q_comment')).toMatchObject({ sentiment: { label: 'positive' } });
 
     const b = await t
       .http()

@@ -377,11 +377,12 @@ export async function prepareExampleIds(agent: Agent): Promise<Record<string, st
     .set('X-API-Key', EXAMPLE_KEY)
     .send({ ids: ['rsp_none'] });
   if (deletion.status !== 200) throw new Error(`a bulk delete answered ${deletion.status}: ${deletion.text}`);
-  // An erasure of an address the data set does not hold (nothing goes), so GET and the suppression's DELETE have an id.
+  // An erasure of an address the data set does not hold (nothing goes), so GET and the suppression's DELETE have an
+  // id; another than the walk's own POST (`nobody@example.com`), whose first answer is then a 201.
   const erasure = await agent()
     .post(fillPath('/api/v1/workspaces/{workspace_id}/erasure-requests', EXAMPLE_IDS))
     .set('X-API-Key', EXAMPLE_KEY)
-    .send({ email: 'nobody@example.com' });
+    .send({ email: 'gone@example.com' });
   if (erasure.status !== 201) throw new Error(`the erasure request answered ${erasure.status}: ${erasure.text}`);
   return {
     delivery_id: res.body.data.id as string,

@@ -28,6 +28,13 @@ beforeAll(async () => {
     .send({ name: 'head', scopes: ['forms:read'] });
   const dashboard = await t.http().post(`${ws}/forms/${s.nps}/dashboard-links`).set(auth).send({});
   const email = await t.http().post(`${ws}/forms/${s.nps}/links`).set(auth).send({ email: 'someone@example.com' });
+  // A bulk delete and an erasure that select nothing, for `{deletion_id}` and `{erasure_id}`.
+  const deletion = await t
+    .http()
+    .post(`${ws}/response-deletions`)
+    .set(auth)
+    .send({ ids: ['rsp_none'] });
+  const erasure = await t.http().post(`${ws}/erasure-requests`).set(auth).send({ email: 'nobody@example.com' });
   const dashboardUrl = new URL(dashboard.body.data.url as string);
   const openUrl = new URL(email.body.data.open_url as string);
   ids = {
@@ -42,17 +49,23 @@ beforeAll(async () => {
     key_id: key.body.data.id,
     question_id: 'q_score',
     token: dashboardUrl.pathname.slice('/d/'.length),
+    deletion_id: deletion.body.data.id,
+    erasure_id: erasure.body.data.id,
   };
   // The open pixel's path is `/e/{token}.gif`; the dashboard export's query needs the page's format and token.
   ids['token.gif'] = openUrl.pathname.slice('/e/'.length);
-  query = { '/d/{token}/export': `?format=csv&t=${encodeURIComponent(ids.token!)}` };
+  query = {
+    '/d/{token}/export': `?format=csv&t=${encodeURIComponent(ids.token!)}`,
+    '/api/v1/workspaces/{workspace_id}/respondents/export': '?email=someone%40example.com',
+  };
 });
 
 /**
  * Headers that differ between any two requests (time, request id, the budget just spent), and the framing of a
  * streamed body (`Transfer-Encoding: chunked`), which HTTP lets a HEAD answer leave out (RFC 9110, 9.3.2).
  */
-const VOLATILE = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'transfer-encoding']);
+// `ratelimit` carries the remaining budget and the reset, as the X- pair does.
+const VOLATILE = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'transfer-encoding']);
 
 /** The metrics text grows between two requests (it counts them): its length is volatile too. */
 const stable = (template: string, headers: Record<string, unknown>) =>

@@ -50,7 +50,7 @@ describe('validation messages: one wording with the range and the value received
       query(
         'body',
         'events[0]',
-        '`events[0]` must be one of response.created, row.created, row.updated, row.deleted, email_event.created, response.deleted; got "nope".',
+        '`events[0]` must be one of response.created, row.created, row.updated, row.deleted, email_event.created, response.deleted, respondent.erased; got "nope".',
       ),
     );
     expect(await details(post('/api-keys', { name: 'k', rate_limit_per_minute: 0 }))).toEqual(
