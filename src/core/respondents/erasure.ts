@@ -100,7 +100,7 @@ export async function runErasure(
   const { address } = input;
   const hash = await addressHash(db, address);
   const idempotencyRecords = await outside.erase(address);
-  const { id, removed } = await withTransaction(db, async (trx) => {
+  return withTransaction(db, async (trx) => {
     const requestId = await claimErasureRequest(trx, workspaceId, hash, {
       id: newId('erasureRequest'),
       includeRows: input.includeRows,
@@ -131,7 +131,7 @@ export async function runErasure(
     await recordEvents(trx, workspaceId, [
       { type: 'respondent.erased', resource: { kind: 'respondent_erased', erasureId: requestId, removed: { ...counts } } },
     ]);
-    return { id: requestId, removed: counts };
+    // Read in the transaction: this run's record (its `runs`), not one a concurrent run committed after it.
+    return { request: await getErasureRequest(trx, workspaceId, requestId), removed: counts };
   });
-  return { request: await getErasureRequest(db, workspaceId, id), removed };
 }
