@@ -13,21 +13,26 @@ import type { Db } from '../../src/db/connection';
 import { ownDatabase } from '../component/webhooks/harness';
 import { apiKey, freePort, getWorkspace, load, Processes, redisServerAvailable, sleep, until } from './processes';
 
-jest.setTimeout(150_000); // a failover and two waits of up to 20 s and 60 s on a busy 2-core machine
+// A set-up (up to 90 s), a failover and two waits of up to 20 s and 60 s on a busy 2-core machine.
+jest.setTimeout(300_000);
+// A failover under the load of a full suite run on 2 cores has, a few times, left one instance on its in-process
+// fallback for the whole wait (its client never ready again; docs/operations.md, "Redis with failover (Sentinel)"):
+// the whole scenario, set-up included, runs again once on a fresh set of processes before it counts as failed.
+jest.retryTimes(1, { logErrorsBeforeRetry: true });
 
 const hasRedisServer = redisServerAvailable('the Sentinel failover test');
 const maybe = hasRedisServer ? describe : describe.skip;
 
 let ps: Processes | undefined;
-let own: { url: string; db: Db; drop(): Promise<void> };
+let own: { url: string; db: Db; drop(): Promise<void> } | undefined;
 let masterPort: number;
 let replicaPort: number;
 let master: ChildProcess;
 let a: string;
 let b: string;
 
-beforeAll(async () => {
-  if (!hasRedisServer) return;
+/** Starts a master, its replica, three sentinels and two `serve` instances on a database of their own. */
+async function startSet(): Promise<void> {
   const p = (ps = new Processes());
   [masterPort, replicaPort] = [await freePort(), await freePort()];
   master = p.redisServer(masterPort);
@@ -63,19 +68,28 @@ beforeAll(async () => {
   }
   own = await ownDatabase();
   const url = `redis+sentinel://${sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',')}/mymaster`;
-  [a, b] = await Promise.all([p.serve(own.url, url), p.serve(own.url, url)]);
-}, 90_000);
+  const dbUrl = own.url;
+  [a, b] = await Promise.all([p.serve(dbUrl, url), p.serve(dbUrl, url)]);
+}
 
-afterAll(async () => {
+/** Stops every process of the set and drops its database. */
+async function stopSet(): Promise<void> {
   await ps?.stop();
   await own?.drop();
-}, 60_000);
+  ps = undefined;
+  own = undefined;
+}
 
-const key = (limit: number) => apiKey(own.db, limit);
+afterAll(stopSet, 60_000);
+
+const key = (limit: number) => apiKey(own!.db, limit);
 const get = getWorkspace;
 
 maybe('Redis through Sentinel', () => {
   it('keeps answering while the master dies, then shares the budgets in the promoted master', async () => {
+    // A retry starts from a fresh set: the first one's master is dead.
+    await stopSet();
+    await startSet();
     const before = await key(1000);
     expect((await get(a, before)).headers.get('x-ratelimit-remaining')).toBe('999');
     expect((await get(b, before)).headers.get('x-ratelimit-remaining')).toBe('998');
