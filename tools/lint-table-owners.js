@@ -58,6 +58,8 @@ const EXCEPT = {
   'src/db/copy-writer.ts': Object.keys(OWNERS),
   // Partial-day analytics compose their rollup query on a builder over `responses` (partialResponses), which a named read cannot return.
   'src/core/analytics/analytics.store.ts': ['responses'],
+  // The search's excerpts (ts_headline over a page's text answers) are built where the search SQL is (docs/api-rules.md, "Searching text answers").
+  'src/core/responses/search.ts': ['responses'],
   // A dashboard page checks its link and the minting key in one query (left join), so a revoked key refuses at once.
   'src/core/dashboards/dashboard-links.store.ts': ['api_keys'],
   // A row write reads the table's fields and the enabled endpoints in ONE query (writeContext), one round trip per write.
