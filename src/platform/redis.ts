@@ -169,21 +169,22 @@ export function createRedis(url: string, logger: Logger): RedisClient {
   };
   const started = startup(redis, REDIS_STARTUP_TIMEOUT_MS);
   startups.set(redis, started);
-  // A cluster's connect takes several round trips (a seed, CLUSTER SLOTS, the ready check), each
-  // within the 500 ms limit, and start-up work that blocks the event loop can make one of them fail
-  // (ioredis then tries again). So its errors count from the end of the start-up wait on; a cluster
-  // not ready by then is an outage, as one server would be.
-  let counting = !(redis instanceof Cluster);
+  // Start-up work that blocks the event loop (reading openapi/ right after the app is built) can
+  // outlast a connect timeout of ioredis, which then tries again: a single timer, unlike the wait's
+  // ticks. A cluster's connect also takes several round trips (a seed, CLUSTER SLOTS, the ready check),
+  // each within the 500 ms limit. So errors count from the end of the start-up wait on; a client not
+  // ready by then is an outage.
+  let counting = false;
   const failed = (reason: string) => {
     if (counting) outage(reason);
   };
   redis.on('error', (err: Error) => failed(err.message));
   redis.on('close', () => failed('connection closed'));
+  void started.then(() => {
+    counting = true;
+    if (redis.status !== 'ready') outage(`${redis instanceof Cluster ? 'cluster' : 'Redis'} not ready at start (${redis.status})`);
+  });
   if (redis instanceof Cluster) {
-    void started.then(() => {
-      counting = true;
-      if (redis.status !== 'ready') outage(`cluster not ready (${redis.status})`);
-    });
     // One node lost is an outage for the keys of its slots; it is over when the check below finds
     // every master again (after a failover: the promoted replica), not when one connection is back.
     redis.on('node error', (err: Error) => failed(err.message));
