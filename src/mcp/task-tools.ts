@@ -155,7 +155,8 @@ const find: TaskTool = {
     'Find the responses of a form whose text answers contain `text` (ignoring case), newest first, through the ' +
     "responses list's answer_contains filter: in the question `question_id`, else in every text question of the form. " +
     'Results are Style A responses; when `next_cursor` is not null, call again with it as `cursor` (and the same ' +
-    'other arguments) for more. Needs the scopes responses:read and forms:read.',
+    'other arguments) for more. Needs the scopes responses:read and forms:read. For a search by words (stemmed, ' +
+    'with quoted phrases, `or` and `-word`, ordered by relevance), call listResponses with `q` instead.',
   inputSchema: {
     type: 'object',
     properties: {
