@@ -333,7 +333,12 @@ describe('filters on answers answer as a plain scan, in both styles and translat
     expect(await styleB(`form_id = ${form}, answers.q_nps >= 9`, [])).toEqual({ ids: keep, filteredTotal: keep.length });
     expect(await styleB(`form_id = ${other}, answers.q_nps >= 9`, [['form_id', form]])).toEqual({ ids: [], filteredTotal: 0 });
     // A date bound or a second clause: a COUNT over the responses, the same number.
-    expect(await styleB('answers.q_nps >= 9', [['form_id', form], ['start_date', '2026-02-01T10:00:00Z']])).toEqual({ ids: keep, filteredTotal: keep.length });
+    expect(
+      await styleB('answers.q_nps >= 9', [
+        ['form_id', form],
+        ['start_date', '2026-02-01T10:00:00Z'],
+      ]),
+    ).toEqual({ ids: keep, filteredTotal: keep.length });
     const both = newestFirst(responses.filter((r) => cmp(num(r.answers, 'q_nps'), (x) => x >= 9) && has(r.answers, 'q_text'))).map((r) => r.id);
     expect(await styleB('answers.q_nps >= 9, answers.q_text != null')).toEqual({ ids: both, filteredTotal: both.length });
   });
