@@ -383,6 +383,26 @@ async function demoPages(
 
 type DemoPages = Awaited<ReturnType<typeof demoPages>>;
 
+/**
+ * The banner's lines that find responses of the demo form by an answer, by words in its text answers and by
+ * sentiment, each in Style A then Style B (docs/api-rules.md, "Filters on answers", "Searching text answers",
+ * "Sentiment"); `curl -G` puts each `--data-urlencode` value into the query, encoded.
+ */
+function findLines(h: string, list: string, formId: string): string[] {
+  const get = (style: 'A' | 'B', ...params: string[]) =>
+    `  curl -s -G ${h} -H 'X-API-Style: ${style}' '${list}' -d form_id=${formId} -d limit=5 ${params.map((p) => `--data-urlencode '${p}'`).join(' ')}`;
+  return [
+    'Find responses by an answer (scores of 6 or less), by words in the text answers, by sentiment (Style A, then B):',
+    get('A', 'answer_lte=q_score:6'),
+    get('B', 'filter=answers.q_score <= 6'),
+    get('A', 'q=slow or langsam', 'sort=relevance'),
+    get('B', 'q="too expensive" or teuer', 'sort=relevance:desc'),
+    get('A', 'sentiment=negative', 'answer_present=q_reason:true'),
+    get('B', 'filter=sentiment = negative, answers.q_reason != null'),
+    '',
+  ];
+}
+
 /** What `demo` prints once the server listens: the key, its limit, the server and ready curl lines. */
 function demoBanner(
   config: Config,
@@ -419,6 +439,7 @@ function demoBanner(
           'See its results as charts in a browser, without a key: mint a dashboard link and open its data.url',
           `  curl -s -X POST ${h} '${base}/api/v1/workspaces/${ws}/forms/${pages.formId}/dashboard-links'`,
           '',
+          ...findLines(h, `${base}/api/v1/workspaces/${ws}/responses`, pages.formId),
         ]
       : []),
     'Press Ctrl+C to stop.',

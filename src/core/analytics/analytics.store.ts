@@ -394,3 +394,19 @@ export async function responseDaySpan(db: DbHandle, workspaceId: string, formId:
     .where('responses', '<>', 0)
     .first(db.raw('min(day)::text AS first'), db.raw('max(day)::text AS last'))) as { first: string | null; last: string | null } | undefined;
 }
+
+/**
+ * The answers of one question of a form whose value key (migration 005's `response_answer_keys`: `''` for answered,
+ * an option id, a number) is one of `valueKeys`, over all time, summed from `answer_rollups`: a few rows per UTC day
+ * whatever the number of responses. The responses list's `filteredTotal` for a form and one answer filter
+ * (src/core/responses/responses.store.ts; the keys from answer-filter.ts, answerRollupKeys). 0 for no keys.
+ */
+export async function countAnswerKeys(db: DbHandle, workspaceId: string, formId: string, questionId: string, valueKeys: readonly string[]): Promise<number> {
+  if (valueKeys.length === 0) return 0;
+  const row = (await db('answer_rollups')
+    .where({ workspace_id: workspaceId, form_id: formId, question_id: questionId })
+    .whereIn('value_key', valueKeys)
+    .sum({ n: 'answers' })
+    .first()) as { n: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}

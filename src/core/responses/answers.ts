@@ -234,7 +234,7 @@ function renderValue(q: FormQuestion, v: unknown, optionText: (opt: FormOption) 
     case 'number':
     case 'rating':
     case 'nps': {
-      const bounds = { ...DEFAULT_BOUNDS[q.type], ...pickBounds(q.validation) };
+      const bounds = answerBounds(q);
       const integer = q.type !== 'number';
       const range =
         bounds.min !== undefined && bounds.max !== undefined
@@ -253,6 +253,15 @@ function renderValue(q: FormQuestion, v: unknown, optionText: (opt: FormOption) 
       return v;
     }
   }
+}
+
+/**
+ * The bounds a numeric answer is checked against: the question's `validation.min`/`max` over its type's defaults
+ * (rating 1..5, nps 0..10, none for number). Every stored rating and nps answer is an integer within them (forms
+ * do not change after they are created), which the answer filters rely on (answer-filter.ts).
+ */
+export function answerBounds(q: Pick<FormQuestion, 'type' | 'validation'>): { min?: number; max?: number } {
+  return { ...DEFAULT_BOUNDS[q.type], ...pickBounds(q.validation) };
 }
 
 function pickBounds(validation: QuestionValidation | undefined): { min?: number; max?: number } {

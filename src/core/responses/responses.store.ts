@@ -22,7 +22,8 @@ import { formNames, listQuestionsOf } from '../forms/forms.store';
 import { type CompiledFilter, compileFilter, type ExtraFields } from '../query/filter';
 import { FilterSyntaxError, parseFilter, type FilterClause } from '../query/filter-parser';
 import { snakeCase } from '../query/fields';
-import { answerFields, isAnswerField } from './answer-filter';
+import { answerFields, answerRollupKeys, isAnswerField, type AnswerForm, type AnswerRollupCount } from './answer-filter';
+import { countAnswerKeys } from '../analytics/analytics.store';
 import { orderByClause } from '../query/keyset';
 import { parseSort } from '../query/sort';
 import { prepareSearch, RELEVANCE_FIELD, searchExcerpts, type ResponseSearch } from './search';
@@ -254,20 +255,37 @@ function clausesOrNone(expression: string | undefined): FilterClause[] {
 }
 
 /**
- * The answer fields of a list (answer-filter.ts): the questions of the one form the list is narrowed to, by the
- * `form_id` parameter (or the path), else by the first `form_id = v` condition of `filter` with a value (not
- * null, not empty: the translator reads it so too); read only when the list filters on answers. Without such a
- * form an answer filter is a 400 asking for `form_id`.
+ * The form whose questions a list's answer fields name (answer-filter.ts): the one form the list is narrowed to, by
+ * the `form_id` parameter (or the path), else by the first `form_id = v` condition of `filter` with a value (not
+ * null, not empty: the translator reads it so too), with its questions; read only when the list filters on
+ * answers. Undefined without such a form: an answer filter is then a 400 asking for `form_id`.
  */
-async function answerFieldsOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<ExtraFields> {
+async function answerFormOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<AnswerForm | undefined> {
   const clauses = clausesOrNone(q.filter);
   const asked = clauses.some((c) => isAnswerField(c.field)) || RESPONSE_ANSWER_PARAMS.some((p) => q.typed?.[p.name] !== undefined);
-  if (!asked) return answerFields(undefined);
-  const named = (c: FilterClause) => c.values[0]!.text !== '' && (c.values[0]!.quoted || c.values[0]!.text.toLowerCase() !== 'null');
-  const byFilter = clauses.find((c) => snakeCase(c.field) === 'form_id' && c.op === '=' && named(c));
+  if (!asked) return undefined;
+  const byFilter = clauses.find((c) => isFormClause(c) && named(c));
   const formId = q.formId ?? byFilter?.values[0]!.text;
-  if (formId === undefined) return answerFields(undefined);
-  return answerFields({ id: formId, questions: await listQuestionsOf(db, workspaceId, formId) });
+  if (formId === undefined) return undefined;
+  return { id: formId, questions: await listQuestionsOf(db, workspaceId, formId) };
+}
+
+/** A `form_id = v` clause (any spelling of the field). */
+const isFormClause = (c: FilterClause) => snakeCase(c.field) === 'form_id' && c.op === '=';
+/** A clause whose value names something: not null, not empty. */
+const named = (c: FilterClause) => c.values[0]!.text !== '' && (c.values[0]!.quoted || c.values[0]!.text.toLowerCase() !== 'null');
+
+/**
+ * The `answer_rollups` keys that count a Style B page's `filteredTotal` (answer-filter.ts, answerRollupKeys), or
+ * undefined: only for a list narrowed by its form (the parameter, or `form_id = v` clauses naming that form) and one
+ * answer clause the rollups count, with no dates, score bounds, other clauses or search.
+ */
+function rollupCountOf(form: AnswerForm | undefined, clauses: readonly FilterClause[], n: ResponseNarrowing): AnswerRollupCount | undefined {
+  if (form === undefined || n.created.length > 0 || n.scoreGte !== undefined || n.scoreLte !== undefined || n.search !== undefined) return undefined;
+  const answers = clauses.filter((c) => isAnswerField(c.field));
+  const others = clauses.filter((c) => !isAnswerField(c.field));
+  if (answers.length !== 1 || !others.every((c) => isFormClause(c) && c.values[0]!.text === form.id)) return undefined;
+  return answerRollupKeys(form, answers[0]!);
 }
 
 /** The `filter` expression and the typed parameters of a list, compiled and ANDed (undefined when neither is given). */
@@ -323,7 +341,8 @@ function sortOf(q: ResponseFilterQuery, search: ResponseSearch | undefined) {
 async function prepareList(db: DbHandle, workspaceId: string, q: ResponseFilterQuery) {
   const search = q.q === undefined ? undefined : await prepareSearch(db, q.q);
   const keys = sortOf(q, search);
-  const compiled = bothFilters(q, await answerFieldsOf(db, workspaceId, q));
+  const answerForm = await answerFormOf(db, workspaceId, q);
+  const compiled = bothFilters(q, answerFields(answerForm));
   if (q.scoreGte !== undefined && q.scoreLte !== undefined && q.scoreGte > q.scoreLte) {
     throw errors.invalid('query', 'score_gte', '`score_gte` is greater than `score_lte`.');
   }
@@ -335,7 +354,7 @@ async function prepareList(db: DbHandle, workspaceId: string, q: ResponseFilterQ
     filter: compiled?.where,
     search: search?.where,
   };
-  return { keys, compiled, narrowing, search, include: q.include ?? {} };
+  return { keys, compiled, narrowing, search, answerForm, include: q.include ?? {} };
 }
 
 /** The records of a page's rows, with form names when asked for and the search excerpts with a search. */
@@ -384,9 +403,11 @@ export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: 
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or a `page` too large.
  */
 export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: OffsetQuery<ResponseFilterQuery>): Promise<OffsetPage<ResponseRecord>> {
-  const { keys, compiled, narrowing, search, include } = await prepareList(db, workspaceId, q);
+  const { keys, compiled, narrowing, search, answerForm, include } = await prepareList(db, workspaceId, q);
   const base = responsesQuery(db, workspaceId, narrowing, include);
   const { page, limit } = q.pagination;
+  // A form and one answer filter: filteredTotal from the answer rollups, not a COUNT over the form's responses.
+  const rollup = rollupCountOf(answerForm, compiled?.clauses ?? [], narrowing);
   // The counters know nothing of the text: with a search, filteredTotal is an exact COUNT over responses.
   const countersSuffice =
     search === undefined &&
@@ -397,7 +418,9 @@ export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: 
   const [rows, total, filteredTotal] = await Promise.all([
     fetchOffsetPage<ResponseRow>(base, keys, page, limit, ['workspace_id', 'id'], seek),
     countAllResponses(db, workspaceId),
-    countNarrowed(db, workspaceId, narrowing, countersSuffice),
+    rollup === undefined
+      ? countNarrowed(db, workspaceId, narrowing, countersSuffice)
+      : countAnswerKeys(db, workspaceId, answerForm!.id, rollup.questionId, rollup.valueKeys),
   ]);
   return { kind: 'page', items: await recordsOf(db, workspaceId, rows, include, search), page, limit, total, filteredTotal };
 }

@@ -43,6 +43,7 @@ function answersOf(i: number): Raw {
   if (i % 5 !== 0) a.q_rating = (i % 5) + 1;
   if (i % 3 !== 0) a.q_date = DATES[i % DATES.length];
   if (i % 2 === 0) a['q:odd'] = i % 4 ? 'yes: odd' : 'no';
+  if (i % 3 !== 1) a.q_wide = (i * 37) % 501;
   return a;
 }
 
@@ -69,7 +70,15 @@ beforeAll(async () => {
   fixture.push({ id: uid('rsp'), form_id: other, score: 9, answers: [{ question_id: 'q_plan', value: 'opt_pro' }] });
   await importFixture(t.db, {
     forms: [
-      { ...base, questions: [...(base.questions ?? []), { id: 'q:odd', type: 'text', title: 'Odd id?' }] },
+      {
+        ...base,
+        questions: [
+          ...(base.questions ?? []),
+          // A rating scale too wide to list its values: its bounds compare each answer (answer-filter.ts).
+          { id: 'q_wide', type: 'rating', title: 'Points?', validation: { min: 0, max: 500 } },
+          { id: 'q:odd', type: 'text', title: 'Odd id?' },
+        ],
+      },
       everyTypeForm(ws, other, { translations: {} }),
     ],
     responses: fixture,
@@ -168,6 +177,45 @@ const CASES: Record<string, Case> = {
     ],
     keep: (a) => cmp(num(a, 'q_nps'), (x) => x >= 7 && x < 9),
   },
+  'nps >= 0 is every answer': { b: 'answers.q_nps >= 0', a: [['answer_gte', 'q_nps:0']], keep: (a) => has(a, 'q_nps') },
+  'nps > a fraction': { b: 'answers.q_nps > 8.5', a: [['answer_gt', 'q_nps:8.5']], keep: (a) => cmp(num(a, 'q_nps'), (x) => x > 8.5) },
+  'nps <= past the scale': { b: 'answers.q_nps <= 99', a: [['answer_lte', 'q_nps:99']], keep: (a) => has(a, 'q_nps') },
+  'rating in, a value twice and off the scale': {
+    b: 'answers.q_rating in [2, 2.0, 3, 2.5, 9]',
+    a: [
+      ['answer_in', 'q_rating:2'],
+      ['answer_in', 'q_rating:2.0'],
+      ['answer_in', 'q_rating:3'],
+      ['answer_in', 'q_rating:2.5'],
+      ['answer_in', 'q_rating:9'],
+    ],
+    keep: (a) => cmp(num(a, 'q_rating'), (x) => x === 2 || x === 3),
+  },
+  'wide rating >= compares each answer': { b: 'answers.q_wide >= 250', a: [['answer_gte', 'q_wide:250']], keep: (a) => cmp(num(a, 'q_wide'), (x) => x >= 250) },
+  'wide rating in': {
+    b: 'answers.q_wide in [0, 37]',
+    a: [
+      ['answer_in', 'q_wide:0'],
+      ['answer_in', 'q_wide:37'],
+    ],
+    keep: (a) => a.q_wide === 0 || a.q_wide === 37,
+  },
+  'single choice in, both options': {
+    b: 'answers.q_plan in [opt_pro, opt_basic]',
+    a: [
+      ['answer_in', 'q_plan:opt_pro'],
+      ['answer_in', 'q_plan:opt_basic'],
+    ],
+    keep: (a) => has(a, 'q_plan'),
+  },
+  'multiple choice in, one option twice': {
+    b: 'answers.q_feat in [opt_sso, opt_sso]',
+    a: [
+      ['answer_in', 'q_feat:opt_sso'],
+      ['answer_in', 'q_feat:opt_sso'],
+    ],
+    keep: (a) => feats(a).includes('opt_sso'),
+  },
   'number > with a fraction': { b: 'answers.q_num > 12.25', a: [['answer_gt', 'q_num:12.25']], keep: (a) => cmp(num(a, 'q_num'), (x) => x > 12.25) },
   'number =': { b: 'answers.q_num = 12.50', a: [['answer', 'q_num:12.50']], keep: (a) => a.q_num === 12.5 },
   'number in, exponent spelling': {
@@ -250,7 +298,7 @@ const CASES: Record<string, Case> = {
 };
 
 // Answered and not answered, for every question.
-for (const q of ['q_nps', 'q_plan', 'q_feat', 'q_text', 'q_email', 'q_num', 'q_rating', 'q_date', 'q:odd']) {
+for (const q of ['q_nps', 'q_plan', 'q_feat', 'q_text', 'q_email', 'q_num', 'q_rating', 'q_wide', 'q_date', 'q:odd']) {
   const field = q.includes(':') ? `answers."${q}"` : `answers.${q}`;
   const k = q.includes(':') ? `"${q}"` : q;
   CASES[`${q} answered`] = { b: `${field} != null`, a: [['answer_present', `${k}:true`]], keep: (a) => has(a, q) };
@@ -267,6 +315,32 @@ describe('filters on answers answer as a plain scan, in both styles and translat
     expect(a).toEqual(expected);
     expect(b).toEqual({ ids: expected, filteredTotal: expected.length });
     expect(tr).toEqual(expected);
+  });
+
+  it.each([
+    ['a rating bound past the scale', 'answers.q_rating > 5', [['answer_gt', 'q_rating:5']]],
+    ['an nps value off the scale', 'answers.q_nps = 10.5', [['answer', 'q_nps:10.5']]],
+    ['a rating below the scale', 'answers.q_rating < 1', [['answer_lt', 'q_rating:1']]],
+  ])('%s keeps nothing, with filtered_total 0', async (_name, b, a) => {
+    expect(await styleA([['form_id', form], ...(a as Pairs)])).toEqual([]);
+    expect(await styleB(b)).toEqual({ ids: [], filteredTotal: 0 });
+    expect(await translated(b)).toEqual([]);
+  });
+
+  it('counts filtered_total the same with the form in the filter, with a date bound and with a second clause', async () => {
+    const keep = newestFirst(responses.filter((r) => cmp(num(r.answers, 'q_nps'), (x) => x >= 9))).map((r) => r.id);
+    // The form by a `form_id` condition: the total from the rollups; one for another form keeps nothing.
+    expect(await styleB(`form_id = ${form}, answers.q_nps >= 9`, [])).toEqual({ ids: keep, filteredTotal: keep.length });
+    expect(await styleB(`form_id = ${other}, answers.q_nps >= 9`, [['form_id', form]])).toEqual({ ids: [], filteredTotal: 0 });
+    // A date bound or a second clause: a COUNT over the responses, the same number.
+    expect(
+      await styleB('answers.q_nps >= 9', [
+        ['form_id', form],
+        ['start_date', '2026-02-01T10:00:00Z'],
+      ]),
+    ).toEqual({ ids: keep, filteredTotal: keep.length });
+    const both = newestFirst(responses.filter((r) => cmp(num(r.answers, 'q_nps'), (x) => x >= 9) && has(r.answers, 'q_text'))).map((r) => r.id);
+    expect(await styleB('answers.q_nps >= 9, answers.q_text != null')).toEqual({ ids: both, filteredTotal: both.length });
   });
 
   it('takes the form from a `form_id = v` condition, the form path, v2 and the export', async () => {
