@@ -62,7 +62,11 @@ export function positionToken(xid: string | bigint, seq: string | number | bigin
  */
 export function parsePosition(token: string, location: 'query' | 'header', field: string): Position {
   if (!/^[0-9a-f]{32}$/i.test(token)) {
-    throw errors.invalid(location, field, `\`${field}\` must be an event position (32 hex digits, e.g. the \`position\` of an event); got "${token.slice(0, 40)}".`);
+    throw errors.invalid(
+      location,
+      field,
+      `\`${field}\` must be an event position (32 hex digits, e.g. the \`position\` of an event); got "${token.slice(0, 40)}".`,
+    );
   }
   return { xid: BigInt(`0x${token.slice(0, 16)}`), seq: BigInt(`0x${token.slice(16)}`) };
 }

@@ -99,7 +99,11 @@ describe('the event log records every change', () => {
     const b = await t.http().get(`/api/v1/workspaces/${w.ws}/events?page=1&limit=2`).set('X-API-Key', w.key);
     expect(b.status).toBe(200);
     expect(b.body.meta).toEqual({ total: 8, page: 1, limit: 2, filtered_total: 8 });
-    expect(b.body.data[0]).toMatchObject({ type: 'response.created', position: positions[0], data: { id: rsp, form: { id: w.form }, createdAt: expect.any(String) } });
+    expect(b.body.data[0]).toMatchObject({
+      type: 'response.created',
+      position: positions[0],
+      data: { id: rsp, form: { id: w.form }, createdAt: expect.any(String) },
+    });
     expect(Object.keys(b.body.data[0] as object).sort()).toEqual(['createdAt', 'data', 'id', 'position', 'type']);
   });
 
@@ -118,7 +122,10 @@ describe('the event log records every change', () => {
 
     // The workspace's response retention deletes the other one: a response.deleted event too.
     await t.db('workspaces').where('id', w.ws).update({ response_retention_days: 1 });
-    await t.db('responses').where('workspace_id', w.ws).update({ created_at: new Date(Date.now() - 3 * 86_400_000) });
+    await t
+      .db('responses')
+      .where('workspace_id', w.ws)
+      .update({ created_at: new Date(Date.now() - 3 * 86_400_000) });
     await pruneExpiredResponses(t.db, new Date(), { pauseMs: 0 });
     expect((await typesA(w)).slice(-1)).toEqual(['response.deleted']);
   });
@@ -133,7 +140,10 @@ describe('GET {ws}/events', () => {
     expect(first.body.meta).toEqual({ limit: 2, has_more: true });
     const all = ((await listA(w)).body.data as EventA[]).map((e) => e.position);
     expect((first.body.data as EventA[]).map((e) => e.position)).toEqual(all.slice(0, 2));
-    const next = await t.http().get(new URL(first.body.links.next as string).pathname + new URL(first.body.links.next as string).search).set('X-API-Key', w.key);
+    const next = await t
+      .http()
+      .get(new URL(first.body.links.next as string).pathname + new URL(first.body.links.next as string).search)
+      .set('X-API-Key', w.key);
     expect((next.body.data as EventA[]).map((e) => e.position)).toEqual(all.slice(2, 4));
     expect(next.body.meta.has_more).toBe(false);
     // The position of any event is a cursor: what follows it.
@@ -142,7 +152,10 @@ describe('GET {ws}/events', () => {
     expect(await typesA(w, '?type=row.updated&type=response.created')).toHaveLength(4);
     expect(await typesA(w, `?created_after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
     // Style B: type and filter.
-    const b = await t.http().get(`/api/v1/workspaces/${w.ws}/events?filter=${encodeURIComponent('type = row.updated')}`).set('X-API-Key', w.key);
+    const b = await t
+      .http()
+      .get(`/api/v1/workspaces/${w.ws}/events?filter=${encodeURIComponent('type = row.updated')}`)
+      .set('X-API-Key', w.key);
     expect(b.status).toBe(200);
     expect(b.body.meta).toMatchObject({ total: 4, filtered_total: 1 });
   });
@@ -165,8 +178,14 @@ describe('retention', () => {
     for (let i = 0; i < 5; i++) await submit(w);
     const positions = ((await listA(w)).body.data as EventA[]).map((e) => e.position);
     // The three oldest are 40 days old.
-    const old = await t.db('event_log').where('workspace_id', w.ws).orderBy([{ column: 'xid' }, { column: 'seq' }]).limit(3).select('seq');
-    await t.db('event_log')
+    const old = await t
+      .db('event_log')
+      .where('workspace_id', w.ws)
+      .orderBy([{ column: 'xid' }, { column: 'seq' }])
+      .limit(3)
+      .select('seq');
+    await t
+      .db('event_log')
       .where('workspace_id', w.ws)
       .whereIn(
         'seq',
