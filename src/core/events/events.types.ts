@@ -20,7 +20,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The types the event log keeps: every change; `webhook.test` (a ping to one endpoint, no change) is left out. */
-export const LOGGED_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== 'webhook.test');
+export const LOGGED_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((t) => t !== 'webhook.test');
 
 /** The style-neutral resource an event carries (the worker presents it per endpoint style). */
 export type EventResource =

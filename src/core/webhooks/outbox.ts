@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { appendEvents } from '../events/event-log.store';
-import type { EventType, OutboxEvent } from '../events/events.types';
+import { LOGGED_EVENT_TYPES, type EventType, type OutboxEvent } from '../events/events.types';
 import { newId } from '../ids';
 import { activeTraceparent } from '../trace-context';
 import { enqueueAttempts } from './queue';
@@ -48,7 +48,7 @@ export async function recordEvents(
 ): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const recorded = events.map((e) => ({ id: newId('webhookEvent'), type: e.type, createdAt: new Date(0), deliveryIds: [] as string[], resource: e.resource }));
-  const logged = recorded.filter((e) => e.type !== 'webhook.test');
+  const logged = recorded.filter((e) => LOGGED_EVENT_TYPES.includes(e.type));
   const createdAt = logged.length > 0 ? await appendEvents(trx, workspaceId, logged) : new Map<string, Date>();
 
   const endpoints = known ?? (await enabledEndpoints(trx, workspaceId));
