@@ -167,25 +167,22 @@ class Normalizer {
 
   /** An audit hash as `eee…1`, `eee…2` in order of appearance (the first record's predecessor, 64 zeros, stays). */
   private hash(hex: string): string {
-    if (/^0+$/.test(hex)) return hex;
-    let fixed = this.ids.get(hex);
-    if (!fixed) {
-      const n = (this.counts.get('hash') ?? 0) + 1;
-      this.counts.set('hash', n);
-      fixed = String(n).padStart(64, 'e');
-      this.ids.set(hex, fixed);
-    }
-    return fixed;
+    return /^0+$/.test(hex) ? hex : this.numbered('hash', hex, 64, 'e');
   }
 
   /** An event position as `000…0001`, `000…0002` in order of appearance (the run's positions ascend the same way). */
   private position(hex: string): string {
-    let fixed = this.ids.get(hex);
+    return this.numbered('position', hex, 32, '0');
+  }
+
+  /** `value` as the n-th of its kind seen, `n` padded to `width` with `fill`; the same value keeps its number. */
+  private numbered(kind: string, value: string, width: number, fill: string): string {
+    let fixed = this.ids.get(value);
     if (!fixed) {
-      const n = (this.counts.get('position') ?? 0) + 1;
-      this.counts.set('position', n);
-      fixed = String(n).padStart(32, '0');
-      this.ids.set(hex, fixed);
+      const n = (this.counts.get(kind) ?? 0) + 1;
+      this.counts.set(kind, n);
+      fixed = String(n).padStart(width, fill);
+      this.ids.set(value, fixed);
     }
     return fixed;
   }

@@ -7,7 +7,11 @@ import type { Row } from '../datatables/datatables.store';
 import type { EmailEvent } from '../email-events/email-events.store';
 import type { ResponseRecord } from '../responses/responses.types';
 
-export const EVENT_TYPES = [
+/**
+ * The types of the changes: what the event log keeps and a webhook endpoint can subscribe to (`webhook.test`, a ping
+ * to one endpoint and no change, is neither).
+ */
+export const LOGGED_EVENT_TYPES = [
   'response.created',
   'row.created',
   'row.updated',
@@ -15,12 +19,9 @@ export const EVENT_TYPES = [
   'email_event.created',
   'response.deleted',
   'respondent.erased',
-  'webhook.test',
 ] as const;
+export const EVENT_TYPES = [...LOGGED_EVENT_TYPES, 'webhook.test'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-
-/** The types the event log keeps: every change; `webhook.test` (a ping to one endpoint, no change) is left out. */
-export const LOGGED_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((t) => t !== 'webhook.test');
 
 /** The style-neutral resource an event carries (the worker presents it per endpoint style). */
 export type EventResource =

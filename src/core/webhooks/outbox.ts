@@ -48,7 +48,7 @@ export async function recordEvents(
 ): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const recorded = events.map((e) => ({ id: newId('webhookEvent'), type: e.type, createdAt: new Date(0), deliveryIds: [] as string[], resource: e.resource }));
-  const logged = recorded.filter((e) => LOGGED_EVENT_TYPES.includes(e.type));
+  const logged = recorded.filter((e) => (LOGGED_EVENT_TYPES as readonly EventType[]).includes(e.type));
   const createdAt = logged.length > 0 ? await appendEvents(trx, workspaceId, logged) : new Map<string, Date>();
 
   const endpoints = known ?? (await enabledEndpoints(trx, workspaceId));
