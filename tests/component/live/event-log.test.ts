@@ -4,7 +4,9 @@
  * `GET {ws}/events` in both styles with filters, behind `events:read`; the retention prune and `410 position_expired`;
  * an erasure removes the person's events from the log.
  */
+import { createHash } from 'node:crypto';
 import { nanoid } from 'nanoid';
+import * as events022 from '../../../migrations/20261127_022_event_log';
 import { eventsAfter, positionToken, pruneEventLog } from '../../../src/core/events/event-log.store';
 import { recordEvents } from '../../../src/core/webhooks/outbox';
 import { ALL_SCOPES } from '../../../src/core/scopes';
@@ -169,6 +171,20 @@ describe('GET {ws}/events', () => {
     const denied = await t.http().get(`/api/v1/workspaces/${w.ws}/events`).set('X-API-Key', other).set('X-API-Style', 'A');
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe('insufficient_scope');
+  });
+});
+
+describe('the scope migration', () => {
+  it('gives events:read to keys holding every resource scope, not to narrower ones', async () => {
+    const w = await formWorkspace(t.db);
+    const all = await keyFor(t.db, [w.ws], { scopes: ALL_SCOPES.filter((sc) => sc !== 'events:read') });
+    const narrow = await keyFor(t.db, [w.ws], { scopes: ['webhooks:read'] });
+    const scopesOf = async (secret: string) =>
+      ((await t.db('api_keys').where('key_hash', createHash('sha256').update(secret).digest('hex')).first('scopes')) as { scopes: string[] }).scopes;
+    await events022.up(t.db);
+    await events022.up(t.db);
+    expect((await scopesOf(all)).filter((sc) => sc === 'events:read')).toEqual(['events:read']);
+    expect(await scopesOf(narrow)).toEqual(['webhooks:read']);
   });
 });
 
