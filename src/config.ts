@@ -6,6 +6,7 @@ import path from 'node:path';
 import { isCalendarDate } from './core/query/dates';
 import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS } from './core/webhooks/retention';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './core/audit/audit.store';
+import { DEFAULT_EVENT_RETENTION_DAYS } from './core/events/event-log.store';
 import { RESPONSE_DELETE_DEFAULTS } from './core/responses/delete-limits';
 import { DEFAULT_RETRY_SCHEDULE } from './core/webhooks/retry-schedule';
 
@@ -55,6 +56,8 @@ export interface Config {
   readonly webhookLogRetentionDays: number;
   /** Days an audit record is kept (`AUDIT_RETENTION_DAYS`, default 400; docs/security.md, "The audit trail"). */
   readonly auditRetentionDays: number;
+  /** Days an event stays in the event log (`EVENT_RETENTION_DAYS`, default 30; docs/live.md, "Event log"). */
+  readonly eventRetentionDays: number;
   /** `METRICS=off` hides /metrics (docs/operations.md, "Metrics"). */
   readonly metricsEnabled: boolean;
   /**
@@ -155,6 +158,7 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
     fallback: String(DEFAULT_WEBHOOK_LOG_RETENTION_DAYS),
   },
   { name: 'AUDIT_RETENTION_DAYS', meaning: 'days an audit record is kept, 1-36500', fallback: String(DEFAULT_AUDIT_RETENTION_DAYS) },
+  { name: 'EVENT_RETENTION_DAYS', meaning: 'days an event stays in the event log, 1-36500', fallback: String(DEFAULT_EVENT_RETENTION_DAYS) },
   { name: 'METRICS', meaning: '"off" hides /metrics (on/off)', fallback: 'on' },
   {
     name: 'SENTIMENT',
@@ -508,6 +512,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     webhookRetrySchedule: seconds(env, 'WEBHOOK_RETRY_SCHEDULE'),
     webhookLogRetentionDays: retentionDays(env, 'WEBHOOK_LOG_RETENTION_DAYS', DEFAULT_WEBHOOK_LOG_RETENTION_DAYS),
     auditRetentionDays: retentionDays(env, 'AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
+    eventRetentionDays: retentionDays(env, 'EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
     metricsEnabled: bool(env, 'METRICS', true),
     sentimentEnabled: bool(env, 'SENTIMENT', true),
     styleBSunset: calendarDate(env, 'STYLE_B_SUNSET'),

@@ -114,6 +114,8 @@ function operationId(call: ExampleCall): string {
 const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|aud|era)_[0-9A-Za-z]{16}\b/g;
 /** An audit record's hash (docs/security.md, "The audit trail"): it covers the run's ids and times, so it differs every run. */
 const AUDIT_HASH = /\b[0-9a-f]{64}\b/g;
+/** An event position (docs/live.md, "Event log"): the run's transaction ids, so it differs every run. */
+const EVENT_POSITION = /\b[0-9a-f]{32}\b/g;
 const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
 const FAKE_SECRET = `fa_${'exampleSecretShownOnce'.padEnd(40, '0')}`;
 const FAKE_WHSEC = 'whsec_ZXhhbXBsZS1zZWNyZXQtc2hvd24tb25jZQ==';
@@ -147,6 +149,7 @@ class Normalizer {
       .replace(/[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{30,}/g, FAKE_TOKEN)
       .replace(GENERATED_ID, (m, kind: string) => this.id(m, kind))
       .replace(AUDIT_HASH, (m) => this.hash(m))
+      .replace(EVENT_POSITION, (m) => this.position(m))
       .replace(ISO_INSTANT, (m) => this.instant(m));
   }
 
@@ -164,13 +167,22 @@ class Normalizer {
 
   /** An audit hash as `eee…1`, `eee…2` in order of appearance (the first record's predecessor, 64 zeros, stays). */
   private hash(hex: string): string {
-    if (/^0+$/.test(hex)) return hex;
-    let fixed = this.ids.get(hex);
+    return /^0+$/.test(hex) ? hex : this.numbered('hash', hex, 64, 'e');
+  }
+
+  /** An event position as `000…0001`, `000…0002` in order of appearance (the run's positions ascend the same way). */
+  private position(hex: string): string {
+    return this.numbered('position', hex, 32, '0');
+  }
+
+  /** `value` as the n-th of its kind seen, `n` padded to `width` with `fill`; the same value keeps its number. */
+  private numbered(kind: string, value: string, width: number, fill: string): string {
+    let fixed = this.ids.get(value);
     if (!fixed) {
-      const n = (this.counts.get('hash') ?? 0) + 1;
-      this.counts.set('hash', n);
-      fixed = String(n).padStart(64, 'e');
-      this.ids.set(hex, fixed);
+      const n = (this.counts.get(kind) ?? 0) + 1;
+      this.counts.set(kind, n);
+      fixed = String(n).padStart(width, fill);
+      this.ids.set(value, fixed);
     }
     return fixed;
   }

@@ -46,6 +46,8 @@ const OWNERS = {
   dashboard_download_claims: 'src/core/dashboards/dashboard-links.store.ts',
   audit_events: 'src/core/audit/audit.store.ts',
   audit_chain_heads: 'src/core/audit/audit.store.ts',
+  event_log: 'src/core/events/event-log.store.ts',
+  event_log_pruned: 'src/core/events/event-log.store.ts',
   erasure_requests: 'src/core/respondents/erasure.store.ts',
   email_suppressions: 'src/core/respondents/erasure.store.ts',
 };

@@ -73,6 +73,16 @@ export const errors = {
   /** A well-formed request that cannot be carried out: `field` names the part (e.g. `query.filter` of a request to translate). */
   unprocessable: (field: string, reason: string) => new AppError('unprocessable', 422, `${field}: ${reason}`, [{ location: 'body', field, message: reason }]),
   internal: () => new AppError('internal_error', 500, 'Internal server error; retry with backoff.'),
+  /**
+   * A position older than the event log keeps (docs/live.md, "Event log"): events after it were pruned; `pruned` is the
+   * highest position the retention removed. The client relists from the start (no `after`).
+   */
+  positionExpired: (pruned: string) =>
+    new AppError(
+      'position_expired',
+      410,
+      `Events after this position are no longer kept (the log was pruned through ${pruned}); list again without a position and resume from the newest one you get.`,
+    ),
   /** An email link past its expiry (docs/collecting.md, "Email links"). */
   linkExpired: () => new AppError('link_expired', 410, 'This email link has expired; ask the sender for a new one.'),
   /** An email link that has taken every response it may (docs/collecting.md, "Email links"; `max_responses`). */

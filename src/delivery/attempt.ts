@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { checkWebhookUrl, type AddressPolicy, type Resolve } from '../core/webhooks/address-policy';
 import { inJobSpan } from '../core/trace-context';
-import { decodeResource } from '../core/webhooks/outbox';
+import { decodeResource } from '../core/events/events.types';
 import { enqueueAttempts, type AttemptJob } from '../core/webhooks/queue';
 import {
   attemptTarget,

@@ -3,6 +3,7 @@
  * delivery log past `WEBHOOK_LOG_RETENTION_DAYS`, submission tokens a day past their expiry, API key
  * usage older than the usage window, per-operation usage older than 400 days, dashboard download claims a day past their tokens' hour and
  * email-link uses a day past their link's expiry, audit records past `AUDIT_RETENTION_DAYS` (src/core/audit/audit.store.ts),
+ * the event log past `EVENT_RETENTION_DAYS` (src/core/events/event-log.store.ts),
  * and the responses and email events of workspaces past their response retention (delivery/deletions.ts), each in
  * small batches with pauses (src/db/batches.ts), off the
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
@@ -10,6 +11,7 @@
  */
 import { DEFAULT_AUDIT_RETENTION_DAYS, pruneAuditEvents } from '../core/audit/audit.store';
 import { pruneDownloadClaims } from '../core/dashboards/dashboard-links.store';
+import { DEFAULT_EVENT_RETENTION_DAYS, pruneEventLog } from '../core/events/event-log.store';
 import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage.store';
 import { pruneLinkUses } from '../core/links/link-uses.store';
 import { pruneSubmissionTokens } from '../core/responses/submission-tokens.store';
@@ -28,6 +30,8 @@ export interface PruneResult {
   dashboardDownloadClaims: number;
   emailLinkUses: number;
   auditEvents: number;
+  /** Events of the event log past `EVENT_RETENTION_DAYS`. */
+  eventLog: number;
   /** Responses past their workspace's retention (docs/data-rights.md, "Retention"). */
   responses: number;
   /** Email events past their workspace's retention. */
@@ -36,9 +40,9 @@ export interface PruneResult {
 
 /**
  * Batch options of a pass; `responseBatchSize` (RESPONSE_DELETE_BATCH_SIZE) sizes the retention's response batches;
- * `auditRetentionDays` is `AUDIT_RETENTION_DAYS` (default 400).
+ * `auditRetentionDays` is `AUDIT_RETENTION_DAYS` (default 400), `eventRetentionDays` `EVENT_RETENTION_DAYS` (default 30).
  */
-export type PruneOptions = BatchOptions & { responseBatchSize?: number; auditRetentionDays?: number };
+export type PruneOptions = BatchOptions & { responseBatchSize?: number; auditRetentionDays?: number; eventRetentionDays?: number };
 
 /**
  * One pass over every table the service prunes, as of `now`.
@@ -54,6 +58,7 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: P
   const dashboardDownloadClaims = await pruneDownloadClaims(db, now, opts);
   const emailLinkUses = await pruneLinkUses(db, now, opts);
   const auditEvents = await pruneAuditEvents(db, opts.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS, now, opts);
+  const eventLog = await pruneEventLog(db, opts.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS, now, opts);
   const expired = await pruneExpiredResponses(db, now, { ...opts, batchSize: opts.responseBatchSize ?? opts.batchSize });
   return {
     webhookDeliveries: log.deliveries,
@@ -64,6 +69,7 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: P
     dashboardDownloadClaims,
     emailLinkUses,
     auditEvents,
+    eventLog,
     responses: expired.responses,
     emailEvents: expired.emailEvents,
   };
@@ -75,6 +81,8 @@ export interface RetentionOptions {
   retentionDays: number;
   /** `AUDIT_RETENTION_DAYS` (default 400). */
   auditRetentionDays?: number;
+  /** `EVENT_RETENTION_DAYS` (default 30). */
+  eventRetentionDays?: number;
   /** Time between passes in ms (default 1 h); the first pass runs after a minute, or this, if shorter. */
   intervalMs?: number;
   /** Rows per statement and pause between statements (`responseBatchSize`: responses per transaction of the retention). */
@@ -98,6 +106,7 @@ export function startRetention(opts: RetentionOptions): { stop(): Promise<void> 
         ...opts.batch,
         signal: abort.signal,
         ...(opts.auditRetentionDays !== undefined ? { auditRetentionDays: opts.auditRetentionDays } : {}),
+        ...(opts.eventRetentionDays !== undefined ? { eventRetentionDays: opts.eventRetentionDays } : {}),
       });
       if (Object.values(result).some((n) => n > 0)) opts.logger.info({ pruned: result }, 'old rows pruned');
       opts.onPass?.(result);

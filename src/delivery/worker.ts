@@ -148,6 +148,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         logger,
         retentionDays: config.webhookLogRetentionDays,
         auditRetentionDays: config.auditRetentionDays,
+        eventRetentionDays: config.eventRetentionDays,
         batch: { responseBatchSize: config.responseDeleteBatchSize },
         ...(opts.pruneIntervalMs !== undefined ? { intervalMs: opts.pruneIntervalMs } : {}),
         ...(opts.onPrune ? { onPass: opts.onPrune } : {}),

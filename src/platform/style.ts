@@ -2,7 +2,7 @@
  * Style selection (docs/migrating-between-styles.md, "How the style is chosen"). Which paths are style-only and which are
  * shared is the `x-style` of each path in openapi/ (platform/operations.ts). Style-only paths always answer in their style;
  * on the shared paths (`{ws}/responses`, `{ws}/responses/{id}`, v2 `/responses`, `{ws}/forms/{form_id}/dashboard-links…`,
- * `{ws}/audit-events`)
+ * `{ws}/audit-events`, `{ws}/events`)
  * the first rule that applies wins: the `X-API-Style` header, then style-only query parameters, then the key's default style.
  */
 import { errors } from '../core/errors';

@@ -146,6 +146,19 @@ export type AddressSuppressedError = {
 };
 
 /**
+ * The error body of a 410 `position_expired`, shaped like Error: the event position given (`cursor`) is older than the event log keeps, so events after it may be gone (docs/live.md, "Event log"); list again without a position. A code added after Error's list was fixed, so only the operations that answer it name it.
+ */
+export type PositionExpiredError = {
+    error: {
+        code: 'position_expired';
+        message: string;
+        status: 410;
+        details?: Array<ErrorDetail>;
+    };
+    request_id: string;
+};
+
+/**
  * The error body of a 422, shaped like Error: `code` is `unprocessable` (a code added after Error's list was fixed, so only the operations that answer 422 name it); `details[0].field` names the part.
  */
 export type UnprocessableError = {
@@ -762,7 +775,7 @@ export type WebhookEndpointCreated = {
     secret: string;
 };
 
-export type Scope = 'workspaces:read' | 'workspaces:write' | 'forms:read' | 'forms:write' | 'responses:read' | 'responses:write' | 'datatables:read' | 'datatables:write' | 'email_events:read' | 'email_events:write' | 'webhooks:read' | 'webhooks:write' | 'api_keys:read' | 'api_keys:write' | 'audit:read';
+export type Scope = 'workspaces:read' | 'workspaces:write' | 'forms:read' | 'forms:write' | 'responses:read' | 'responses:write' | 'datatables:read' | 'datatables:write' | 'email_events:read' | 'email_events:write' | 'webhooks:read' | 'webhooks:write' | 'api_keys:read' | 'api_keys:write' | 'audit:read' | 'events:read';
 
 /**
  * A scope a key holds, as the Scope values spell them (`forms:read`, …, `audit:read`); a plain string in answers so that a scope added later is not a breaking change for a client (docs/writes-keys-limits.md, "API keys and scopes").
@@ -1160,6 +1173,66 @@ export type BulkEntriesEnvelopeB = {
     data: Array<RowB>;
     meta: BulkMeta;
     links: EmptyObject;
+    request_id: string;
+};
+
+/**
+ * Style A event of the event log (docs/live.md, "Event log"). `data` is the resource as Style A presents it (the `data` of a Style A webhook payload: docs/webhooks.md, "Events and payloads").
+ */
+export type EventA = {
+    /**
+     * The event id (`evt_…`), also the payload `id` and `webhook-id` of its webhook deliveries.
+     */
+    id: string;
+    type: WebhookEventType;
+    position: EventPosition;
+    created_at: string;
+    /**
+     * The resource as Style A presents it: the response, row or email event; `{"row_id","datatable_id"}`, `{"id","form_id"}` or `{"erasure_id","removed"}` for `row.deleted`, `response.deleted`, `respondent.erased`.
+     */
+    data: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * Style B event of the event log; the fields of EventA in camelCase, `data` as Style B presents the resource.
+ */
+export type EventB = {
+    id: string;
+    type: WebhookEventType;
+    position: EventPosition;
+    createdAt: string;
+    /**
+     * The resource as Style B presents it (`{"row_id","datatable_id"}`, `{"id","formId"}`, `{"erasureId","removed"}` for deletions and erasures).
+     */
+    data: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * The event's place in the log: opaque, 32 hex digits; two positions compare as text in log (commit) order.
+ */
+export type EventPosition = string;
+
+/**
+ * Style A page of events.
+ */
+export type EventListEnvelopeA = {
+    data: Array<EventA>;
+    meta: ListMetaA;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
+ * Style B page of events.
+ */
+export type EventListEnvelopeB = {
+    data: Array<EventB>;
+    meta: ListMetaB;
+    links: ListLinks;
     request_id: string;
 };
 
@@ -2547,6 +2620,21 @@ export type IncludeQuestions = 'questions';
  * `fields` embeds the datatable's fields.
  */
 export type IncludeFields = 'fields';
+
+/**
+ * Style A only (its presence selects Style A): an event position (`links.next`, or the `position` of the last event you have); the page holds the events after it. A position the log has pruned past answers 410 `position_expired`.
+ */
+export type EventCursorA = string;
+
+/**
+ * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `type`, `id`, `created_at`.
+ */
+export type EventFilterB = string;
+
+/**
+ * Both styles: only events of these types (repeat the parameter for several: any of).
+ */
+export type EventTypes = Array<WebhookEventType>;
 
 /**
  * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `actor`, `action`, `target_type`, `target_id`, `request_id`.
@@ -7497,6 +7585,107 @@ export type ListAuditEventsResponses = {
 };
 
 export type ListAuditEventsResponse = ListAuditEventsResponses[keyof ListAuditEventsResponses];
+
+export type ListEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query?: {
+        /**
+         * Style B only: page number, from 1 (default 1). Its presence selects Style B.
+         */
+        page?: number;
+        /**
+         * Both styles: page size. Style A 1 to 100 (default 20), Style B 1 to 1000 (default 50); a value above 100 in Style A is a 400.
+         */
+        limit?: number;
+        /**
+         * Style A only (its presence selects Style A): an event position (`links.next`, or the `position` of the last event you have); the page holds the events after it. A position the log has pruned past answers 410 `position_expired`.
+         */
+        cursor?: string;
+        /**
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `type`, `id`, `created_at`.
+         */
+        filter?: string;
+        /**
+         * Style B only (its presence selects Style B): created at or after. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        start_date?: string;
+        /**
+         * Style B only (its presence selects Style B): created up to this date (whole day) or instant. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        end_date?: string;
+        /**
+         * Style A only (its presence selects Style A): created at or after. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        created_after?: string;
+        /**
+         * Style A only (its presence selects Style A): created before (exclusive). A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        created_before?: string;
+        /**
+         * Both styles: only events of these types (repeat the parameter for several: any of).
+         */
+        type?: Array<WebhookEventType>;
+    };
+    url: '/api/v1/workspaces/{workspace_id}/events';
+};
+
+export type ListEventsErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `position_expired` (body PositionExpiredError): the position is older than the event log keeps; list again without one.
+     */
+    410: PositionExpiredError;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type ListEventsError = ListEventsErrors[keyof ListEventsErrors];
+
+export type ListEventsResponses = {
+    /**
+     * A page of events in the selected style.
+     */
+    200: EventListEnvelopeA | EventListEnvelopeB;
+};
+
+export type ListEventsResponse = ListEventsResponses[keyof ListEventsResponses];
 
 export type GetOpenApiDocumentData = {
     body?: never;

@@ -22,7 +22,7 @@ import { listByCreatedOrName, type SortedKeysetParams } from '../query/simple-li
 import { parseSortNewestFirst } from '../query/sort';
 import { sql } from '../query/sql';
 import { newId } from '../ids';
-import { anySubscribed, recordEvents, type SubscribedEndpoint } from '../webhooks/outbox';
+import { recordEvents, type SubscribedEndpoint } from '../webhooks/outbox';
 import { isPlainObject } from '../plain-object';
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'json';
@@ -323,11 +323,10 @@ export interface RowUpsert {
   workspaceId: string;
   datatableId: string;
   /**
-   * True when the write is more than one statement (webhook events to record, or nulls to drop from
-   * created rows): the caller then runs writeRowUpsert in a transaction. False: one INSERT, atomic by
-   * itself, so no BEGIN/COMMIT (docs/performance.md).
+   * True when the write is more than one statement: always since the event log (docs/live.md, "Event log"), which
+   * records every row written in the write's transaction; the caller runs writeRowUpsert in a transaction.
    */
-  needsTransaction: boolean;
+  needsTransaction: true;
   endpoints: SubscribedEndpoint[];
   items: PreparedItem[];
 }
@@ -354,10 +353,8 @@ export async function prepareRowUpsert(
   if (items.length === 0) throw errors.invalid('body', 'data', '`data` needs at least one row.');
   const { fields, endpoints } = await writeContext(db, workspaceId, datatableId);
   const prepared = prepareItems(items, fields, opts);
-  // One INSERT statement is atomic by itself: a transaction is needed only to add webhook events or to
-  // drop the nulls of created rows in a second statement.
-  const needsTransaction = anySubscribed(endpoints, ['row.created', 'row.updated']) || prepared.some((p) => p.hasNull);
-  return { workspaceId, datatableId, needsTransaction, endpoints, items: prepared };
+  // The rows' events go to the event log in the same transaction (docs/live.md, "Event log"), so the write is never one statement.
+  return { workspaceId, datatableId, needsTransaction: true, endpoints, items: prepared };
 }
 
 /**
@@ -365,15 +362,14 @@ export async function prepareRowUpsert(
  * external_id) DO UPDATE`, race-free: two clients upserting the same `data.id` leave one row); the
  * columns sent overwrite, the others stay, `null` removes a column; then the `row.created` /
  * `row.updated` events in the same transaction.
- * @param db the caller's transaction when `upsert.needsTransaction` (the database handle otherwise).
+ * @param db the caller's transaction (the rows' events are recorded in it).
  * @returns the rows in request order, each with `created`; times are UTC Dates.
  * @throws Error when `upsert.needsTransaction` and `db` is not a transaction (a programming error).
  */
 export async function writeRowUpsert(db: DbHandle, upsert: RowUpsert): Promise<UpsertedRow[]> {
-  if (upsert.needsTransaction && !db.isTransaction) throw new Error('this row upsert needs a transaction (RowUpsert.needsTransaction)');
+  if (!db.isTransaction) throw new Error('a row upsert needs a transaction (RowUpsert.needsTransaction)');
   const { workspaceId, datatableId, endpoints } = upsert;
   const result = await upsertStatement(db, workspaceId, datatableId, upsert.items);
-  if (!upsert.needsTransaction) return result;
   await recordEvents(
     db as Knex.Transaction,
     workspaceId,
@@ -389,7 +385,6 @@ interface PreparedItem {
   data: Record<string, unknown>;
   /** The upsert key (`data.id` as text), or undefined for an item that always creates a row. */
   key: string | undefined;
-  hasNull: boolean;
 }
 
 /**
@@ -403,7 +398,7 @@ function prepareItems(items: Record<string, unknown>[], fields: ReadonlyMap<stri
     const prefix = opts.single ? 'data' : `data[${i}]`;
     if (!isPlainObject(item)) {
       problems.push({ location: 'body', field: prefix, message: `\`${prefix}\` must be an object of columns.` });
-      return { ord: i, row_id: '', data: {}, key: undefined, hasNull: false };
+      return { ord: i, row_id: '', data: {}, key: undefined };
     }
     checkColumns(item, fields, prefix, problems, { idMayBeNull: false });
     const id = item.id;
@@ -418,8 +413,7 @@ function prepareItems(items: Record<string, unknown>[], fields: ReadonlyMap<stri
         problems.push({ location: 'body', field: `${prefix}.id`, message: `\`${prefix}.id\` "${key}" repeats data[${first}].id; send each id once.` });
       } else seen.set(key, i);
     }
-    const hasNull = Object.values(item).some((v) => v === null);
-    return { ord: i, row_id: newId('row'), data: item, key, hasNull };
+    return { ord: i, row_id: newId('row'), data: item, key };
   });
   if (problems.length > 0) throw errors.validation(problems);
   return prepared;

@@ -241,6 +241,30 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
     attention: null,
   },
   {
+    operation: 'listEvents',
+    method: 'GET',
+    path: `${WS}/events`,
+    equivalent: {
+      operation: 'listEvents',
+      method: 'GET',
+      path: `${WS}/events`,
+      params: [
+        STYLE_HEADER,
+        PAGE,
+        LIMIT,
+        START,
+        END,
+        { b: 'type', a: 'type', how: 'unchanged' },
+        {
+          b: 'filter',
+          a: 'type',
+          how: 'Style A has no filter on this list: send type=… for each type (any of); the cursor is an event position (the last event you have)',
+        },
+      ],
+    },
+    attention: null,
+  },
+  {
     operation: 'listTablesB',
     method: 'GET',
     path: `${WS}/tables`,

@@ -7,7 +7,7 @@
  *   `response.deleted` (id and form only);
  * - the email events sent to the address, and the link-use rows of the emails those events and responses belong to;
  * - the recorded webhook events whose payload holds the address, and so their deliveries (the delivery log and any
- *   retry lose them);
+ *   retry lose them), and the events of the event log that hold it (no list, stream or recovery shows them again);
  * - with `includeRows`, the datatable rows the person's responses and events point at and the rows holding the address,
  *   through the rows' delete (`row.deleted` events);
  * - outside the database, before the transaction: the idempotency records whose stored answer holds the address
@@ -23,6 +23,7 @@ import { deleteRow, personRowRefs } from '../datatables/datatables.store';
 import { deletePersonEmailEvents, personEmailEventSummary } from '../email-events/email-events.store';
 import { newId } from '../ids';
 import { countLinkUsesOfEmails, deleteLinkUsesOfEmails } from '../links/link-uses.store';
+import { deleteEventsHolding } from '../events/event-log.store';
 import { deleteNarrowedResponses } from '../responses/deletions';
 import { countPersonResponses, personNarrowing, personResponseLinks } from '../responses/responses.store';
 import { recordEvents } from '../webhooks/outbox';
@@ -126,6 +127,7 @@ export async function runErasure(
     }
     // Last, so the events the deletes above recorded (which hold no address) stay and the older ones that do go.
     counts.webhook_events = await deleteWebhookEventsHolding(trx, workspaceId, address);
+    await deleteEventsHolding(trx, workspaceId, address);
     await addErased(trx, workspaceId, requestId, counts);
     await suppressAddress(trx, workspaceId, hash, requestId);
     await recordEvents(trx, workspaceId, [

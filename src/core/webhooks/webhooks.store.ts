@@ -18,6 +18,7 @@ import { sql } from '../query/sql';
 import { generateWebhookSecret } from '../api-keys/secrets';
 import { newId } from '../ids';
 import { type AddressPolicy, checkWebhookUrl, type Resolve } from './address-policy';
+import { LOGGED_EVENT_TYPES } from '../events/events.types';
 import { recordEvents, type EventType } from './outbox';
 import { enqueueAttempts } from './queue';
 
@@ -185,15 +186,7 @@ export async function getDelivery(db: DbHandle, workspaceId: string, endpointId:
 // Writes.
 
 /** Event types an endpoint can subscribe to (docs/webhooks.md, "Events and payloads"; `webhook.test` is sent on request only). */
-export const WEBHOOK_EVENT_TYPES = [
-  'response.created',
-  'row.created',
-  'row.updated',
-  'row.deleted',
-  'email_event.created',
-  'response.deleted',
-  'respondent.erased',
-] as const;
+export const WEBHOOK_EVENT_TYPES = LOGGED_EVENT_TYPES;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const ENDPOINT_STYLES: readonly EndpointStyle[] = ['A', 'B'];
 

@@ -2,6 +2,7 @@
  * Smoke tests of the `feedback-service` executable itself: the CLI runs as a child process
  * (`node dist/src/cli/main.js …`, tests/support/cli.ts) against the run's test database.
  */
+import { ALL_SCOPES } from '../../../src/core/scopes';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -196,7 +197,7 @@ describe('feedback-service keys create', () => {
     const run = await cli(['keys', 'create', '--workspace', `ws_${u}`]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ name: 'CLI key', style: 'A', expires_at: null });
-    expect(JSON.parse(run.stdout).scopes).toHaveLength(15);
+    expect(JSON.parse(run.stdout).scopes).toHaveLength(ALL_SCOPES.length);
   });
 
   it('refuses an unknown workspace or scope with a message on stderr and exit 1', async () => {

@@ -1,3 +1,4 @@
+import { ALL_SCOPES } from '../../../src/core/scopes';
 import { createHash } from 'node:crypto';
 import { nanoid } from 'nanoid';
 import type { FixtureDocument } from '../../../src/core/import/fixture-schema';
@@ -255,7 +256,7 @@ describe('importFixture', () => {
     });
     expect(Object.values(key).map(String)).not.toContain(secret);
     const generated = await db('api_keys').where('id', summary.api_keys[1]!.id).first();
-    expect(generated.scopes).toHaveLength(15);
+    expect(generated.scopes).toHaveLength(ALL_SCOPES.length);
     expect(generated.key_hash).toBe(createHash('sha256').update(summary.api_keys[1]!.secret).digest('hex'));
     const links = await db('api_key_workspaces').whereIn('api_key_id', [`key_${u}`, summary.api_keys[1]!.id]);
     expect(links).toHaveLength(2);

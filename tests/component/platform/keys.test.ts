@@ -4,6 +4,7 @@ import { withTransaction } from '../../../src/db';
 import { createApiKeyCache } from '../../../src/platform/auth/key-cache';
 import { createLogger } from '../../../src/platform/logger';
 import { importFixture } from '../../../src/core/import/importer';
+import { ALL_SCOPES } from '../../../src/core/scopes';
 import { keyFor, surveyForm, uid, workspaceWithKey } from '../../support/given';
 import { useTestApp } from '../../support/app';
 
@@ -25,7 +26,7 @@ describe('API key create', () => {
     expect(res.body.data.prefix).toBe(secret.slice(0, 8));
     expect(res.body.data.id).toMatch(/^key_/);
     // absent scopes: the creator's (all of them)
-    expect(res.body.data.scopes).toHaveLength(15);
+    expect(res.body.data.scopes).toHaveLength(ALL_SCOPES.length);
 
     const list = await t.http().get(`/api/v1/workspaces/${ws}/api-keys`).set('X-API-Key', key);
     expect(list.status).toBe(200);

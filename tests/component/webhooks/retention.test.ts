@@ -223,6 +223,7 @@ describe('the worker', () => {
       emailLinkUses: 0,
       // Audit records are kept 400 days (AUDIT_RETENTION_DAYS); none here is that old (its prune: platform/audit.test.ts).
       auditEvents: 0,
+      eventLog: 0,
       responses: 0,
       emailEvents: 0,
     });

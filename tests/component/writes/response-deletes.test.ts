@@ -10,7 +10,7 @@ import { importFixture } from '../../../src/core/import/importer';
 import { runDeletionBatch } from '../../../src/core/responses/deletions';
 import { setResponseRetention } from '../../../src/core/workspaces/workspaces.store';
 import { runDeletionJob, pruneExpiredResponses } from '../../../src/delivery/deletions';
-import { renderData } from '../../../src/delivery/payload';
+import { renderData } from '../../../src/adapters/presenters';
 import { useTestApp } from '../../support/app';
 import { keyFor, scenario, type Scenario } from '../../support/given';
 
