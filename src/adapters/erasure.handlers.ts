@@ -7,9 +7,12 @@
 import type { Request, Response } from 'express';
 import { errors } from '../core/errors';
 import { personAddress } from '../core/respondents/person-data';
+import { recordAudit } from '../core/audit/audit.store';
+import { suppressionLifted } from '../core/audit/audit-events';
 import { ERASED_KINDS, getErasureRequest, liftSuppression, type ErasedCounts, type ErasureRequest } from '../core/respondents/erasure.store';
 import { planErasure, runErasure, type OutsideRecords } from '../core/respondents/erasure';
 import { withTransaction } from '../db';
+import { auditOrigin } from './audit-origin';
 import type { CoreDeps } from './deps';
 import { single } from './envelope';
 import { param, workspaceOf } from './query-values';
@@ -83,7 +86,7 @@ export function erasureHandlers(deps: Pick<CoreDeps, 'db' | 'idempotencyRecords'
       const { request, removed } = await runErasure(
         deps.db,
         ws,
-        { address: email, includeRows, requestedBy: req.auth?.id ?? null, requestId: req.requestId },
+        { address: email, includeRows, requestedBy: req.auth?.id ?? null, requestId: req.requestId, origin: auditOrigin(req) },
         outside,
       );
       res.status(request.runs === 1 ? 201 : 200).json(single(req, presentRequest(style, request, removed)));
@@ -95,7 +98,11 @@ export function erasureHandlers(deps: Pick<CoreDeps, 'db' | 'idempotencyRecords'
     },
     /** DELETE {ws}/erasure-requests/{erasure_id}/suppression: 204 (also when lifted already). */
     liftSuppression: async (req: Request, res: Response) => {
-      await withTransaction(deps.db, (trx) => liftSuppression(trx, workspaceOf(req), param(req, 'erasure_id')));
+      const ws = workspaceOf(req);
+      const id = param(req, 'erasure_id');
+      await withTransaction(deps.db, async (trx) => {
+        if (await liftSuppression(trx, ws, id)) await recordAudit(trx, auditOrigin(req), suppressionLifted(ws, id));
+      });
       res.status(204).end();
     },
   };

@@ -13,12 +13,15 @@
  * - outside the database, before the transaction: the idempotency records whose stored answer holds the address
  *   (`OutsideRecords`, given by the platform: they are sealed in Redis and expire within 24 h anyway).
  * Then, in the same transaction: the request's record (the address only as a keyed hash, addressHash), the suppression
- * of the address (email links for it are refused until the workspace lifts it), and a `respondent.erased` event. Two
+ * of the address (email links for it are refused until the workspace lifts it), a `respondent.erased` event and the
+ * run's audit record (`erasure_request.run`: the request's id and the counts, never the address). Two
  * erasures of the same address at once: the second waits on the first's record (claimErasureRequest) and then finds
  * nothing; both answer with the one record.
  */
 import type { Knex } from 'knex';
 import { withTransaction } from '../../db';
+import { erasureRun } from '../audit/audit-events';
+import { recordAudit, type AuditOrigin } from '../audit/audit.store';
 import { deleteRow, personRowRefs } from '../datatables/datatables.store';
 import { deletePersonEmailEvents, personEmailEventSummary } from '../email-events/email-events.store';
 import { newId } from '../ids';
@@ -52,6 +55,8 @@ export interface ErasureInput {
   /** The key that asks (`null`: the CLI). */
   requestedBy: string | null;
   requestId: string | null;
+  /** Who asks, for the audit record of the run (`erasure_request.run`). */
+  origin: AuditOrigin;
 }
 
 /** Responses deleted per statement inside the erasure's transaction. */
@@ -132,6 +137,8 @@ export async function runErasure(
       { type: 'respondent.erased', resource: { kind: 'respondent_erased', erasureId: requestId, removed: { ...counts } } },
     ]);
     // Read in the transaction: this run's record (its `runs`), not one a concurrent run committed after it.
-    return { request: await getErasureRequest(trx, workspaceId, requestId), removed: counts };
+    const request = await getErasureRequest(trx, workspaceId, requestId);
+    await recordAudit(trx, input.origin, erasureRun(workspaceId, requestId, { runs: request.runs, includeRows: request.includeRows, removed: counts }));
+    return { request, removed: counts };
   });
 }

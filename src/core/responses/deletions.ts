@@ -105,10 +105,26 @@ async function recordDeleted(trx: Knex.Transaction, workspaceId: string, rows: r
  * @throws AppError resource_not_found when the workspace has no response of that id (also one deleted already).
  * Spec: DELETE {ws}/responses/{response_id} (openapi/, `deleteResponse`).
  */
-export async function deleteResponse(trx: Knex.Transaction, workspaceId: string, responseId: string): Promise<void> {
+export async function deleteResponse(trx: Knex.Transaction, workspaceId: string, responseId: string): Promise<DeletedResponse> {
   const row = await deleteResponseRow(trx, workspaceId, responseId);
   if (!row) throw errors.notFound('Response', responseId);
   await recordDeleted(trx, workspaceId, [row]);
+  return row;
+}
+
+/**
+ * The names of the filters a bulk delete was given (`form_id`, `created`, `score_gte`, `score_lte`, `filter`, and each
+ * typed parameter such as `id_in` or `answer`), never their values: what its audit record names.
+ */
+export function deletionFilterNames(f: DeletionFilters): string[] {
+  const names: string[] = [];
+  if (f.formId !== undefined) names.push('form_id');
+  if ((f.created?.length ?? 0) > 0) names.push('created');
+  if (f.scoreGte !== undefined) names.push('score_gte');
+  if (f.scoreLte !== undefined) names.push('score_lte');
+  if (f.filter !== undefined && f.filter.trim() !== '') names.push('filter');
+  for (const [name, values] of Object.entries(f.typed ?? {})) if (values.length > 0) names.push(name);
+  return names;
 }
 
 /** True when the filters narrow at all (a bulk delete of a whole workspace by an empty body is refused). */
