@@ -7,6 +7,7 @@
 import type { Db } from '../../../src/db';
 import { withTransaction } from '../../../src/db';
 import { importFixture } from '../../../src/core/import/importer';
+import { translateStyleB } from '../../../src/core/migration/translate';
 import { runDeletionBatch } from '../../../src/core/responses/deletions';
 import { setResponseRetention } from '../../../src/core/workspaces/workspaces.store';
 import { runDeletionJob, pruneExpiredResponses } from '../../../src/delivery/deletions';
@@ -236,6 +237,29 @@ describe('POST {ws}/response-deletions', () => {
     expect(typeof run.body.data.createdAt).toBe('string');
     expect(await countResponses(t.db, s.ws)).toBe(17);
     await expectTotalsFresh(s);
+  });
+
+  it("the translator's Style A body counts what the Style B filter counts", async () => {
+    const s = await scenario(t.db, { responseCount: 20 });
+    const some = s.responses.filter((r) => r.form_id === s.nps).map((r) => r.id);
+    const bodyB = { dryRun: true, filter: `form_id = ${s.nps}, score = 7, answers.q_plan = opt_pro, id in [${some.join(', ')}]` };
+    const translated = translateStyleB({ method: 'POST', path: `${base(s)}/response-deletions`, headers: { 'X-API-Style': 'B' }, body: bodyB });
+    if (!translated.ok) throw new Error(translated.reason);
+    const dry = (style: string, body: unknown) =>
+      t
+        .http()
+        .post(`${base(s)}/response-deletions`)
+        .set('X-API-Key', s.key)
+        .set('X-API-Style', style)
+        .send(body as object);
+    const [b, a] = await Promise.all([dry('B', bodyB), dry('A', translated.request.body)]);
+    expect([b.status, a.status]).toEqual([200, 200]);
+    expect(a.body.data.matched).toBe(b.body.data.matched);
+    const fresh = s.responses.filter(
+      (r) => r.form_id === s.nps && r.score === 7 && (r.answers as Array<{ value: unknown }>).some((x) => (x.value as { id?: string }).id === 'opt_pro'),
+    ).length;
+    expect(fresh).toBeGreaterThan(0);
+    expect(a.body.data.matched).toBe(fresh);
   });
 
   it.each([
