@@ -5,6 +5,8 @@
  * - the person's responses (personNarrowing: by `respondent_email`, an email answer, a text mention, the captured table
  *   data), through the responses' delete, which moves every counter in the same statement and records
  *   `response.deleted` (id and form only);
+ * - the address wherever a bulk delete's stored filters name it (forgetAddressInDeletions: `[erased]` in its place; a
+ *   bulk delete still running with such a filter is stopped);
  * - the email events sent to the address, and the link-use rows of the emails those events and responses belong to;
  * - the recorded webhook events whose payload holds the address, and so their deliveries (the delivery log and any
  *   retry lose them);
@@ -26,7 +28,7 @@ import { deleteRow, personRowRefs } from '../datatables/datatables.store';
 import { deletePersonEmailEvents, personEmailEventSummary } from '../email-events/email-events.store';
 import { newId } from '../ids';
 import { countLinkUsesOfEmails, deleteLinkUsesOfEmails } from '../links/link-uses.store';
-import { deleteNarrowedResponses } from '../responses/deletions';
+import { deleteNarrowedResponses, forgetAddressInDeletions } from '../responses/deletions';
 import { countPersonResponses, personNarrowing, personResponseLinks } from '../responses/responses.store';
 import { recordEvents } from '../webhooks/outbox';
 import { countWebhookEventsHolding, deleteWebhookEventsHolding } from '../webhooks/webhooks.store';
@@ -121,6 +123,7 @@ export async function runErasure(
       counts.responses += deleted;
       if (deleted < RESPONSE_BATCH) break;
     }
+    await forgetAddressInDeletions(trx, workspaceId, address);
     counts.email_events = await deletePersonEmailEvents(trx, workspaceId, address);
     counts.email_link_uses = await deleteLinkUsesOfEmails(trx, workspaceId, found.emailIds);
     if (input.includeRows) {
