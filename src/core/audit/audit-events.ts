@@ -199,15 +199,20 @@ export const retentionChanged = (workspaceId: string, days: number | null): Audi
 });
 
 /**
- * `erasure_request.run`: one run of an erasure (the first or a later one): what it removed by kind, and the run's
- * number. The person is named by the request's id only: neither the address nor its keyed hash is recorded.
+ * `erasure_request.run`: one run of an erasure (the first or a later one): what it removed by kind, the run's number
+ * and what the person was named by (`email`, `row_id`). The person is named by the request's id only: neither the
+ * address, the row id nor the keyed hash is recorded.
  */
-export const erasureRun = (workspaceId: string, erasureId: string, run: { runs: number; includeRows: boolean; removed: object }): AuditEventInput => ({
+export const erasureRun = (
+  workspaceId: string,
+  erasureId: string,
+  run: { runs: number; includeRows: boolean; by: readonly string[]; removed: object },
+): AuditEventInput => ({
   workspaceId,
   action: 'erasure_request.run',
   targetType: 'erasure_request',
   targetId: erasureId,
-  changes: { run: run.runs, include_rows: run.includeRows, removed: { ...run.removed } },
+  changes: { run: run.runs, by: [...run.by], include_rows: run.includeRows, removed: { ...run.removed } },
 });
 
 /** `erasure_request.suppression_lifted`: email links for the request's address are accepted again. */

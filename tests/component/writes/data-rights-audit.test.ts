@@ -169,6 +169,7 @@ describe('audit records of deletes, erasures and retention', () => {
         target_id: id,
         changes: {
           run: 1,
+          by: ['email'],
           include_rows: false,
           removed: { responses: 0, email_events: 1, email_link_uses: 0, webhook_events: 0, idempotency_records: 0, datatable_rows: 0 },
         },

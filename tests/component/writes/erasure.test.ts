@@ -239,6 +239,77 @@ describe('POST {ws}/erasure-requests', () => {
     await countersExact();
   });
 
+  it('erases by datatable row id in both styles: what points at the row, the row with include_rows, no suppression', async () => {
+    const r = await formWorkspace(ctx.db);
+    const contact = `row-${nanoid(8)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, 'x')}@example.com`;
+    const emailId = `em_${nanoid(8)}`;
+    await importFixture(ctx.db, {
+      webhook_endpoints: [{ workspace_id: r.ws, url: 'https://example.com/rows', events: ['response.created', 'row.deleted'] }],
+      responses: [
+        {
+          form_id: r.form,
+          score: 5,
+          row_id: r.row,
+          email_id: emailId,
+          respondent_email: contact,
+          answers: [{ question_id: 'q_plan', value: { id: 'opt_pro' } }],
+        },
+        { form_id: r.form, score: 6, answers: [{ question_id: 'q_plan', value: { id: 'opt_basic' } }] },
+      ],
+      email_events: [
+        { workspace_id: r.ws, email_id: emailId, email: contact, type: 'send', row_id: r.row },
+        { workspace_id: r.ws, email_id: `em_${nanoid(8)}`, email: OTHER, type: 'send' },
+      ],
+    });
+    // A response made through the API for the row: its response.created payload names the row.
+    const made = await ctx
+      .http()
+      .post(`/api/v1/workspaces/${r.ws}/responses`)
+      .set('X-API-Key', r.key)
+      .send({
+        form_id: r.form,
+        row_id: r.row,
+        answers: [
+          { question_id: 'q_nps', value: 3 },
+          { question_id: 'q_plan', value: { id: 'opt_pro' } },
+        ],
+      });
+    expect([made.status, made.status === 201 ? '' : made.text]).toEqual([201, '']);
+    const dry = await post({ rowId: r.row, dryRun: true, includeRows: true }, { key: r.key, style: 'B', ws: r.ws });
+    expect(dry.status).toBe(200);
+    expect(dry.body.data.wouldRemove).toEqual({ responses: 2, emailEvents: 1, emailLinkUses: 0, webhookEvents: 1, idempotencyRecords: 0, datatableRows: 1 });
+    const run = await post({ row_id: r.row, include_rows: true }, { key: r.key, ws: r.ws });
+    expect(run.status).toBe(201);
+    expect(run.body.data).toMatchObject({ runs: 1, suppressed: false, removed: { responses: 2, email_events: 1, webhook_events: 1, datatable_rows: 1 } });
+    expect(await ctx.db('responses').where({ workspace_id: r.ws, row_id: r.row })).toHaveLength(0);
+    expect(await ctx.db('responses').where('workspace_id', r.ws)).toHaveLength(1);
+    expect(await ctx.db('email_events').where({ workspace_id: r.ws, row_id: r.row })).toHaveLength(0);
+    expect(await ctx.db('datatable_rows').where({ workspace_id: r.ws, row_id: r.row })).toHaveLength(0);
+    // The row's deletion still reaches the subscriber; nothing else names the row.
+    const named = (await ctx.db('webhook_events').where('workspace_id', r.ws)) as Array<{ type: string; resource: unknown }>;
+    expect(named.filter((e) => JSON.stringify(e.resource).includes(r.row)).map((e) => e.type)).toEqual(['row.deleted']);
+    // Idempotent: the same record, nothing found; the audit record names how the person was named, not the row.
+    const again = await post({ rowId: r.row }, { key: r.key, style: 'B', ws: r.ws });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ id: run.body.data.id, runs: 2 });
+    expect(Object.values(again.body.data.removed as Counts).every((n) => n === 0)).toBe(true);
+    const audit = (await ctx.db('audit_events').where({ workspace_id: r.ws, action: 'erasure_request.run' }).orderBy('seq')) as Array<{
+      changes: Record<string, unknown>;
+    }>;
+    expect(audit.map((a) => a.changes.by)).toEqual([['row_id'], ['row_id']]);
+    expect(JSON.stringify(audit)).not.toContain(r.row);
+    await countersExact();
+  });
+
+  it("refuses a body naming neither an address nor a row, and the other style's row field", async () => {
+    const none = await post({ dry_run: true });
+    expect([none.status, none.body.error.details[0].field]).toEqual([400, 'email']);
+    const foreign = await post({ rowId: 'row_x', dry_run: true });
+    expect([foreign.status, foreign.body.error.details[0].field]).toEqual([400, 'rowId']);
+  });
+
   it('answers 404 for an unknown request', async () => {
     const res = await ctx.http().get(`/api/v1/workspaces/${w.ws}/erasure-requests/era_unknown`).set('X-API-Key', w.key);
     expect(res.status).toBe(404);
@@ -257,7 +328,7 @@ describe('POST {ws}/erasure-requests', () => {
   });
 
   it.each([
-    ['no email', {}, 'email'],
+    ['no email nor row', {}, 'email'],
     ['an address without @', { email: 'canary.example.com' }, 'email'],
     ['an address too long', { email: `${'x'.repeat(320)}@example.com` }, 'email'],
     ['a Style B field in Style A', { email: 'a@example.com', dryRun: true }, 'dryRun'],
