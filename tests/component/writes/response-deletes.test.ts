@@ -334,6 +334,36 @@ describe('POST {ws}/response-deletions', () => {
     await expectTotalsFresh(s);
   });
 
+  it("an erasure of an address a queued bulk delete's filter names stops the job and leaves [erased] in its place", async () => {
+    const s = await scenario(t.db, { responseCount: 30 });
+    const ghost = 'Ghost-Person@Example.com';
+    const res = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', s.key)
+      .set('X-API-Style', 'B')
+      .send({ formId: s.nps, filter: `respondent_email != ${ghost}` });
+    expect(res.status).toBe(202);
+    const erased = await t
+      .http()
+      .post(`${base(s)}/erasure-requests`)
+      .set('X-API-Key', s.key)
+      .send({ email: ghost.toLowerCase() });
+    expect(erased.status).toBe(201);
+    const stored = (await t.db('response_deletions').where({ workspace_id: s.ws, id: res.body.data.id }).first()) as {
+      status: string;
+      filters: unknown;
+      error: string;
+    };
+    expect(stored.status).toBe('failed');
+    expect(stored.error).toContain('erasure');
+    expect(JSON.stringify(stored.filters)).toContain('respondent_email != [erased]');
+    expect(JSON.stringify(stored.filters).toLowerCase()).not.toContain('ghost');
+    // The job, when it comes, finds its deletion finished and deletes nothing.
+    await runDeletionJob(t.db, { workspaceId: s.ws, deletionId: res.body.data.id as string }, 4);
+    expect(await countResponses(t.db, s.ws)).toBe(30);
+  });
+
   it('two bulk deletes at once with overlapping filters delete each response once and keep the counts', async () => {
     const s = await scenario(t.db, { responseCount: 16 });
     const send = (body: object) =>
