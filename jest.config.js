@@ -7,7 +7,8 @@
  *   ops/cli-lifecycle (spawn the CLI against a PostgreSQL URL), ops/data-dir-lock, ops/demo-start and ops/public-url (spawn the CLI on a folder of their own), rate-limit.test.ts (Redis budgets and outages), ops/db-errors,
  *   ops/outages and ops/server-close (PostgreSQL outages through a TCP proxy, pools of a server URL), ops/traces (spawns
  *   the CLI on a database of its own), and the
- *   webhook files that bring their own database (delivery, every-way-in, processes; embedded spawns PGlite itself), and
+ *   webhook files that bring their own database (delivery, every-way-in, processes; embedded spawns PGlite itself),
+ *   writes/crash (kills and races real server processes on a database of its own: PGlite serves one process), and
  *   head.test.ts (HEAD is the HTTP layer's: the GET handlers it repeats run on PGlite in their own files).
  */
 const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
@@ -41,6 +42,7 @@ module.exports = {
         '/tests/component/platform/(cli|import-file|mcp-stdio|rate-limit|scale-out)\\.test\\.ts$',
         '/tests/component/ops/(cli-lifecycle|data-dir-lock|db-errors|demo-start|outages|public-url|server-close|traces)\\.test\\.ts$',
         '/tests/component/webhooks/(delivery|every-way-in|processes|embedded)\\.test\\.ts$',
+        '/tests/component/writes/crash\\.test\\.ts$',
         // HEAD is answered by the HTTP layer alone: the GET handlers it repeats run on this database in their own files.
         '/tests/component/platform/head\\.test\\.ts$',
       ],

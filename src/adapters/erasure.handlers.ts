@@ -1,15 +1,18 @@
 /**
  * Erasure requests on the shared paths (docs/data-rights.md, "Erasing a person"): `POST {ws}/erasure-requests`,
  * `GET {ws}/erasure-requests/{erasure_id}` and `DELETE {ws}/erasure-requests/{erasure_id}/suppression`, in both styles.
- * The handlers only spell: Style A `dry_run`, `include_rows`, snake_case answers; Style B `dryRun`, `includeRows`,
- * camelCase answers. The work is core/respondents/erasure.ts.
+ * The handlers only spell: Style A `row_id`, `dry_run`, `include_rows`, snake_case answers; Style B `rowId`, `dryRun`,
+ * `includeRows`, camelCase answers. The work is core/respondents/erasure.ts.
  */
 import type { Request, Response } from 'express';
 import { errors } from '../core/errors';
 import { personAddress } from '../core/respondents/person-data';
+import { recordAudit } from '../core/audit/audit.store';
+import { suppressionLifted } from '../core/audit/audit-events';
 import { ERASED_KINDS, getErasureRequest, liftSuppression, type ErasedCounts, type ErasureRequest } from '../core/respondents/erasure.store';
-import { planErasure, runErasure, type OutsideRecords } from '../core/respondents/erasure';
+import { planErasure, runErasure, type OutsideRecords, type PersonKey } from '../core/respondents/erasure';
 import { withTransaction } from '../db';
+import { auditOrigin } from './audit-origin';
 import type { CoreDeps } from './deps';
 import { single } from './envelope';
 import { param, workspaceOf } from './query-values';
@@ -42,18 +45,24 @@ function presentRequest(style: Style, r: ErasureRequest, thisRun?: ErasedCounts)
 
 const NONE: OutsideRecords = { count: () => Promise.resolve(0), erase: () => Promise.resolve(0) };
 
-/** The body's fields in `style`; a field of the other style is a 400 naming it. */
-function readBody(req: Request, style: Style): { email: string; dryRun: boolean; includeRows: boolean } {
+/**
+ * The body's fields in `style`: the person (`email`, the row id, or both; neither is a 400 naming `email`), the dry run
+ * and whether rows go too. A field of the other style is a 400 naming it.
+ */
+function readBody(req: Request, style: Style): { person: PersonKey; dryRun: boolean; includeRows: boolean } {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const other: Style = style === 'A' ? 'B' : 'A';
-  for (const name of ['dry_run', 'include_rows']) {
+  for (const name of ['dry_run', 'include_rows', 'row_id']) {
     const foreign = spell(other, name);
     if (body[foreign] !== undefined) {
       throw errors.invalid('body', foreign, `\`${foreign}\` is the Style ${other} spelling; Style ${style} takes \`${spell(style, name)}\`.`);
     }
   }
+  const rowId = body[spell(style, 'row_id')];
+  const hasRow = typeof rowId === 'string';
+  const address = body.email === undefined && hasRow ? null : personAddress(typeof body.email === 'string' ? body.email : undefined, 'email', 'body');
   return {
-    email: personAddress(typeof body.email === 'string' ? body.email : undefined, 'email', 'body'),
+    person: { address, rowId: hasRow ? rowId : null },
     dryRun: body[spell(style, 'dry_run')] === true,
     includeRows: body[spell(style, 'include_rows')] === true,
   };
@@ -66,10 +75,10 @@ export function erasureHandlers(deps: Pick<CoreDeps, 'db' | 'idempotencyRecords'
     /** POST {ws}/erasure-requests: 200 with the counts for a dry run; 201 for a first run, 200 for a later one. */
     create: async (req: Request, res: Response) => {
       const ws = workspaceOf(req);
-      const { email, dryRun, includeRows } = readBody(req, style);
+      const { person, dryRun, includeRows } = readBody(req, style);
       if (includeRows && !req.auth?.scopes.includes('datatables:write')) throw errors.insufficientScope('datatables:write');
       if (dryRun) {
-        const would = await planErasure(deps.db, ws, { address: email, includeRows }, outside);
+        const would = await planErasure(deps.db, ws, { person, includeRows }, outside);
         res.json(
           single(req, {
             id: null,
@@ -83,7 +92,7 @@ export function erasureHandlers(deps: Pick<CoreDeps, 'db' | 'idempotencyRecords'
       const { request, removed } = await runErasure(
         deps.db,
         ws,
-        { address: email, includeRows, requestedBy: req.auth?.id ?? null, requestId: req.requestId },
+        { person, includeRows, requestedBy: req.auth?.id ?? null, requestId: req.requestId, origin: auditOrigin(req) },
         outside,
       );
       res.status(request.runs === 1 ? 201 : 200).json(single(req, presentRequest(style, request, removed)));
@@ -95,7 +104,11 @@ export function erasureHandlers(deps: Pick<CoreDeps, 'db' | 'idempotencyRecords'
     },
     /** DELETE {ws}/erasure-requests/{erasure_id}/suppression: 204 (also when lifted already). */
     liftSuppression: async (req: Request, res: Response) => {
-      await withTransaction(deps.db, (trx) => liftSuppression(trx, workspaceOf(req), param(req, 'erasure_id')));
+      const ws = workspaceOf(req);
+      const id = param(req, 'erasure_id');
+      await withTransaction(deps.db, async (trx) => {
+        if (await liftSuppression(trx, ws, id)) await recordAudit(trx, auditOrigin(req), suppressionLifted(ws, id));
+      });
       res.status(204).end();
     },
   };

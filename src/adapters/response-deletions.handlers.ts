@@ -7,8 +7,11 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { AppError, errors } from '../core/errors';
+import { recordAudit } from '../core/audit/audit.store';
+import { responseDeleted, responseDeletionCreated } from '../core/audit/audit-events';
 import {
   deleteResponse,
+  deletionFilterNames,
   dryRunResult,
   getResponseDeletion,
   planResponseDeletion,
@@ -19,6 +22,7 @@ import {
 } from '../core/responses/deletions';
 import { RESPONSE_DELETE_DEFAULTS } from '../core/responses/delete-limits';
 import { withTransaction } from '../db';
+import { auditOrigin } from './audit-origin';
 import type { CoreDeps } from './deps';
 import { single } from './envelope';
 import { bodyOf, callerOf, param, workspaceOf } from './query-values';
@@ -67,7 +71,11 @@ export function responseDeletionHandlers(
   };
   return {
     deleteOne: async (req, res) => {
-      await withTransaction(db, (trx) => deleteResponse(trx, workspaceOf(req), param(req, 'response_id')));
+      const ws = workspaceOf(req);
+      await withTransaction(db, async (trx) => {
+        const gone = await deleteResponse(trx, ws, param(req, 'response_id'));
+        await recordAudit(trx, auditOrigin(req), responseDeleted(ws, gone.id, gone.formId));
+      });
       res.status(204).end();
     },
     create: async (req, res) => {
@@ -78,13 +86,13 @@ export function responseDeletionHandlers(
         res.json(single(req, s.present(dryRunResult(p))));
         return;
       }
-      if (p.matched <= responseDeleteInlineMax) {
-        const done = await withTransaction(db, (trx) => runInlineDeletion(trx, ws, p, by));
-        res.json(single(req, s.present(done)));
-        return;
-      }
-      const queued = await withTransaction(db, (trx) => queueDeletion(trx, ws, p, by));
-      res.status(202).json(single(req, s.present(queued)));
+      const inline = p.matched <= responseDeleteInlineMax;
+      const deletion = await withTransaction(db, async (trx) => {
+        const d = inline ? await runInlineDeletion(trx, ws, p, by) : await queueDeletion(trx, ws, p, by);
+        await recordAudit(trx, auditOrigin(req), responseDeletionCreated(ws, { ...d, id: d.id! }, deletionFilterNames(p.filters)));
+        return d;
+      });
+      res.status(inline ? 200 : 202).json(single(req, s.present(deletion)));
     },
     get: async (req, res) => {
       res.json(single(req, s.present(await getResponseDeletion(db, workspaceOf(req), param(req, 'deletion_id')))));

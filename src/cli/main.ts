@@ -32,7 +32,7 @@ import { ALL_SCOPES, isScope, type Scope } from '../core/scopes';
 import { parseInstant } from '../core/query/dates';
 import { mintLink } from '../core/links/links';
 import { MCP_KEY_VARIABLE, McpStartError, runStdioMcp } from './mcp-stdio';
-import { apiKeyCreated, demoKeyCreated } from '../core/audit/audit-events';
+import { apiKeyCreated, demoKeyCreated, retentionChanged } from '../core/audit/audit-events';
 import { CLI_ORIGIN, recordAudit, verifyAuditChains } from '../core/audit/audit.store';
 
 /** An expected failure: printed as one line on stderr, exit 1. */
@@ -292,14 +292,18 @@ function retentionDaysArg(value: string): number | 'off' {
 
 /**
  * `workspaces retention`: sets a workspace's response retention (docs/data-rights.md, "Retention"); the worker then
- * deletes its responses and email events older than that many days. Prints `{workspace_id, response_retention_days}`.
+ * deletes its responses and email events older than that many days. Recorded in the audit trail (actor "cli",
+ * `workspace.retention_changed`). Prints `{workspace_id, response_retention_days}`.
  */
 async function runWorkspaceRetention(opts: { workspace: string; days: number | 'off' }): Promise<void> {
   const config = readConfig();
   const days = opts.days === 'off' ? null : opts.days;
   await withDb(config, true, async (db) => {
     try {
-      await setResponseRetention(db, opts.workspace, days);
+      await withTransaction(db, async (trx) => {
+        await setResponseRetention(trx, opts.workspace, days);
+        await recordAudit(trx, CLI_ORIGIN, retentionChanged(opts.workspace, days));
+      });
     } catch (e) {
       if (e instanceof AppError && e.code === 'resource_not_found') throw new CliError(`unknown workspace "${opts.workspace}"`);
       throw e;

@@ -143,6 +143,7 @@ describe('translateStyleB', () => {
       translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/datatables/tbl_1/rows' }),
       translateStyleB({ method: 'GET', path: '/api/v1/workspaces/ws_1/responses', headers: { 'x-api-style': 'a' } }),
       responses({ filter: 'answers.q in [1], answers.q in [2]', form_id: 'f' }),
+      translateStyleB({ method: 'POST', path: '/api/v1/workspaces/ws_1/response-deletions', body: { formId: 'f', filter: 'score in [1, 2]' } }),
     ].map(refusal);
     for (const r of refusals) expect({ r, listed: r !== undefined && guide.includes(`| \`${r.label}\` |`) }).toEqual({ r, listed: true });
   });
@@ -157,7 +158,32 @@ describe('translateStyleB: the bulk delete body', () => {
     expect(t.request.body).toEqual({ form_id: 'frm_1', created_after: '2026-01-01', created_before: '2026-02-01', ids: ['rsp_1'], dry_run: true });
   });
 
-  it('refuses a filter expression, naming it', () => {
-    expect(refusal(deletion({ formId: 'frm_1', filter: 'score in [0, 1]' }))).toEqual({ part: 'body.filter', label: "a bulk delete's `filter`" });
+  it('translates a filter into the body fields: form, ids (intersected), a score, answers', () => {
+    const t = ok(
+      deletion({
+        ids: ['rsp_1', 'rsp_2', 'rsp_3'],
+        filter: 'form_id = frm_1, id in [rsp_2, rsp_3, rsp_4], score = 9.0, answers.q_plan in [opt_pro], answers.q_nps >= 7',
+      }),
+    );
+    expect(t.request.body).toEqual({
+      form_id: 'frm_1',
+      ids: ['rsp_2', 'rsp_3'],
+      score_gte: 9,
+      score_lte: 9,
+      answer_in: ['q_plan:opt_pro'],
+      answer_gte: ['q_nps:7'],
+    });
+    expect(ok(deletion({ formId: 'frm_1', filter: 'form_id = frm_1, id = rsp_1' })).request.body).toEqual({ form_id: 'frm_1', ids: ['rsp_1'] });
+    expect(ok(deletion({ formId: 'frm_1', filter: ' ' })).request.body).toEqual({ form_id: 'frm_1' });
+  });
+
+  it.each([
+    ['score in [0, 1]', 'a bulk delete filter condition without a Style A body field'],
+    ['respondent_email = a@example.com', 'a bulk delete filter condition without a Style A body field'],
+    ['form_id = frm_2', 'a bulk delete filter condition without a Style A body field'],
+    ['id = rsp_9', 'a bulk delete filter condition without a Style A body field'],
+    ['score >= 3', 'Style B refuses this request'],
+  ])('refuses the filter %s, naming body.filter', (filter, label) => {
+    expect(refusal(deletion({ formId: 'frm_1', ids: ['rsp_1'], filter }))).toEqual({ part: 'body.filter', label });
   });
 });

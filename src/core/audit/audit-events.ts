@@ -147,3 +147,79 @@ export function demoKeyCreated(key: { id: string; workspaceIds: string[] }): Aud
     changes: { name: 'demo', secret: MASKED },
   }));
 }
+
+/**
+ * `response.deleted`: one response deleted by `DELETE {ws}/responses/{id}` (its form named; no answer, no address).
+ */
+export const responseDeleted = (workspaceId: string, responseId: string, formId: string): AuditEventInput => ({
+  workspaceId,
+  action: 'response.deleted',
+  targetType: 'response',
+  targetId: responseId,
+  changes: { form_id: formId },
+});
+
+/**
+ * `response_deletion.created`: one record per bulk delete asked for (a dry run is not a change and is not recorded),
+ * whether it ran whole in the request (`status` succeeded) or as a job (`status` queued; the job's batches add no
+ * record: the deletion's own row shows its progress). The filters are named, never their values: a filter may hold an
+ * address or a quoted answer, and the append-only trail could not forget it on an erasure request.
+ */
+export const responseDeletionCreated = (
+  workspaceId: string,
+  d: { id: string; status: string; matched: number; deleted: number },
+  filterNames: readonly string[],
+): AuditEventInput => ({
+  workspaceId,
+  action: 'response_deletion.created',
+  targetType: 'response_deletion',
+  targetId: d.id,
+  changes: { status: d.status, matched: d.matched, deleted: d.deleted, filters: [...filterNames].sort() },
+});
+
+/**
+ * `workspace.retention_deleted`: one batch of the retention's prune (actor "system"): how many responses or email
+ * events older than `before` went.
+ */
+export const retentionDeleted = (workspaceId: string, kind: 'responses' | 'email_events', deleted: number, before: Date): AuditEventInput => ({
+  workspaceId,
+  action: 'workspace.retention_deleted',
+  targetType: 'workspace',
+  targetId: workspaceId,
+  changes: { kind, deleted, before: before.toISOString() },
+});
+
+/** `workspace.retention_changed`: `response_retention_days` set (a number of days, or null: off). */
+export const retentionChanged = (workspaceId: string, days: number | null): AuditEventInput => ({
+  workspaceId,
+  action: 'workspace.retention_changed',
+  targetType: 'workspace',
+  targetId: workspaceId,
+  changes: { response_retention_days: days },
+});
+
+/**
+ * `erasure_request.run`: one run of an erasure (the first or a later one): what it removed by kind, the run's number
+ * and what the person was named by (`email`, `row_id`). The person is named by the request's id only: neither the
+ * address, the row id nor the keyed hash is recorded.
+ */
+export const erasureRun = (
+  workspaceId: string,
+  erasureId: string,
+  run: { runs: number; includeRows: boolean; by: readonly string[]; removed: object },
+): AuditEventInput => ({
+  workspaceId,
+  action: 'erasure_request.run',
+  targetType: 'erasure_request',
+  targetId: erasureId,
+  changes: { run: run.runs, by: [...run.by], include_rows: run.includeRows, removed: { ...run.removed } },
+});
+
+/** `erasure_request.suppression_lifted`: email links for the request's address are accepted again. */
+export const suppressionLifted = (workspaceId: string, erasureId: string): AuditEventInput => ({
+  workspaceId,
+  action: 'erasure_request.suppression_lifted',
+  targetType: 'erasure_request',
+  targetId: erasureId,
+  changes: { suppressed: false },
+});

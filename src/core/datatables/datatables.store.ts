@@ -551,20 +551,22 @@ export async function* personRows(
 }
 
 /**
- * The person's rows (as personRows selects them: `linkedRowIds` and rows whose data holds `address`), as the table and
- * row ids an erasure deletes one by one through deleteRow.
+ * The person's rows (as personRows selects them: `linkedRowIds` and rows whose data holds `address`; an erasure by row
+ * id passes a null address and the row among `linkedRowIds`), as the table and row ids an erasure deletes one by one
+ * through deleteRow.
  */
 export async function personRowRefs(
   db: DbHandle,
   workspaceId: string,
-  address: string,
+  address: string | null,
   linkedRowIds: readonly string[],
 ): Promise<Array<{ datatableId: string; rowId: string }>> {
+  if (address === null && linkedRowIds.length === 0) return [];
   const rows = (await db('datatable_rows')
     .select('datatable_id', 'row_id')
     .where('workspace_id', workspaceId)
     .where((w) => {
-      w.whereRaw('strpos(lower(data::text), ?) > 0', [address]);
+      if (address !== null) w.orWhereRaw('strpos(lower(data::text), ?) > 0', [address]);
       if (linkedRowIds.length > 0) w.orWhereIn('row_id', [...linkedRowIds]);
     })
     .orderBy('row_id')) as Array<{ datatable_id: string; row_id: string }>;

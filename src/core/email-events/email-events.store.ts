@@ -15,6 +15,7 @@ import { compileFilter } from '../query/filter';
 import { countRows, fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery, sumColumn } from '../query/list';
 import { parseSortNewestFirst } from '../query/sort';
 import { sql } from '../query/sql';
+import type { PersonKey } from '../respondents/person-key';
 import { type ErrorDetail, errors } from '../errors';
 import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
@@ -275,13 +276,13 @@ export async function deleteEmailEventsBefore(db: DbHandle, workspaceId: string,
 export async function personEmailEventSummary(
   db: DbHandle,
   workspaceId: string,
-  address: string,
+  p: PersonKey,
 ): Promise<{ count: number; emailIds: string[]; rowIds: string[] }> {
   const rows = (await db('email_events')
     .select('email_id', 'row_id')
     .count({ n: '*' })
     .where('workspace_id', workspaceId)
-    .whereRaw('lower(email) = ?', [address])
+    .where((w) => personEvents(w, p))
     .groupBy('email_id', 'row_id')) as Array<{ email_id: string; row_id: string | null; n: unknown }>;
   return {
     count: rows.reduce((sum, r) => sum + Number(r.n), 0),
@@ -291,11 +292,21 @@ export async function personEmailEventSummary(
 }
 
 /**
- * Deletes every email event sent to `address` (lower case) in the caller's transaction; `email_event_counts` moves in
- * the same statement (its AFTER DELETE trigger).
+ * Deletes every email event of the person in the caller's transaction: sent to the address (lower case) or about the
+ * row (`row_id`); `email_event_counts` moves in the same statement (its AFTER DELETE trigger).
  * @returns how many went.
  */
-export async function deletePersonEmailEvents(trx: Knex.Transaction, workspaceId: string, address: string): Promise<number> {
-  const rows = (await trx('email_events').where('workspace_id', workspaceId).whereRaw('lower(email) = ?', [address]).delete().returning('id')) as unknown[];
+export async function deletePersonEmailEvents(trx: Knex.Transaction, workspaceId: string, p: PersonKey): Promise<number> {
+  const rows = (await trx('email_events')
+    .where('workspace_id', workspaceId)
+    .where((w) => personEvents(w, p))
+    .delete()
+    .returning('id')) as unknown[];
   return rows.length;
+}
+
+/** The events of a person key: sent to its address, or about its row. */
+function personEvents(w: Knex.QueryBuilder, p: PersonKey): void {
+  if (p.address !== null) w.orWhereRaw('lower(email) = ?', [p.address]);
+  if (p.rowId !== null) w.orWhere('row_id', p.rowId);
 }

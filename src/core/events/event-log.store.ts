@@ -18,6 +18,7 @@
  */
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
+import { resourceHoldsPerson, type PersonKey } from '../respondents/person-key';
 import type { BatchOptions } from '../../db/batches';
 import { deleteInBatches } from '../../db/batches';
 import { errors } from '../errors';
@@ -242,15 +243,16 @@ export function pruneEventLog(db: DbHandle, retentionDays: number, now: Date, op
 }
 
 /**
- * Deletes the workspace's logged events whose resource holds `address` (lower case), in the caller's transaction (an
- * erasure's: docs/data-rights.md, "Erasing a person"), so no list, stream or later recovery shows or sends them again.
- * The events that say what was deleted (`response.deleted`, `row.deleted`, `respondent.erased`) hold no address and stay.
+ * Deletes the workspace's logged events whose resource holds the person key's address or row id
+ * (resourceHoldsPerson), in the caller's transaction (an erasure's: docs/data-rights.md, "Erasing a person"), so no
+ * list, stream or later recovery shows or sends them again. The events that say what was deleted (`response.deleted`,
+ * `row.deleted`, `respondent.erased`) hold no address and stay.
  * @returns how many went.
  */
-export async function deleteEventsHolding(trx: Knex.Transaction, workspaceId: string, address: string): Promise<number> {
+export async function deleteEventsHolding(trx: Knex.Transaction, workspaceId: string, p: PersonKey): Promise<number> {
   const rows = (await trx('event_log')
     .where('workspace_id', workspaceId)
-    .whereRaw('strpos(lower(resource::text), ?) > 0', [address])
+    .where((w) => resourceHoldsPerson(w, p))
     .delete()
     .returning('id')) as unknown[];
   return rows.length;

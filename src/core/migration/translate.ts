@@ -10,6 +10,7 @@ import { AppError, errors } from '../errors';
 import { snakeCase } from '../query/fields';
 import { STYLE_B_OPERATIONS, type OperationMapping } from './operation-map';
 import { translateQuery, type QueryRule } from './translate-query';
+import { responseFilterParams } from './translate-filter';
 import { REFUSED_BY_B, Untranslatable, type QueryPairs, type QueryValues, type StyleARequest, type StyleBRequest, type Translation } from './translate-types';
 
 export { REFUSED_BY_B, type StyleBRequest, type Translation } from './translate-types';
@@ -146,25 +147,82 @@ function responseBody(body: unknown, notes: string[]): unknown {
 
 const DELETION_NAMES_A: Readonly<Record<string, string>> = { formId: 'form_id', startDate: 'created_after', endDate: 'created_before', dryRun: 'dry_run' };
 
+/** The answer parameters the Style A bulk delete body takes as arrays of the same name (`answer`, `answer_in`, …). */
+const ANSWER_BODY_NAMES = new Set([
+  'answer',
+  'answer_ne',
+  'answer_in',
+  'answer_contains',
+  'answer_present',
+  'answer_gt',
+  'answer_gte',
+  'answer_lt',
+  'answer_lte',
+]);
+
+const noBodyField = (name: string, why: string) =>
+  new Untranslatable('body.filter', `a bulk delete filter condition without a Style A body field: ${why} (the list's \`${name}\`).`);
+
 /**
- * POST {ws}/response-deletions: the Style B body's names in Style A. A `filter` expression has no one Style A body
- * field (its clauses map to `score_gte`, `ids`, `answer…` only in part): refused, naming it.
+ * A bulk delete's Style B `filter` as Style A body fields, ANDed with the fields `out` holds already: the expression
+ * is translated as the list's (responseFilterParams, so it is checked as Style B checks it), then each parameter goes
+ * to its body field: `form_id` → `form_id`, `id = v` and `id in [..]` → `ids` (lists intersected), `score = v` →
+ * `score_gte` and `score_lte` (a narrowed range), `answer…` → the array of the same name.
+ * @throws Untranslatable naming `body.filter` for a filter Style B refuses, and for a condition the Style A body has
+ *   no field for (`score in`, `!=` and `~` on response fields, `email_id`, `row_id`, `respondent_email`, `sentiment`).
+ */
+function deletionFilterFields(expression: string, out: Record<string, unknown>): void {
+  let pairs;
+  try {
+    pairs = responseFilterParams(expression, typeof out.form_id === 'string');
+  } catch (e) {
+    throw e instanceof Untranslatable ? new Untranslatable('body.filter', e.reason) : e;
+  }
+  // The body's `ids`, each `id = v` and the one `id_in` list (responseFilterParams intersects `in` lists) are ANDed.
+  const idLists: string[][] = Array.isArray(out.ids) ? [out.ids as string[]] : [];
+  const idIn: string[] = [];
+  for (const [name, value] of pairs) {
+    if (name === 'form_id') out.form_id = value;
+    else if (name === 'form_id_in') {
+      // Only a repetition of the body's own form translates: Style A's body names one form.
+      if (value !== out.form_id) throw noBodyField(name, `a second form (\`form_id = ${value}\`) besides \`formId\``);
+    } else if (name === 'id') idLists.push([value]);
+    else if (name === 'id_in') idIn.push(value);
+    else if (name === 'score') {
+      const n = Number(value);
+      out.score_gte = Math.max(n, typeof out.score_gte === 'number' ? out.score_gte : -Infinity);
+      out.score_lte = Math.min(n, typeof out.score_lte === 'number' ? out.score_lte : Infinity);
+    } else if (ANSWER_BODY_NAMES.has(name)) out[name] = [...((out[name] as string[] | undefined) ?? []), value];
+    else throw noBodyField(name, `Style A's body takes \`form_id\`, \`ids\`, \`score_gte\`/\`score_lte\` and \`answer…\` only`);
+  }
+  if (idIn.length > 0) idLists.push(idIn);
+  if (idLists.length > 0) {
+    const ids = idLists.reduce((kept, list) => kept.filter((v) => new Set(list).has(v)));
+    if (ids.length === 0) throw noBodyField('id_in', 'id conditions no response meets together (an empty `ids` is no filter in Style A)');
+    out.ids = [...new Set(ids)];
+  }
+}
+
+/**
+ * POST {ws}/response-deletions: the Style B body's names in Style A, and its `filter` as Style A body fields
+ * (deletionFilterFields).
  */
 function deletionBody(body: unknown, notes: string[]): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-    if (name === 'filter') {
-      throw new Untranslatable(
-        'body.filter',
-        "a bulk delete's `filter`: send its clauses as the Style A body fields (`score_gte`, `score_lte`, `ids`, `answer`, `answer_in`, …).",
-      );
-    }
+  const { filter, ...rest } = body as Record<string, unknown>;
+  for (const [name, value] of Object.entries(rest)) {
     if (name === 'endDate' && typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
       out.created_before = new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
     } else out[DELETION_NAMES_A[name] ?? name] = value;
   }
   notes.push("Style A names the bulk delete's fields in snake_case; an `endDate` date becomes the next day in `created_before` (exclusive).");
+  if (typeof filter !== 'string') {
+    if (filter !== undefined) out.filter = filter; // not text: Style A refuses it, as Style B does
+  } else if (filter.trim() !== '') {
+    deletionFilterFields(filter, out);
+    notes.push("The bulk delete's `filter` becomes Style A body fields: `form_id`, `ids`, `score_gte`/`score_lte` and `answer…` as the list's parameters.");
+  }
   return out;
 }
 

@@ -105,10 +105,26 @@ async function recordDeleted(trx: Knex.Transaction, workspaceId: string, rows: r
  * @throws AppError resource_not_found when the workspace has no response of that id (also one deleted already).
  * Spec: DELETE {ws}/responses/{response_id} (openapi/, `deleteResponse`).
  */
-export async function deleteResponse(trx: Knex.Transaction, workspaceId: string, responseId: string): Promise<void> {
+export async function deleteResponse(trx: Knex.Transaction, workspaceId: string, responseId: string): Promise<DeletedResponse> {
   const row = await deleteResponseRow(trx, workspaceId, responseId);
   if (!row) throw errors.notFound('Response', responseId);
   await recordDeleted(trx, workspaceId, [row]);
+  return row;
+}
+
+/**
+ * The names of the filters a bulk delete was given (`form_id`, `created`, `score_gte`, `score_lte`, `filter`, and each
+ * typed parameter such as `id_in` or `answer`), never their values: what its audit record names.
+ */
+export function deletionFilterNames(f: DeletionFilters): string[] {
+  const names: string[] = [];
+  if (f.formId !== undefined) names.push('form_id');
+  if ((f.created?.length ?? 0) > 0) names.push('created');
+  if (f.scoreGte !== undefined) names.push('score_gte');
+  if (f.scoreLte !== undefined) names.push('score_lte');
+  if (f.filter !== undefined && f.filter.trim() !== '') names.push('filter');
+  for (const [name, values] of Object.entries(f.typed ?? {})) if (values.length > 0) names.push(name);
+  return names;
 }
 
 /** True when the filters narrow at all (a bulk delete of a whole workspace by an empty body is refused). */
@@ -248,5 +264,42 @@ export function deleteResponsesBefore(trx: Knex.Transaction, workspaceId: string
 export async function deleteNarrowedResponses(trx: Knex.Transaction, workspaceId: string, n: ResponseNarrowing, limit: number): Promise<number> {
   const rows = await deleteResponsesMatching(trx, workspaceId, n, limit);
   await recordDeleted(trx, workspaceId, rows);
+  return rows.length;
+}
+
+/** An address inside any text of a stored filter, replaced (case-insensitively) by `[erased]`. */
+function withoutAddress(value: unknown, address: RegExp): unknown {
+  if (typeof value === 'string') return value.replace(address, '[erased]');
+  if (Array.isArray(value)) return value.map((v) => withoutAddress(v, address));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutAddress(v, address)]));
+  return value;
+}
+
+/**
+ * Forgets an erased address (lower case) in the stored filters of the workspace's bulk deletes, in the erasure's
+ * transaction: each place it appears in a filter (a Style B `respondent_email = …`, an answer filter) reads
+ * `[erased]`, and a delete still `queued` or `running` with such a filter is stopped as `failed` (its filters no
+ * longer say what the caller asked; the erasure deleted the person's responses anyway). The rows stay: they record
+ * who deleted how many, and when.
+ * @returns how many bulk deletes held the address.
+ */
+export async function forgetAddressInDeletions(trx: Knex.Transaction, workspaceId: string, address: string): Promise<number> {
+  const rows = (await trx('response_deletions')
+    .where('workspace_id', workspaceId)
+    .whereRaw('strpos(lower(filters::text), ?) > 0', [address])
+    .forUpdate()
+    .select('id', 'status', 'filters')) as Array<Pick<DeletionRow, 'id' | 'status' | 'filters'>>;
+  const pattern = new RegExp(address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
+  for (const row of rows) {
+    const filters = typeof row.filters === 'string' ? (JSON.parse(row.filters) as unknown) : row.filters;
+    const unfinished = row.status === 'queued' || row.status === 'running';
+    await trx('response_deletions')
+      .where({ workspace_id: workspaceId, id: row.id })
+      .update({
+        filters: JSON.stringify(withoutAddress(filters, pattern)),
+        updated_at: trx.fn.now(),
+        ...(unfinished ? { status: 'failed', error: 'Stopped by an erasure request: its filters named the erased address.', finished_at: trx.fn.now() } : {}),
+      });
+  }
   return rows.length;
 }

@@ -13,6 +13,7 @@ import { cursorBatches } from '../../db/batches';
 import { fieldMap, type ListField, type SortDirection } from '../query/fields';
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery, type OffsetStart } from '../query/list';
 import { joinSql, sql, type Sql } from '../query/sql';
+import type { PersonKey } from '../respondents/person-key';
 import { compileTypedFilter, keyedFilterParams, typedFilterParams } from '../query/typed-filter';
 import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, Sentiment, StoredAnswer } from './responses.types';
@@ -533,14 +534,21 @@ function personFilter(address: string): Sql {
 /** The narrowing of the person's responses (personFilter): every date, every form. */
 export const personNarrowing = (address: string): ResponseNarrowing => ({ created: [], filter: personFilter(address) });
 
+/** The narrowing of a person key's responses: the address's (personFilter) or those linked to the row (`row_id`), or both. */
+export function personKeyNarrowing(p: PersonKey): ResponseNarrowing {
+  const parts = [...(p.address === null ? [] : [personFilter(p.address)]), ...(p.rowId === null ? [] : [sql('row_id = ?', p.rowId)])];
+  const either = joinSql(parts, ' OR ');
+  return { created: [], filter: sql(`(${either.sql})`, ...either.bindings) };
+}
+
 /** How many responses are the person's (an erasure's dry run). */
-export function countPersonResponses(db: DbHandle, workspaceId: string, address: string): Promise<number> {
-  return countNarrowed(db, workspaceId, personNarrowing(address), false);
+export function countPersonResponses(db: DbHandle, workspaceId: string, p: PersonKey): Promise<number> {
+  return countNarrowed(db, workspaceId, personKeyNarrowing(p), false);
 }
 
 /** The `email_id`s and `row_id`s the person's responses point at (an erasure removes what they name). */
-export async function personResponseLinks(db: DbHandle, workspaceId: string, address: string): Promise<{ emailIds: string[]; rowIds: string[] }> {
-  const rows = (await applyNarrowing(db('responses').distinct('email_id', 'row_id'), workspaceId, personNarrowing(address))) as Array<{
+export async function personResponseLinks(db: DbHandle, workspaceId: string, p: PersonKey): Promise<{ emailIds: string[]; rowIds: string[] }> {
+  const rows = (await applyNarrowing(db('responses').distinct('email_id', 'row_id'), workspaceId, personKeyNarrowing(p))) as Array<{
     email_id: string | null;
     row_id: string | null;
   }>;

@@ -15,6 +15,7 @@ import { fieldMap, type ListField } from '../query/fields';
 import { fetchKeysetPage, type KeysetPage } from '../query/list';
 import { parseSort } from '../query/sort';
 import { sql } from '../query/sql';
+import { resourceHoldsPerson, type PersonKey } from '../respondents/person-key';
 import { generateWebhookSecret } from '../api-keys/secrets';
 import { newId } from '../ids';
 import { type AddressPolicy, checkWebhookUrl, type Resolve } from './address-policy';
@@ -642,26 +643,28 @@ export function pruneWebhookEvents(db: DbHandle, before: Date, opts: BatchOption
   );
 }
 
-/** How many recorded webhook events carry `address` (lower case) in their payload (an erasure's dry run). */
-export async function countWebhookEventsHolding(db: DbHandle, workspaceId: string, address: string): Promise<number> {
+/** How many recorded webhook events carry the person's address (lower case) or row id in their payload (an erasure's dry run). */
+export async function countWebhookEventsHolding(db: DbHandle, workspaceId: string, p: PersonKey): Promise<number> {
   const row = (await db('webhook_events')
     .count({ n: '*' })
     .where('workspace_id', workspaceId)
-    .whereRaw('strpos(lower(resource::text), ?) > 0', [address])
+    .where((w) => resourceHoldsPerson(w, p))
     .first()) as { n: unknown } | undefined;
   return Number(row?.n ?? 0);
 }
 
+}
+
 /**
- * Deletes the webhook events whose payload holds `address` (lower case), in the caller's transaction; their deliveries
- * go with them (foreign key, ON DELETE CASCADE), so the delivery log shows them no more and a retry or a pending
- * attempt finds nothing to send (the worker drops an attempt whose delivery is gone).
+ * Deletes the webhook events whose payload holds the person's address (lower case) or row id, in the caller's
+ * transaction; their deliveries go with them (foreign key, ON DELETE CASCADE), so the delivery log shows them no more
+ * and a retry or a pending attempt finds nothing to send (the worker drops an attempt whose delivery is gone).
  * @returns how many events went.
  */
-export async function deleteWebhookEventsHolding(trx: Knex.Transaction, workspaceId: string, address: string): Promise<number> {
+export async function deleteWebhookEventsHolding(trx: Knex.Transaction, workspaceId: string, p: PersonKey): Promise<number> {
   const rows = (await trx('webhook_events')
     .where('workspace_id', workspaceId)
-    .whereRaw('strpos(lower(resource::text), ?) > 0', [address])
+    .where((w) => resourceHoldsPerson(w, p))
     .delete()
     .returning('id')) as unknown[];
   return rows.length;

@@ -258,6 +258,14 @@ describe('feedback-service workspaces retention', () => {
     const off = await cli(['workspaces', 'retention', '--workspace', `ws_${u}`, '--days', 'off']);
     expect(JSON.parse(off.stdout)).toEqual({ workspace_id: `ws_${u}`, response_retention_days: null });
     expect((await db('workspaces').where('id', `ws_${u}`).first()).response_retention_days).toBeNull();
+    // Each change is recorded (actor "cli") and the chain verifies.
+    const recorded = (await db('audit_events').where('workspace_id', `ws_${u}`).orderBy('seq')) as Array<{ actor: string; action: string; changes: unknown }>;
+    expect(recorded.map((r) => [r.actor, r.action, r.changes])).toEqual([
+      ['cli', 'workspace.retention_changed', { response_retention_days: 90 }],
+      ['cli', 'workspace.retention_changed', { response_retention_days: null }],
+    ]);
+    const verified = await cli(['audit', 'verify', '--workspace', `ws_${u}`]);
+    expect(verified.code).toBe(0);
   });
 
   it('refuses an unknown workspace and a bad --days, exit 1', async () => {

@@ -5,7 +5,6 @@
  * a worker started afterwards; two worker processes make each attempt once. (The embedded database:
  * embedded.test.ts.)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -17,79 +16,23 @@ import { recordEvents } from '../../../src/core/webhooks/outbox';
 import type { Db } from '../../../src/db/connection';
 import { uid } from '../../support/given';
 import { ownDatabase, receiver, sleep, type Receiver } from './harness';
-import { cliJs } from '../../support/cli';
+import { childProcesses, type Child } from '../../support/child-cli';
 
 jest.setTimeout(60_000);
 
-const root = path.resolve(__dirname, '../../..');
 let own: { url: string; db: Db; drop(): Promise<void> };
 let dir: string;
-const children: ChildProcess[] = [];
+const { cli, killAll } = childProcesses({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' });
 
 beforeAll(async () => {
   own = await ownDatabase();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-webhooks-'));
 });
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  killAll();
   await own.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-interface Child {
-  proc: ChildProcess;
-  output: () => string;
-  /** Resolves when the output contains `text`. */
-  waitFor(text: string, ms?: number): Promise<void>;
-  exited: Promise<number | null>;
-}
-
-function cli(args: string[], env: Record<string, string | undefined>): Child {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    WEBHOOK_RETRY_SCHEDULE: '0.2,0.2',
-    LOG_LEVEL: 'info',
-    ...env,
-  };
-  for (const k of ['REDIS_URL', ...Object.keys(env).filter((k) => env[k] === undefined)]) delete e[k];
-  const proc = spawn(process.execPath, [cliJs, ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(proc);
-  let out = '';
-  const listeners: Array<() => void> = [];
-  const onData = (c: Buffer) => {
-    out += c.toString();
-    listeners.forEach((l) => l());
-  };
-  proc.stdout!.on('data', onData);
-  proc.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return {
-    proc,
-    output: () => out,
-    exited,
-    waitFor(text, ms = 30_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "${text}" within ${ms} ms: ${out}`)), ms);
-        const check = () => {
-          if (out.includes(text)) {
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        listeners.push(check);
-        void exited.then((code) => {
-          if (!out.includes(text)) {
-            clearTimeout(timer);
-            reject(new Error(`exited with ${code} before "${text}": ${out}`));
-          }
-        });
-        check();
-      });
-    },
-  };
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -7,6 +7,7 @@
 import type { Db } from '../../../src/db';
 import { withTransaction } from '../../../src/db';
 import { importFixture } from '../../../src/core/import/importer';
+import { translateStyleB } from '../../../src/core/migration/translate';
 import { runDeletionBatch } from '../../../src/core/responses/deletions';
 import { setResponseRetention } from '../../../src/core/workspaces/workspaces.store';
 import { runDeletionJob, pruneExpiredResponses } from '../../../src/delivery/deletions';
@@ -238,6 +239,29 @@ describe('POST {ws}/response-deletions', () => {
     await expectTotalsFresh(s);
   });
 
+  it("the translator's Style A body counts what the Style B filter counts", async () => {
+    const s = await scenario(t.db, { responseCount: 20 });
+    const some = s.responses.filter((r) => r.form_id === s.nps).map((r) => r.id);
+    const bodyB = { dryRun: true, filter: `form_id = ${s.nps}, score = 7, answers.q_plan = opt_pro, id in [${some.join(', ')}]` };
+    const translated = translateStyleB({ method: 'POST', path: `${base(s)}/response-deletions`, headers: { 'X-API-Style': 'B' }, body: bodyB });
+    if (!translated.ok) throw new Error(translated.reason);
+    const dry = (style: string, body: unknown) =>
+      t
+        .http()
+        .post(`${base(s)}/response-deletions`)
+        .set('X-API-Key', s.key)
+        .set('X-API-Style', style)
+        .send(body as object);
+    const [b, a] = await Promise.all([dry('B', bodyB), dry('A', translated.request.body)]);
+    expect([b.status, a.status]).toEqual([200, 200]);
+    expect(a.body.data.matched).toBe(b.body.data.matched);
+    const fresh = s.responses.filter(
+      (r) => r.form_id === s.nps && r.score === 7 && (r.answers as Array<{ value: unknown }>).some((x) => (x.value as { id?: string }).id === 'opt_pro'),
+    ).length;
+    expect(fresh).toBeGreaterThan(0);
+    expect(a.body.data.matched).toBe(fresh);
+  });
+
   it.each([
     ['A', {}, 'form_id'],
     ['B', { dryRun: true }, 'formId'],
@@ -308,6 +332,36 @@ describe('POST {ws}/response-deletions', () => {
       ).body.data.deleted,
     ).toBe(matched);
     await expectTotalsFresh(s);
+  });
+
+  it("an erasure of an address a queued bulk delete's filter names stops the job and leaves [erased] in its place", async () => {
+    const s = await scenario(t.db, { responseCount: 30 });
+    const ghost = 'Ghost-Person@Example.com';
+    const res = await t
+      .http()
+      .post(`${base(s)}/response-deletions`)
+      .set('X-API-Key', s.key)
+      .set('X-API-Style', 'B')
+      .send({ formId: s.nps, filter: `respondent_email != ${ghost}` });
+    expect(res.status).toBe(202);
+    const erased = await t
+      .http()
+      .post(`${base(s)}/erasure-requests`)
+      .set('X-API-Key', s.key)
+      .send({ email: ghost.toLowerCase() });
+    expect(erased.status).toBe(201);
+    const stored = (await t.db('response_deletions').where({ workspace_id: s.ws, id: res.body.data.id }).first()) as {
+      status: string;
+      filters: unknown;
+      error: string;
+    };
+    expect(stored.status).toBe('failed');
+    expect(stored.error).toContain('erasure');
+    expect(JSON.stringify(stored.filters)).toContain('respondent_email != [erased]');
+    expect(JSON.stringify(stored.filters).toLowerCase()).not.toContain('ghost');
+    // The job, when it comes, finds its deletion finished and deletes nothing.
+    await runDeletionJob(t.db, { workspaceId: s.ws, deletionId: res.body.data.id as string }, 4);
+    expect(await countResponses(t.db, s.ws)).toBe(30);
   });
 
   it('two bulk deletes at once with overlapping filters delete each response once and keep the counts', async () => {

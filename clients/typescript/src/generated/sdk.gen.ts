@@ -307,8 +307,9 @@ export const exportRespondentData = <ThrowOnError extends boolean = false>(optio
 /**
  * Erase a person's data, or count it first (both styles)
  *
- * Erases everything the workspace holds that is linked to one email address (GDPR article 17; docs/data-rights.md,
- * "Erasing a person"), in one transaction: the person's responses (every counter and total moves with them;
+ * Erases everything the workspace holds that is linked to one email address, or to one datatable row (`row_id`,
+ * Style B `rowId`: the responses and email events linked to it, webhook events naming it, and with `include_rows`
+ * the row), or to both (GDPR article 17; docs/data-rights.md, "Erasing a person"), in one transaction: the person's responses (every counter and total moves with them;
  * `response.deleted` per response), the email events sent to the address, the link uses of those emails, the
  * recorded webhook events whose payload holds the address (and so their deliveries and retries), the idempotency
  * records whose stored answer holds it, and with `include_rows` (Style B `includeRows`; needs `datatables:write`

@@ -5,14 +5,23 @@ export type ClientOptions = {
 };
 
 /**
- * Style A takes `email`, `dry_run`, `include_rows`; Style B `email`, `dryRun`, `includeRows`. A field of the other
- * style is a 400 naming it.
+ * Style A takes `email`, `row_id`, `dry_run`, `include_rows`; Style B `email`, `rowId`, `dryRun`, `includeRows`.
+ * The person is named by `email`, by the datatable row id, or by both (their records together); neither is a 400
+ * naming `email`. A field of the other style is a 400 naming it.
  */
 export type ErasureRequestInput = {
     /**
      * The person's address (compared in lower case).
      */
-    email: string;
+    email?: string;
+    /**
+     * Style A. A datatable row that is the person (a contact); its responses, email events and, with `include_rows`, the row itself.
+     */
+    row_id?: string;
+    /**
+     * Style B. As `row_id`.
+     */
+    rowId?: string;
     dry_run?: boolean;
     include_rows?: boolean;
     dryRun?: boolean;
