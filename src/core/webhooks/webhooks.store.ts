@@ -653,8 +653,6 @@ export async function countWebhookEventsHolding(db: DbHandle, workspaceId: strin
   return Number(row?.n ?? 0);
 }
 
-}
-
 /**
  * Deletes the webhook events whose payload holds the person's address (lower case) or row id, in the caller's
  * transaction; their deliveries go with them (foreign key, ON DELETE CASCADE), so the delivery log shows them no more
