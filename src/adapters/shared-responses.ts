@@ -2,9 +2,9 @@
  * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
  * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` and `{ws}/erasure-requests…` (docs/data-rights.md), `{ws}/responses/{response_id}`
  * (GET, DELETE), `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses`,
- * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links") and `{ws}/audit-events` (docs/security.md,
- * "The audit trail"). `req.style` was decided by platform/style-selection.
- * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts); the only other shared adapter that
+ * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"), `{ws}/audit-events` (docs/security.md,
+ * "The audit trail") and `{ws}/topics…` (docs/analytics.md, "Topics"). `req.style` was decided by platform/style-selection.
+ * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts, topics.routes.ts); the only other shared adapter that
  * names the style folders is presenters.ts, for code that is not HTTP (the layer lint allows these two).
  */
 import { Router, type RequestHandler } from 'express';
@@ -14,6 +14,8 @@ import { auditListB } from './style-b/audit.routes';
 import { erasureHandlers } from './erasure.handlers';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
+import { topicsA } from './style-a/topics.routes';
+import { topicsB } from './style-b/topics.routes';
 import { respondentExportA, responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
 import { respondentExportB, responseCreateB, responseDeletionsB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
 
@@ -53,6 +55,15 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
     r.get('/:workspace_id/forms/:form_id/dashboard-links', byStyle(a.list, b.list));
     r.delete('/:workspace_id/forms/:form_id/dashboard-links/:link_id', byStyle(a.revoke, b.revoke));
     r.get('/:workspace_id/audit-events', byStyle(auditListA(deps), auditListB(deps)));
+  }
+  if (!v2) {
+    const a = topicsA(deps);
+    const b = topicsB(deps);
+    r.get('/:workspace_id/topics', byStyle(a.list, b.list));
+    r.post('/:workspace_id/topics', byStyle(a.create, b.create));
+    r.get('/:workspace_id/topics/:topic_id', byStyle(a.get, b.get));
+    r.patch('/:workspace_id/topics/:topic_id', byStyle(a.update, b.update));
+    r.delete('/:workspace_id/topics/:topic_id', byStyle(a.remove, b.remove));
   }
   return r;
 }
