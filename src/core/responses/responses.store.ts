@@ -283,8 +283,9 @@ async function answerFieldsOf(db: DbHandle, workspaceId: string, q: ResponseFilt
 /** The fields a list compiles itself: answers (answerFieldsOf) and `topic` (the workspace's topics, read only when asked for). */
 async function extraFieldsOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<ExtraFields> {
   const byTopic = clausesOrNone(q.filter).some((c) => isTopicField(c.field)) || RESPONSE_TOPIC_PARAMS.some((p) => q.typed?.[p.name] !== undefined);
-  const [answers, topics] = await Promise.all([answerFieldsOf(db, workspaceId, q), topicFields(db, workspaceId, byTopic)]);
-  return combineExtraFields([answers, topics]);
+  // One after the other: `db` may be a transaction (one connection).
+  const answers = await answerFieldsOf(db, workspaceId, q);
+  return combineExtraFields([answers, await topicFields(db, workspaceId, byTopic)]);
 }
 
 /** The `filter` expression and the typed parameters of a list, compiled and ANDed (undefined when neither is given). */

@@ -236,7 +236,10 @@ export async function tagNewResponses(db: DbHandle, workspaceId: string, respons
   const topics = (await db('topics').select('id', 'query').where('workspace_id', workspaceId)) as Array<{ id: string; query: string }>;
   if (topics.length === 0) return 0;
   const scope = responseIds === undefined ? sql('true') : sql('id = ANY(?)', [...responseIds]);
-  return insertTags(db, await Promise.all(topics.map((t) => tagWhere(db, workspaceId, t, scope))));
+  // One after the other (`db` is the write's transaction, one connection); each parse is memoised after its first use.
+  const selects: Sql[] = [];
+  for (const t of topics) selects.push(await tagWhere(db, workspaceId, t, scope));
+  return insertTags(db, selects);
 }
 
 /** What one batch of the tagging job did. */
@@ -366,7 +369,8 @@ export async function topicCountsOverTime(
     .groupBy('rt.topic_id', 'period')
     .orderBy('period');
   for (const b of created) q.where('r.created_at', b.op, b.value);
-  const [topics, rows] = await Promise.all([listTopics(db, workspaceId), q as Promise<Array<{ topic_id: string; period: string; n: unknown }>>]);
+  const topics = await listTopics(db, workspaceId);
+  const rows = (await q) as Array<{ topic_id: string; period: string; n: unknown }>;
   const byTopic = new Map(topics.map((t): [string, TopicCounts] => [t.id, { topicId: t.id, name: t.name, responses: 0, periods: [] }]));
   for (const r of rows) {
     const c = byTopic.get(r.topic_id);

@@ -5,7 +5,15 @@
  * a new query or the response; the filter `topic` in both styles returns exactly what a plain scan of the text finds,
  * with an exact `filtered_total`; an unknown topic is a 400 naming the parameter.
  */
+import supertest from 'supertest';
+import { buildApp } from '../../../src/app';
 import { importFixture } from '../../../src/core/import/importer';
+import { seedDemoTopics } from '../../../src/core/seed/demo';
+import { startTopicTagging, topicTaggingMetrics } from '../../../src/delivery/topic-tagging';
+import { createLogger } from '../../../src/platform/logger';
+import type { Metrics } from '../../../src/platform/metrics';
+import type { TopicTaggingBatch } from '../../../src/core/topics/topics.store';
+import { testConfig } from '../../support/app';
 import { tagPendingTopicBatch, topicSearchText } from '../../../src/core/topics/topics.store';
 import { useTestApp } from '../../support/app';
 import { formWorkspace, keyFor, uid, type FormWorkspace } from '../../support/given';
@@ -213,6 +221,51 @@ describe('tagging and the filter `topic`', () => {
     expect(inList.body.meta.filtered_total).toBe(want.length);
   });
 
+  it('translates each Style B topic condition to a Style A request that returns the same rows', async () => {
+    for (const filter of ['topic = pricing', `topic != ${topicId}`, 'topic in [pricing]', 'topic = null']) {
+      const tr = await t
+        .http()
+        .post('/api/v1/translate')
+        .set('X-API-Key', w.key)
+        .send({ method: 'GET', path: `/api/v1/workspaces/${w.ws}/responses`, query: { filter, limit: '100' }, headers: { 'X-API-Style': 'B' } });
+      expect({ status: tr.status, error: tr.body.error }).toEqual({ status: 200, error: undefined });
+      const request = tr.body.data.request as { path: string; query: Record<string, string | string[]>; headers: Record<string, string> };
+      const pairs = Object.entries(request.query).flatMap(([k, v]) =>
+        (Array.isArray(v) ? v : [v]).map((one) => `${encodeURIComponent(k)}=${encodeURIComponent(one)}`),
+      );
+      const a = await t
+        .http()
+        .get(`${request.path}?${pairs.join('&')}`)
+        .set('X-API-Key', w.key)
+        .set(request.headers);
+      const b = await call(w, 'get', `/responses?limit=100&filter=${encodeURIComponent(filter)}`, 'B');
+      expect({ filter, ids: (a.body.data as Array<{ id: string }>).map((r) => r.id).sort() }).toEqual({
+        filter,
+        ids: (b.body.data as Array<{ id: string }>).map((r) => r.id).sort(),
+      });
+    }
+  });
+
+  it('counts the form responses per topic over time (analytics/topics), by day and by month', async () => {
+    const res = await call(w, 'get', `/forms/${w.form}/analytics/topics?interval=month`, 'A');
+    expect(res.status).toBe(200);
+    const mine = (res.body.data as Array<{ topic_id: string; responses: number; periods: Array<{ responses: number }> }>).find((x) => x.topic_id === topicId)!;
+    expect(mine.responses).toBe(expected.size);
+    expect(mine.periods.reduce((n, p) => n + p.responses, 0)).toBe(expected.size);
+    // The imported January responses by day, in a range of either style's parameters.
+    const jan = await call(w, 'get', `/forms/${w.form}/analytics/topics?start_date=2026-01-01&end_date=2026-01-31`, 'A');
+    const janMine = (jan.body.data as Array<{ topic_id: string; periods: Array<{ period_start: string; responses: number }> }>).find(
+      (x) => x.topic_id === topicId,
+    )!;
+    expect(janMine.periods).toEqual([
+      { period_start: '2026-01-01', responses: 1 },
+      { period_start: '2026-01-03', responses: 1 },
+      { period_start: '2026-01-05', responses: 1 },
+    ]);
+    const unknown = await call(w, 'get', `/forms/frm_nope/analytics/topics`, 'A');
+    expect(unknown.status).toBe(404);
+  });
+
   it('answers 400 naming the parameter for an unknown topic or an operator the field does not take', async () => {
     const a = await call(w, 'get', '/responses?topic=nope', 'A');
     expect({ status: a.status, field: a.body.error.details[0].field }).toEqual({ status: 400, field: 'topic' });
@@ -234,6 +287,62 @@ describe('tagging and the filter `topic`', () => {
     expect((await tagsOf(w.ws, topicId)).length).toBe(1);
     expect((await call(w, 'delete', `/topics/${topicId}`, 'B')).status).toBe(204);
     expect(await tagsOf(w.ws, topicId)).toEqual([]);
+  });
+});
+
+describe('the tagging job in the worker and the demo topics', () => {
+  it('runs batch after batch until the pass is done, and /metrics shows topic_tagging_pending and topic_tagging_tagged', async () => {
+    const w = await formWorkspace(t.db);
+    await importFixture(t.db, { responses: [1, 2, 3].map((i) => ({ id: uid('rsp'), form_id: w.form, score: 0, answers: answers(`slow day ${i}`) })) });
+    const created = await call(w, 'post', '/topics', 'A', { name: 'speed', query: 'slow' });
+    const id = created.body.data.id as string;
+    const batches: TopicTaggingBatch[] = [];
+    const done = new Promise<void>((resolve) => {
+      const loop = startTopicTagging({
+        db: t.db,
+        logger: createLogger('silent'),
+        batchSize: 1,
+        pauseMs: 1,
+        idleMs: 10,
+        startDelayMs: 0,
+        onBatch: (b) => {
+          batches.push(b);
+          if (b.topicId === id && b.finished) void loop.stop().then(resolve);
+        },
+      });
+    });
+    await done;
+    expect(batches.filter((b) => b.topicId === id).map((b) => b.looked)).toEqual([1, 1, 1, 0]);
+    expect((await tagsOf(w.ws, id)).length).toBe(3);
+    const app = buildApp(testConfig(), { db: t.db, logger: createLogger('silent') });
+    (app.locals as { metrics: Metrics }).metrics.setTopicTaggingSource(() => topicTaggingMetrics(t.db));
+    const text = (await supertest(app).get('/metrics').expect(200)).text;
+    expect(text).toMatch(/^# TYPE topic_tagging_pending gauge$/m);
+    expect(Number(/^topic_tagging_tagged (\S+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(3);
+  });
+
+  it('seedDemoTopics creates pricing, support and speed, whose queries find English and German answers', async () => {
+    const w = await formWorkspace(t.db);
+    const texts: Array<[string, string, string | null]> = [
+      ['en', 'Way too expensive', 'pricing'],
+      ['de', 'Der Preis ist zu hoch', 'pricing'],
+      ['de', 'Die App ist sehr langsam', 'speed'],
+      ['en', 'The support team helped a lot', 'support'],
+      ['de', 'Alles gut', null],
+    ];
+    const rows = texts.map(([language, text]) => ({ id: uid('rsp'), form_id: w.form, score: 0, language, answers: answers(text) }));
+    await importFixture(t.db, { responses: rows });
+    await t.db.transaction((trx) => seedDemoTopics(trx, [w.ws]));
+    const list = await call(w, 'get', '/topics', 'B');
+    expect((list.body.data as Array<{ name: string }>).map((x) => x.name)).toEqual(['pricing', 'speed', 'support']);
+    for (const name of ['pricing', 'speed', 'support']) {
+      const res = await call(w, 'get', `/responses?limit=100&topic=${name}`, 'A');
+      const want = rows
+        .filter((_, i) => texts[i]![2] === name)
+        .map((r) => r.id)
+        .sort();
+      expect({ name, ids: (res.body.data as Array<{ id: string }>).map((r) => r.id).sort() }).toEqual({ name, ids: want });
+    }
   });
 });
 
