@@ -5,6 +5,20 @@
  * shutdown), it lets the batch in progress finish.
  */
 
+/** The timing of a job's loop as its caller may set it (each job documents its defaults). */
+export interface BatchLoopTiming {
+  /** Rows per batch. */
+  batchSize?: number;
+  /** Pause between batches in ms. */
+  pauseMs?: number;
+  /** Time between looks once there is no work, in ms. */
+  idleMs?: number;
+  /** The first batch starts after this many ms (after the server has started). */
+  startDelayMs?: number;
+  /** Rows between two progress lines in the log. */
+  logEvery?: number;
+}
+
 export interface BatchLoopOptions {
   /** Runs one batch; answers whether work is left (true: the next batch after `pauseMs`, false: after `idleMs`). */
   batch(): Promise<boolean>;

@@ -10,21 +10,12 @@ import { backfillSentimentBatch, SENTIMENT_BACKFILL_JOB, type SentimentBatchResu
 import { countPendingSentiments, readSentimentProgress } from '../core/responses/responses.store';
 import { withTransaction, type Db } from '../db';
 import type { Logger } from '../platform/logger';
-import { startBatchLoop } from './batch-loop';
+import { startBatchLoop, type BatchLoopTiming } from './batch-loop';
 
-export interface SentimentBackfillOptions {
+/** Defaults: 200 rows per batch, 50 ms between batches, 60 s between looks once nothing is pending, a first batch after 5 s, a log line every 10 000 rows. */
+export interface SentimentBackfillOptions extends BatchLoopTiming {
   db: Db;
   logger: Logger;
-  /** Rows per batch (default 200). */
-  batchSize?: number;
-  /** Pause between batches in ms (default 50). */
-  pauseMs?: number;
-  /** Time between looks once nothing is pending, in ms (default 60 s). */
-  idleMs?: number;
-  /** The first batch starts after this many ms (default 5 s: after the server has started). */
-  startDelayMs?: number;
-  /** Rows between two progress lines in the log (default 10 000). */
-  logEvery?: number;
   /** The progress row (default `responses`; tests use their own). */
   job?: string;
   /** Called after each batch (tests wait on it). */

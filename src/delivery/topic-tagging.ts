@@ -9,21 +9,15 @@
 import { tagPendingTopicBatch, topicTaggingState, type TopicTaggingBatch } from '../core/topics/topics.store';
 import { withTransaction, type Db } from '../db';
 import type { Logger } from '../platform/logger';
-import { startBatchLoop } from './batch-loop';
+import { startBatchLoop, type BatchLoopTiming } from './batch-loop';
 
-export interface TopicTaggingOptions {
+/**
+ * Defaults: 500 responses per batch, 50 ms between batches, 5 s between looks once no topic has a pass to run (a new
+ * topic is soon tagged), a first batch after 5 s, a log line every 50 000 responses looked at.
+ */
+export interface TopicTaggingOptions extends BatchLoopTiming {
   db: Db;
   logger: Logger;
-  /** Responses per batch (default 500). */
-  batchSize?: number;
-  /** Pause between batches in ms (default 50). */
-  pauseMs?: number;
-  /** Time between looks once no topic has a pass to run, in ms (default 5 s: a new topic is soon tagged). */
-  idleMs?: number;
-  /** The first batch starts after this many ms (default 5 s). */
-  startDelayMs?: number;
-  /** Responses looked at between two progress lines in the log (default 50 000). */
-  logEvery?: number;
   /** Called after each batch (tests wait on it). */
   onBatch?(result: TopicTaggingBatch): void;
 }

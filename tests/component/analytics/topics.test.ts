@@ -14,6 +14,7 @@ import { createLogger } from '../../../src/platform/logger';
 import type { Metrics } from '../../../src/platform/metrics';
 import type { TopicTaggingBatch } from '../../../src/core/topics/topics.store';
 import { testConfig } from '../../support/app';
+import { translatedResponseIds } from '../../support/translate';
 import { tagPendingTopicBatch, topicSearchText } from '../../../src/core/topics/topics.store';
 import { useTestApp } from '../../support/app';
 import { formWorkspace, keyFor, uid, type FormWorkspace } from '../../support/given';
@@ -223,23 +224,9 @@ describe('tagging and the filter `topic`', () => {
 
   it('translates each Style B topic condition to a Style A request that returns the same rows', async () => {
     for (const filter of ['topic = pricing', `topic != ${topicId}`, 'topic in [pricing]', 'topic = null']) {
-      const tr = await t
-        .http()
-        .post('/api/v1/translate')
-        .set('X-API-Key', w.key)
-        .send({ method: 'GET', path: `/api/v1/workspaces/${w.ws}/responses`, query: { filter, limit: '100' }, headers: { 'X-API-Style': 'B' } });
-      expect({ status: tr.status, error: tr.body.error }).toEqual({ status: 200, error: undefined });
-      const request = tr.body.data.request as { path: string; query: Record<string, string | string[]>; headers: Record<string, string> };
-      const pairs = Object.entries(request.query).flatMap(([k, v]) =>
-        (Array.isArray(v) ? v : [v]).map((one) => `${encodeURIComponent(k)}=${encodeURIComponent(one)}`),
-      );
-      const a = await t
-        .http()
-        .get(`${request.path}?${pairs.join('&')}`)
-        .set('X-API-Key', w.key)
-        .set(request.headers);
+      const a = await translatedResponseIds(t.http, w, filter);
       const b = await call(w, 'get', `/responses?limit=100&filter=${encodeURIComponent(filter)}`, 'B');
-      expect({ filter, ids: (a.body.data as Array<{ id: string }>).map((r) => r.id).sort() }).toEqual({
+      expect({ filter, ids: a.sort() }).toEqual({
         filter,
         ids: (b.body.data as Array<{ id: string }>).map((r) => r.id).sort(),
       });
