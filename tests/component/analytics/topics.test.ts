@@ -277,6 +277,19 @@ describe('tagging and the filter `topic`', () => {
   });
 });
 
+describe('an erasure removes the tags of the responses it deletes', () => {
+  it('tags a response that mentions the address, then the erasure deletes it and its tags', async () => {
+    const w = await formWorkspace(t.db);
+    const created = await call(w, 'post', '/topics', 'B', { name: 'pricing', query: 'price' });
+    const res = await call(w, 'post', '/responses', 'A', { form_id: w.form, answers: answers('price question from gone@example.com') });
+    expect(res.status).toBe(201);
+    expect(await tagsOf(w.ws, created.body.data.id as string)).toEqual([res.body.data.id]);
+    const erasure = await t.http().post(`/api/v1/workspaces/${w.ws}/erasure-requests`).set('X-API-Key', w.key).send({ email: 'gone@example.com' });
+    expect(erasure.status).toBe(201);
+    expect(await tagsOf(w.ws, created.body.data.id as string)).toEqual([]);
+  });
+});
+
 describe('the tagging job in the worker and the demo topics', () => {
   it('runs batch after batch until the pass is done, and /metrics shows topic_tagging_pending and topic_tagging_tagged', async () => {
     const w = await formWorkspace(t.db);
