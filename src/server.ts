@@ -19,6 +19,7 @@ import { logTracingState, stopTracing } from './platform/tracing-state';
 import { createRedis, type RedisClient } from './platform/redis';
 import { createDeliveryWorker, queueDepth, type DeliveryWorker, type WorkerObserver } from './delivery/worker';
 import { sentimentBackfillState } from './delivery/sentiment-backfill';
+import { topicTaggingMetrics } from './delivery/topic-tagging';
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -82,6 +83,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
   metrics.setWebhookQueueDepthSource(() => queueDepth(db));
   metrics.setSentimentBackfillSource(() => sentimentBackfillState(db));
+  metrics.setTopicTaggingSource(() => topicTaggingMetrics(db));
 
   const app = buildApp(config, { db, logger, redis: c.redis, metrics, replicas: c.replicas });
   const server = await listen(c, app);

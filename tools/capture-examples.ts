@@ -88,6 +88,9 @@ const REQUEST_BODIES: Record<string, unknown> = {
   // An erasure per style of an address the data set does not hold (docs/data-rights.md, "Erasing a person"): each
   // style's first run answers 201, its repeat 200.
   createErasureRequest: { A: { email: 'nobody@example.com' }, B: { email: 'no-one@example.com' } },
+  // A topic per style (names are unique in a workspace; docs/analytics.md, "Topics"), and a new query for the example's own.
+  createTopic: { A: { name: 'pricing', query: 'price | expensive | cost | preis | teuer' }, B: { name: 'support', query: 'support or help or hilfe' } },
+  updateTopic: { A: { query: 'slow or speed or langsam or schnell' }, B: { name: 'speed' } },
   submitPublicResponse: {
     answers: [
       { question_id: 'q_score', value: 10 },
@@ -111,7 +114,7 @@ function operationId(call: ExampleCall): string {
   return id;
 }
 
-const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|aud|era|rdl)_[0-9A-Za-z]{16}\b/g;
+const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|aud|era|rdl|top)_[0-9A-Za-z]{16}\b/g;
 /** An audit record's hash (docs/security.md, "The audit trail"): it covers the run's ids and times, so it differs every run. */
 const AUDIT_HASH = /\b[0-9a-f]{64}\b/g;
 /** An event position (docs/live.md, "Event log"): the run's transaction ids, so it differs every run. */

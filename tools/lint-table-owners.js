@@ -50,6 +50,8 @@ const OWNERS = {
   event_log_pruned: 'src/core/events/event-log.store.ts',
   erasure_requests: 'src/core/respondents/erasure.store.ts',
   email_suppressions: 'src/core/respondents/erasure.store.ts',
+  topics: 'src/core/topics/topics.store.ts',
+  response_topics: 'src/core/topics/topics.store.ts',
 };
 
 /** Named exceptions: file (or folder, ending in /) -> tables it may query besides their owner, and why. */
@@ -62,6 +64,8 @@ const EXCEPT = {
   'src/core/analytics/analytics.store.ts': ['responses'],
   // The search's excerpts (ts_headline over a page's text answers) are built where the search SQL is (docs/api-rules.md, "Searching text answers").
   'src/core/responses/search.ts': ['responses'],
+  // A topic's tags are written by one INSERT … SELECT over the responses that match it, and counted per day over them (docs/analytics.md, "Topics").
+  'src/core/topics/topics.store.ts': ['responses'],
   // A dashboard page checks its link and the minting key in one query (left join), so a revoked key refuses at once.
   'src/core/dashboards/dashboard-links.store.ts': ['api_keys'],
   // A row write reads the table's fields and the enabled endpoints in ONE query (writeContext), one round trip per write.

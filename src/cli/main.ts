@@ -25,7 +25,7 @@ import { migrationReport, styleBSchedule } from '../core/migration/report';
 import { presentMigrationReportA } from '../adapters/style-a/analytics.present';
 import { ImportError } from '../core/import/importer';
 import { importFixtureFile } from './import-file';
-import { createDemoKey, DEMO_KEY_RATE_LIMIT_PER_MINUTE, DEMO_RESPONSE_COUNT, demoPageTargets, seedDemo } from '../core/seed/demo';
+import { createDemoKey, DEMO_KEY_RATE_LIMIT_PER_MINUTE, DEMO_RESPONSE_COUNT, demoPageTargets, seedDemo, seedDemoTopics } from '../core/seed/demo';
 import { hasWorkspaces, setResponseRetention, unknownWorkspaces } from '../core/workspaces/workspaces.store';
 import { DEMO_KEY_FILE, readDemoKey, writeDemoKey } from './demo-key-file';
 import { ALL_SCOPES, isScope, type Scope } from '../core/scopes';
@@ -109,7 +109,10 @@ function writeProgress(): { onProgress?: (done: number, total: number) => void; 
 async function seedWithProgress(db: Db): Promise<boolean> {
   const progress = writeProgress();
   try {
-    return (await seedDemo(db, { onProgress: progress.onProgress })).seeded;
+    const result = await seedDemo(db, { onProgress: progress.onProgress });
+    // The demo's topics (docs/analytics.md, "Topics"), their tags written in the same transaction.
+    if (result.seeded) await withTransaction(db, (trx) => seedDemoTopics(trx, result.workspaceIds));
+    return result.seeded;
   } finally {
     progress.stop();
   }

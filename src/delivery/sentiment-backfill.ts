@@ -10,20 +10,12 @@ import { backfillSentimentBatch, SENTIMENT_BACKFILL_JOB, type SentimentBatchResu
 import { countPendingSentiments, readSentimentProgress } from '../core/responses/responses.store';
 import { withTransaction, type Db } from '../db';
 import type { Logger } from '../platform/logger';
+import { startBatchLoop, type BatchLoopTiming } from './batch-loop';
 
-export interface SentimentBackfillOptions {
+/** Defaults: 200 rows per batch, 50 ms between batches, 60 s between looks once nothing is pending, a first batch after 5 s, a log line every 10 000 rows. */
+export interface SentimentBackfillOptions extends BatchLoopTiming {
   db: Db;
   logger: Logger;
-  /** Rows per batch (default 200). */
-  batchSize?: number;
-  /** Pause between batches in ms (default 50). */
-  pauseMs?: number;
-  /** Time between looks once nothing is pending, in ms (default 60 s). */
-  idleMs?: number;
-  /** The first batch starts after this many ms (default 5 s: after the server has started). */
-  startDelayMs?: number;
-  /** Rows between two progress lines in the log (default 10 000). */
-  logEvery?: number;
   /** The progress row (default `responses`; tests use their own). */
   job?: string;
   /** Called after each batch (tests wait on it). */
@@ -35,46 +27,28 @@ export function startSentimentBackfill(opts: SentimentBackfillOptions): { stop()
   const { db, logger } = opts;
   const batchSize = opts.batchSize ?? 200;
   const logEvery = opts.logEvery ?? 10_000;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
   let sinceLog = 0;
   let wasDone = false;
 
-  const batch = async (): Promise<number> => {
-    try {
-      const result = await withTransaction(db, (trx) => backfillSentimentBatch(trx, batchSize, opts.job === undefined ? {} : { job: opts.job }));
-      opts.onBatch?.(result);
-      sinceLog += result.filled;
-      if (result.filled > 0 && sinceLog >= logEvery) {
-        logger.info({ filled: result.progress.filled, after: result.progress.after }, 'sentiment backfill progress');
-        sinceLog = 0;
-      }
-      if (result.done && !wasDone) logger.info({ filled: result.progress.filled }, 'sentiment backfill: no response is pending');
-      wasDone = result.done;
-      return result.done ? (opts.idleMs ?? 60_000) : (opts.pauseMs ?? 50);
-    } catch (e) {
-      logger.warn({ err: e }, 'sentiment backfill batch failed; it is tried again');
-      return opts.idleMs ?? 60_000;
+  const batch = async (): Promise<boolean> => {
+    const result = await withTransaction(db, (trx) => backfillSentimentBatch(trx, batchSize, opts.job === undefined ? {} : { job: opts.job }));
+    opts.onBatch?.(result);
+    sinceLog += result.filled;
+    if (result.filled > 0 && sinceLog >= logEvery) {
+      logger.info({ filled: result.progress.filled, after: result.progress.after }, 'sentiment backfill progress');
+      sinceLog = 0;
     }
+    if (result.done && !wasDone) logger.info({ filled: result.progress.filled }, 'sentiment backfill: no response is pending');
+    wasDone = result.done;
+    return !result.done;
   };
-  const schedule = (ms: number) => {
-    timer = setTimeout(() => {
-      running = batch().then((next) => {
-        running = undefined;
-        if (!stopped) schedule(next);
-      });
-    }, ms);
-    timer.unref();
-  };
-  schedule(opts.startDelayMs ?? 5_000);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startBatchLoop({
+    batch,
+    onError: (e) => logger.warn({ err: e }, 'sentiment backfill batch failed; it is tried again'),
+    pauseMs: opts.pauseMs ?? 50,
+    idleMs: opts.idleMs ?? 60_000,
+    startDelayMs: opts.startDelayMs ?? 5_000,
+  });
 }
 
 /**

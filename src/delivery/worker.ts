@@ -19,6 +19,7 @@ import { startRetention, type PruneResult } from './prune';
 import { DELETION_QUEUE, type DeletionJob } from '../core/responses/deletions';
 import { runDeletionJob } from './deletions';
 import { startSentimentBackfill, type SentimentBackfillOptions } from './sentiment-backfill';
+import { startTopicTagging, type TopicTaggingOptions } from './topic-tagging';
 
 /** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
 export interface WorkerObserver {
@@ -45,6 +46,8 @@ export interface DeliveryWorkerOptions {
   onPrune?: (result: PruneResult) => void;
   /** The sentiment backfill's timing and hooks (delivery/sentiment-backfill.ts); it runs unless `SENTIMENT=off`. */
   sentimentBackfill?: Omit<SentimentBackfillOptions, 'db' | 'logger'>;
+  /** The topic tagging's timing and hooks (delivery/topic-tagging.ts). */
+  topicTagging?: Omit<TopicTaggingOptions, 'db' | 'logger'>;
 }
 
 /**
@@ -95,7 +98,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let sweeper: NodeJS.Timeout | undefined;
   let retention: { stop(): Promise<void> } | undefined;
   const deletions = new AbortController();
-  let backfill: { stop(): Promise<void> } | undefined;
+  const loops: Array<{ stop(): Promise<void> }> = [];
 
   // The outcome is logged and counted by ctx.onOutcome.
   const attempt = async (job: { id: string; data: AttemptJob }) => {
@@ -153,7 +156,8 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         ...(opts.pruneIntervalMs !== undefined ? { intervalMs: opts.pruneIntervalMs } : {}),
         ...(opts.onPrune ? { onPass: opts.onPrune } : {}),
       });
-      if (config.sentimentEnabled) backfill = startSentimentBackfill({ db, logger, ...opts.sentimentBackfill });
+      if (config.sentimentEnabled) loops.push(startSentimentBackfill({ db, logger, ...opts.sentimentBackfill }));
+      loops.push(startTopicTagging({ db, logger, ...opts.topicTagging }));
       logger.info('webhook delivery worker started');
     },
     stop() {
@@ -162,7 +166,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         clearInterval(sweeper);
         deletions.abort();
         await retention?.stop();
-        await backfill?.stop();
+        for (const loop of loops) await loop.stop();
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
         await executor.close();
         logger.info('webhook delivery worker stopped');

@@ -37,6 +37,9 @@ export interface DashboardStrings {
   notFoundText: string;
   answeredOnly: string;
   mean: string;
+  topics: string;
+  topicsNote: string;
+  topic: string;
 }
 
 const en: DashboardStrings = {
@@ -74,6 +77,9 @@ const en: DashboardStrings = {
   notFoundText: 'The link is incomplete, was revoked or has expired. Ask the person who shared it for a new one.',
   answeredOnly: 'answers',
   mean: 'Mean',
+  topics: 'Topics',
+  topicsNote: "Responses tagged with each of the workspace's topics",
+  topic: 'Topic',
 };
 
 const de: DashboardStrings = {
@@ -111,6 +117,9 @@ const de: DashboardStrings = {
   notFoundText: 'Der Link ist unvollständig, wurde widerrufen oder ist abgelaufen. Bitten Sie um einen neuen.',
   answeredOnly: 'Antworten',
   mean: 'Mittelwert',
+  topics: 'Themen',
+  topicsNote: 'Antworten je Thema des Arbeitsbereichs',
+  topic: 'Thema',
 };
 
 const fr: DashboardStrings = {
@@ -148,6 +157,9 @@ const fr: DashboardStrings = {
   notFoundText: 'Le lien est incomplet, a été révoqué ou a expiré. Demandez-en un nouveau à la personne qui l’a partagé.',
   answeredOnly: 'réponses',
   mean: 'Moyenne',
+  topics: 'Thèmes',
+  topicsNote: "Réponses associées à chaque thème de l'espace de travail",
+  topic: 'Thème',
 };
 
 const es: DashboardStrings = {
@@ -185,6 +197,9 @@ const es: DashboardStrings = {
   notFoundText: 'El enlace está incompleto, fue revocado o ha caducado. Pida uno nuevo a quien lo compartió.',
   answeredOnly: 'respuestas',
   mean: 'Media',
+  topics: 'Temas',
+  topicsNote: 'Respuestas etiquetadas con cada tema del espacio de trabajo',
+  topic: 'Tema',
 };
 
 const STRINGS: Record<string, DashboardStrings> = { en, de, fr, es };

@@ -36,6 +36,8 @@ export interface DashboardView {
   overTime?: ChartView;
   intervals: Array<{ label: string; href: string; current: boolean }>;
   questions: ChartView[];
+  /** The topics card (templates/topics-card.eta), undefined when the workspace has no topic. */
+  topics?: ChartView;
   downloads: Array<{ label: string; href: string }>;
   validUntil: string;
 }
@@ -53,6 +55,23 @@ function localTexts(data: DashboardData, lang: string) {
  * @param base the page's path (`/d/{token}`), for the interval and download links.
  * @param downloadToken the page's one-time download token.
  */
+/**
+ * The topics card: the form's responses per topic of the workspace (docs/analytics.md, "Topics"), a bar per topic
+ * and the same counts as a table; only names and counts, no text from the responses.
+ */
+function topicsView(data: DashboardData, s: DashboardStrings, fmt: (n: number) => string): ChartView | undefined {
+  if (data.topics.length === 0) return undefined;
+  const names = data.topics.map((t) => t.name);
+  const counts = data.topics.map((t) => t.responses);
+  return {
+    id: 'topics',
+    title: s.topics,
+    note: s.topicsNote,
+    svg: counts.some((n) => n > 0) ? barChart(s.topics, names, counts) : '',
+    table: { head: [s.topic, s.responses], rows: data.topics.map((t) => [t.name, fmt(t.responses)]) },
+  };
+}
+
 export function buildDashboardView(data: DashboardData, lang: string, base: string, downloadToken: string, expiresAt: Date): DashboardView {
   const s = dashboardStrings(lang);
   const num = new Intl.NumberFormat(lang, { maximumFractionDigits: 2 });
@@ -128,6 +147,7 @@ export function buildDashboardView(data: DashboardData, lang: string, base: stri
     return view;
   });
 
+  const topics = topicsView(data, s, fmt);
   return {
     lang,
     s,
@@ -137,6 +157,7 @@ export function buildDashboardView(data: DashboardData, lang: string, base: stri
     ...(overTime ? { overTime } : {}),
     intervals: INTERVALS.map((iv) => ({ label: s[iv], href: `${base}?interval=${iv}&lang=${encodeURIComponent(lang)}`, current: iv === data.interval })),
     questions,
+    ...(topics ? { topics } : {}),
     downloads: [
       { label: s.downloadCsv, href: `${base}/export?format=csv&t=${encodeURIComponent(downloadToken)}` },
       { label: s.downloadNdjson, href: `${base}/export?format=ndjson&t=${encodeURIComponent(downloadToken)}` },

@@ -33,6 +33,8 @@ export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';
 export type QueueDepthSource = () => Promise<number> | number;
 /** Returns the sentiment backfill's state: responses pending and rows filled so far. */
 export type SentimentBackfillSource = () => Promise<{ pending: number; filled: number }>;
+/** Returns the topic tagging's state: topics with a pass to run and tags the job has written. */
+export type TopicTaggingSource = () => Promise<{ pending: number; tagged: number }>;
 
 /** Route label of a request that matches no route template. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -70,6 +72,11 @@ export interface Metrics {
    * the backfill has scored since it first ran) are read from at each scrape (default: 0 and 0).
    */
   setSentimentBackfillSource(source: SentimentBackfillSource): void;
+  /**
+   * Sets where `topic_tagging_pending` (topics whose existing responses are still being tagged) and
+   * `topic_tagging_tagged` (tags the tagging job has written) are read from at each scrape (default: 0 and 0).
+   */
+  setTopicTaggingSource(source: TopicTaggingSource): void;
   /** Counts one API read by the database that answered it. */
   dbRead(target: 'primary' | 'replica'): void;
   /** Registers the replica families and sets where their gauges are read from at each scrape (default: no replicas, no families). */
@@ -90,6 +97,7 @@ export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics 
   const queueDepth = queueDepthGauge(registry, opts.logger);
   poolGauge(registry, opts.db);
   const backfill = sentimentBackfillGauges(registry, opts.logger);
+  const tagging = topicTaggingGauges(registry, opts.logger);
   // Registered only with replicas, so /metrics of a service without them is unchanged.
   let replicas: ReturnType<typeof replicaFamilies> | undefined;
 
@@ -117,6 +125,7 @@ export function createMetrics(opts: { db?: Db; logger?: Logger } = {}): Metrics 
     webhookDelivery: (outcome) => deliveries.inc({ outcome }),
     setWebhookQueueDepthSource: queueDepth.setSource,
     setSentimentBackfillSource: backfill.setSource,
+    setTopicTaggingSource: tagging.setSource,
     dbRead: (target) => replicas?.reads.inc({ target }),
     setReplicaSource: (source) => {
       replicas ??= replicaFamilies(registry);
@@ -312,48 +321,72 @@ function queueDepthGauge(registry: Registry, logger: Logger | undefined): { setS
 }
 
 /**
- * The gauges `sentiment_backfill_pending` and `sentiment_backfill_filled` (docs/operations.md, "Sentiment"), read
- * from the source at each scrape (one read serves both; the last known values if it fails or takes over a second).
+ * Gauges read together from one source at each scrape (one read serves them all; the last known values if it fails or
+ * takes over a second): the state of a background job kept in the database.
+ * @param what the job, for the debug line of a failed read.
  */
-function sentimentBackfillGauges(registry: Registry, logger: Logger | undefined): { setSource: (source: SentimentBackfillSource) => void } {
-  let source: SentimentBackfillSource = () => Promise.resolve({ pending: 0, filled: 0 });
-  let last = { pending: 0, filled: 0 };
+function jobStateGauges<K extends string>(
+  registry: Registry,
+  logger: Logger | undefined,
+  what: string,
+  gauges: ReadonlyArray<{ name: string; help: string; key: K }>,
+): { setSource: (source: () => Promise<Record<K, number>>) => void } {
+  const zero = Object.fromEntries(gauges.map((g) => [g.key, 0])) as Record<K, number>;
+  let source: () => Promise<Record<K, number>> = () => Promise.resolve(zero);
+  let last = zero;
   let reading: Promise<void> | undefined;
   const read = () =>
     (reading ??= Promise.race([
       source(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('sentiment backfill state timed out')), DEPTH_TIMEOUT_MS).unref()),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} state timed out`)), DEPTH_TIMEOUT_MS).unref()),
     ])
       .then((v) => {
         last = v;
       })
-      .catch((err: unknown) => logger?.debug({ err }, 'could not read the sentiment backfill state'))
+      .catch((err: unknown) => logger?.debug({ err }, `could not read the ${what} state`))
       .finally(() => {
         reading = undefined;
       }));
-  new Gauge({
-    name: 'sentiment_backfill_pending',
-    help: 'Responses whose text answers have no sentiment yet (the backfill job scores them).',
-    registers: [registry],
-    async collect() {
-      await read();
-      this.set(last.pending);
-    },
-  });
-  new Gauge({
-    name: 'sentiment_backfill_filled',
-    help: 'Responses the sentiment backfill job has scored since it first ran (kept in the database across restarts).',
-    registers: [registry],
-    async collect() {
-      await read();
-      this.set(last.filled);
-    },
-  });
+  for (const g of gauges) {
+    new Gauge({
+      name: g.name,
+      help: g.help,
+      registers: [registry],
+      async collect() {
+        await read();
+        this.set(last[g.key]);
+      },
+    });
+  }
   return {
     setSource: (s) => {
       source = s;
     },
   };
+}
+
+/** The gauges `sentiment_backfill_pending` and `sentiment_backfill_filled` (docs/operations.md, "Sentiment"). */
+function sentimentBackfillGauges(registry: Registry, logger: Logger | undefined): { setSource: (source: SentimentBackfillSource) => void } {
+  return jobStateGauges(registry, logger, 'sentiment backfill', [
+    { name: 'sentiment_backfill_pending', help: 'Responses whose text answers have no sentiment yet (the backfill job scores them).', key: 'pending' },
+    {
+      name: 'sentiment_backfill_filled',
+      help: 'Responses the sentiment backfill job has scored since it first ran (kept in the database across restarts).',
+      key: 'filled',
+    },
+  ]);
+}
+
+/** The gauges `topic_tagging_pending` and `topic_tagging_tagged` (docs/analytics.md, "Topics"). */
+function topicTaggingGauges(registry: Registry, logger: Logger | undefined): { setSource: (source: TopicTaggingSource) => void } {
+  return jobStateGauges(registry, logger, 'topic tagging', [
+    {
+      name: 'topic_tagging_pending',
+      help: 'Topics whose existing responses the tagging job is still tagging (a new topic, or a changed query).',
+      key: 'pending',
+    },
+    { name: 'topic_tagging_tagged', help: "Tags the topic tagging job has written in the current topics' latest passes.", key: 'tagged' },
+  ]);
 }
 
 /** The gauge `db_pool_connections{state}`, read from the knex pool at each scrape (zeros without a database). */

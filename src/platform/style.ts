@@ -6,7 +6,7 @@
  * the first rule that applies wins: the `X-API-Style` header, then style-only query parameters, then the key's default style.
  */
 import { errors } from '../core/errors';
-import { RESPONSE_ANSWER_PARAMS, RESPONSE_FILTER_PARAMS } from '../core/responses/responses.store';
+import { RESPONSE_ANSWER_PARAMS, RESPONSE_FILTER_PARAMS, RESPONSE_TOPIC_PARAMS } from '../core/responses/responses.store';
 import type { PathStyle } from './operations';
 
 export type Style = 'A' | 'B';
@@ -15,7 +15,7 @@ export type Style = 'A' | 'B';
 export const B_ONLY_PARAMS: readonly string[] = ['page', 'filter', 'start_date', 'end_date', 'include_actionlist_data'];
 /**
  * Style A: paging, dates, score bounds, the typed response filters (`id`, `id_ne`, `row_id_in`, `score_present`, …) and
- * the filters on answers (`answer`, `answer_in`, `answer_gte`, …).
+ * the filters on answers (`answer`, `answer_in`, `answer_gte`, …) and by topic (`topic`, `topic_ne`, `topic_in`, `topic_present`).
  */
 export const A_ONLY_PARAMS: readonly string[] = [
   'cursor',
@@ -23,7 +23,7 @@ export const A_ONLY_PARAMS: readonly string[] = [
   'created_before',
   'score_gte',
   'score_lte',
-  ...[...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS].map((p) => p.name),
+  ...[...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS, ...RESPONSE_TOPIC_PARAMS].map((p) => p.name),
 ];
 
 /**

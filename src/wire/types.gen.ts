@@ -1461,6 +1461,29 @@ export type TimeseriesPointA = {
 };
 
 /**
+ * The responses per topic of a form over time (Style A, one page).
+ */
+export type TopicCountsEnvelope = {
+    data: Array<TopicCountsA>;
+    meta: ListMetaA;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
+ * One topic's tagged responses of the form in the range.
+ */
+export type TopicCountsA = {
+    topic_id: string;
+    name: string;
+    responses: number;
+    periods: Array<{
+        period_start: string;
+        responses: number;
+    }>;
+};
+
+/**
  * The time series of a form, ascending.
  */
 export type TimeseriesEnvelope = {
@@ -2090,6 +2113,103 @@ export type DashboardLinkCreatedEnvelopeB = {
 };
 
 /**
+ * A new topic (the same fields in both styles; docs/analytics.md, "Topics").
+ */
+export type TopicCreateRequest = {
+    /**
+     * Unique in the workspace, ignoring case; 1 to 100 characters after trimming; not starting with `top_`.
+     */
+    name: string;
+    /**
+     * The search, in the syntax of `q` (`|` also means `or`); 1 to 500 characters.
+     */
+    query: string;
+};
+
+/**
+ * The fields to change (at least one).
+ */
+export type TopicPatchRequest = {
+    name?: string;
+    query?: string;
+};
+
+/**
+ * `pending` while the background job still tags the responses that existed before the topic (or its query), `done` after.
+ */
+export type TopicTagging = 'pending' | 'done';
+
+/**
+ * A topic in Style A (docs/analytics.md, "Topics").
+ */
+export type TopicA = {
+    /**
+     * `top_…`
+     */
+    id: string;
+    name: string;
+    query: string;
+    tagging: TopicTagging;
+    created_at: string;
+    updated_at: string;
+};
+
+/**
+ * One topic, Style A.
+ */
+export type TopicEnvelopeA = {
+    data: TopicA;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
+ * The workspace's topics, Style A (one page).
+ */
+export type TopicListEnvelopeA = {
+    data: Array<TopicA>;
+    meta: ListMetaA;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
+ * A topic in Style B (docs/analytics.md, "Topics").
+ */
+export type TopicB = {
+    /**
+     * `top_…`
+     */
+    id: string;
+    name: string;
+    query: string;
+    tagging: TopicTagging;
+    createdAt: string;
+    updatedAt: string;
+};
+
+/**
+ * One topic, Style B.
+ */
+export type TopicEnvelopeB = {
+    data: TopicB;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
+ * The workspace's topics, Style B (one page).
+ */
+export type TopicListEnvelopeB = {
+    data: Array<TopicB>;
+    meta: ListMetaB;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
  * The form's dashboard links, Style A (one page).
  */
 export type DashboardLinkListEnvelopeA = {
@@ -2566,6 +2686,26 @@ export type ResponseFilterSentimentIn = Array<'negative' | 'neutral' | 'positive
 export type ResponseFilterSentimentPresent = Array<boolean>;
 
 /**
+ * Style A: the response is tagged with this topic, named by its id (`top_…`) or its name (ignoring case); a topic the workspace does not have is a 400 naming `topic`. Style B `filter=topic = pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter). docs/api-rules.md, "Filtering by topic".
+ */
+export type ResponseFilterTopic = Array<string>;
+
+/**
+ * Style A: the response is not tagged with this topic (id or name). Style B `filter=topic != pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterTopicNe = Array<string>;
+
+/**
+ * Style A: the response is tagged with one of the topics (ids or names): repeat the parameter to list several (`topic_in=pricing&topic_in=speed`; the repetitions form one list). Style B `filter=topic in [pricing, speed]`.
+ */
+export type ResponseFilterTopicIn = Array<string>;
+
+/**
+ * Style A: `true`: the response is tagged with some topic; `false`: with none. Style B `filter=topic != null` / `topic = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterTopicPresent = Array<boolean>;
+
+/**
  * Style A: `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
  */
 export type ResponseFilterAnswer = Array<string>;
@@ -2886,6 +3026,26 @@ export type ResponseFilterSentimentInShared = Array<'negative' | 'neutral' | 'po
 export type ResponseFilterSentimentPresentShared = Array<boolean>;
 
 /**
+ * Style A only (its presence selects Style A): the response is tagged with this topic, named by its id (`top_…`) or its name (ignoring case); a topic the workspace does not have is a 400 naming `topic`. Style B `filter=topic = pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter). docs/api-rules.md, "Filtering by topic".
+ */
+export type ResponseFilterTopicShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): the response is not tagged with this topic (id or name). Style B `filter=topic != pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterTopicNeShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): the response is tagged with one of the topics (ids or names): repeat the parameter to list several (`topic_in=pricing&topic_in=speed`; the repetitions form one list). Style B `filter=topic in [pricing, speed]`.
+ */
+export type ResponseFilterTopicInShared = Array<string>;
+
+/**
+ * Style A only (its presence selects Style A): `true`: the response is tagged with some topic; `false`: with none. Style B `filter=topic != null` / `topic = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+ */
+export type ResponseFilterTopicPresentShared = Array<boolean>;
+
+/**
  * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
  */
 export type ResponseFilterAnswerShared = Array<string>;
@@ -2981,6 +3141,11 @@ export type AnalyticsEndDate = string;
 export type AnalyticsInterval = 'day' | 'week' | 'month' | 'year';
 
 /**
+ * Period length of `periods`; weeks start Monday (UTC).
+ */
+export type TopicInterval = 'day' | 'week' | 'month' | 'year';
+
+/**
  * `ndjson` (default) or `csv`.
  */
 export type ExportFormat = 'ndjson' | 'csv';
@@ -2994,6 +3159,11 @@ export type UsageDays = number;
  * How many UTC days back the report looks, today included (1–400, default 30).
  */
 export type ReportDays = number;
+
+/**
+ * Id of a topic (`top_…`).
+ */
+export type TopicId = string;
 
 /**
  * Id of a dashboard link (`dl_…`).
@@ -3530,6 +3700,85 @@ export type GetFormTimeseriesResponses = {
 
 export type GetFormTimeseriesResponse = GetFormTimeseriesResponses[keyof GetFormTimeseriesResponses];
 
+export type GetFormTopicCountsData = {
+    body?: never;
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Form id.
+         */
+        form_id: string;
+    };
+    query?: {
+        /**
+         * Period length of `periods`; weeks start Monday (UTC).
+         */
+        interval?: 'day' | 'week' | 'month' | 'year';
+        /**
+         * Only responses created at or after this instant. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset. Not with `start_date`/`end_date` (400 naming them).
+         */
+        created_after?: string;
+        /**
+         * Only responses created before this instant (exclusive). A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset. Not with `start_date`/`end_date`.
+         */
+        created_before?: string;
+        /**
+         * Only responses created at or after this instant (the Style B spelling, accepted on this Style A path). A date `YYYY-MM-DD` or an ISO 8601 date-time with offset. Not with `created_after`/`created_before`.
+         */
+        start_date?: string;
+        /**
+         * Only responses created up to this date (its whole day) or instant (inclusive); the Style B spelling. Not with `created_after`/`created_before`.
+         */
+        end_date?: string;
+    };
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/analytics/topics';
+};
+
+export type GetFormTopicCountsErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type GetFormTopicCountsError = GetFormTopicCountsErrors[keyof GetFormTopicCountsErrors];
+
+export type GetFormTopicCountsResponses = {
+    /**
+     * The topics with their counts.
+     */
+    200: TopicCountsEnvelope;
+};
+
+export type GetFormTopicCountsResponse = GetFormTopicCountsResponses[keyof GetFormTopicCountsResponses];
+
 export type ListFormQuestionsData = {
     body?: never;
     path: {
@@ -3841,6 +4090,22 @@ export type ListResponsesData = {
          * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         sentiment_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response is tagged with this topic, named by its id (`top_…`) or its name (ignoring case); a topic the workspace does not have is a 400 naming `topic`. Style B `filter=topic = pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter). docs/api-rules.md, "Filtering by topic".
+         */
+        topic?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): the response is not tagged with this topic (id or name). Style B `filter=topic != pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): the response is tagged with one of the topics (ids or names): repeat the parameter to list several (`topic_in=pricing&topic_in=speed`; the repetitions form one list). Style B `filter=topic in [pricing, speed]`.
+         */
+        topic_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response is tagged with some topic; `false`: with none. Style B `filter=topic != null` / `topic = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
@@ -4190,6 +4455,22 @@ export type ExportResponsesData = {
          * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         sentiment_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response is tagged with this topic, named by its id (`top_…`) or its name (ignoring case); a topic the workspace does not have is a 400 naming `topic`. Style B `filter=topic = pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter). docs/api-rules.md, "Filtering by topic".
+         */
+        topic?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): the response is not tagged with this topic (id or name). Style B `filter=topic != pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): the response is tagged with one of the topics (ids or names): repeat the parameter to list several (`topic_in=pricing&topic_in=speed`; the repetitions form one list). Style B `filter=topic in [pricing, speed]`.
+         */
+        topic_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response is tagged with some topic; `false`: with none. Style B `filter=topic != null` / `topic = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
@@ -4992,6 +5273,22 @@ export type ListFormResponsesData = {
          */
         sentiment_present?: Array<boolean>;
         /**
+         * Style A: the response is tagged with this topic, named by its id (`top_…`) or its name (ignoring case); a topic the workspace does not have is a 400 naming `topic`. Style B `filter=topic = pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter). docs/api-rules.md, "Filtering by topic".
+         */
+        topic?: Array<string>;
+        /**
+         * Style A: the response is not tagged with this topic (id or name). Style B `filter=topic != pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_ne?: Array<string>;
+        /**
+         * Style A: the response is tagged with one of the topics (ids or names): repeat the parameter to list several (`topic_in=pricing&topic_in=speed`; the repetitions form one list). Style B `filter=topic in [pricing, speed]`.
+         */
+        topic_in?: Array<string>;
+        /**
+         * Style A: `true`: the response is tagged with some topic; `false`: with none. Style B `filter=topic != null` / `topic = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_present?: Array<boolean>;
+        /**
          * Style A: `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
         answer?: Array<string>;
@@ -5272,6 +5569,22 @@ export type ListResponsesV2Data = {
          * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
          */
         sentiment_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response is tagged with this topic, named by its id (`top_…`) or its name (ignoring case); a topic the workspace does not have is a 400 naming `topic`. Style B `filter=topic = pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter). docs/api-rules.md, "Filtering by topic".
+         */
+        topic?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): the response is not tagged with this topic (id or name). Style B `filter=topic != pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): the response is tagged with one of the topics (ids or names): repeat the parameter to list several (`topic_in=pricing&topic_in=speed`; the repetitions form one list). Style B `filter=topic in [pricing, speed]`.
+         */
+        topic_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response is tagged with some topic; `false`: with none. Style B `filter=topic != null` / `topic = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_present?: Array<boolean>;
         /**
          * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
          */
@@ -7594,6 +7907,354 @@ export type ListAuditEventsResponses = {
 };
 
 export type ListAuditEventsResponse = ListAuditEventsResponses[keyof ListAuditEventsResponses];
+
+export type ListTopicsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/topics';
+};
+
+export type ListTopicsErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type ListTopicsError = ListTopicsErrors[keyof ListTopicsErrors];
+
+export type ListTopicsResponses = {
+    /**
+     * The topics in the selected style.
+     */
+    200: TopicListEnvelopeA | TopicListEnvelopeB;
+};
+
+export type ListTopicsResponse = ListTopicsResponses[keyof ListTopicsResponses];
+
+export type CreateTopicData = {
+    body: TopicCreateRequest;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/topics';
+};
+
+export type CreateTopicErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     */
+    409: Error;
+    /**
+     * `payload_too_large`: the request body exceeds the size limit.
+     */
+    413: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type CreateTopicError = CreateTopicErrors[keyof CreateTopicErrors];
+
+export type CreateTopicResponses = {
+    /**
+     * The created topic in the selected style.
+     */
+    201: TopicEnvelopeA | TopicEnvelopeB;
+};
+
+export type CreateTopicResponse = CreateTopicResponses[keyof CreateTopicResponses];
+
+export type DeleteTopicData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Id of a topic (`top_…`).
+         */
+        topic_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/topics/{topic_id}';
+};
+
+export type DeleteTopicErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     */
+    409: Error;
+    /**
+     * `payload_too_large`: the request body exceeds the size limit.
+     */
+    413: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type DeleteTopicError = DeleteTopicErrors[keyof DeleteTopicErrors];
+
+export type DeleteTopicResponses = {
+    /**
+     * Deleted; no body.
+     */
+    204: void;
+};
+
+export type DeleteTopicResponse = DeleteTopicResponses[keyof DeleteTopicResponses];
+
+export type GetTopicData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Id of a topic (`top_…`).
+         */
+        topic_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/topics/{topic_id}';
+};
+
+export type GetTopicErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type GetTopicError = GetTopicErrors[keyof GetTopicErrors];
+
+export type GetTopicResponses = {
+    /**
+     * The topic in the selected style.
+     */
+    200: TopicEnvelopeA | TopicEnvelopeB;
+};
+
+export type GetTopicResponse = GetTopicResponses[keyof GetTopicResponses];
+
+export type UpdateTopicData = {
+    body: TopicPatchRequest;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Id of a topic (`top_…`).
+         */
+        topic_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/topics/{topic_id}';
+};
+
+export type UpdateTopicErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     */
+    409: Error;
+    /**
+     * `payload_too_large`: the request body exceeds the size limit.
+     */
+    413: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type UpdateTopicError = UpdateTopicErrors[keyof UpdateTopicErrors];
+
+export type UpdateTopicResponses = {
+    /**
+     * The changed topic in the selected style.
+     */
+    200: TopicEnvelopeA | TopicEnvelopeB;
+};
+
+export type UpdateTopicResponse = UpdateTopicResponses[keyof UpdateTopicResponses];
 
 export type ListEventsData = {
     body?: never;

@@ -1,6 +1,6 @@
 /**
  * The dashboard page of a shared link in headless Chromium (docs/analytics.md, "Dashboard links"), JavaScript off:
- * an NPS form, a rating form, a form without responses and a translated form, each at 1280 and 360 px, checked
+ * an NPS form, a rating form, a form without responses and a translated form (each with the topics card), each at 1280 and 360 px, checked
  * with axe-core (no serious or critical violation), the chart of the width shown, and the figures behind
  * `<details>`. Screenshots go to the test artifacts as dashboard-{form}-{width}.png (tests/support/artifacts.ts; looked at, not asserted on).
  */
@@ -75,6 +75,14 @@ beforeAll(async () => {
       ],
     });
   }
+  // Topics (docs/analytics.md, "Topics"): the import tags the responses, the page shows the topics card.
+  for (const topic of [
+    { name: 'comments', query: 'comment' },
+    { name: 'speed', query: 'faster | slow' },
+  ]) {
+    const res = await t.http().post(`/api/v1/workspaces/${s.ws}/topics`).set('X-API-Key', s.key).send(topic);
+    if (res.status !== 201) throw new Error(`creating a topic answered ${res.status}`);
+  }
   await importFixture(t.db, {
     forms: [ratingForm(s.ws, forms.rating), { ...surveyForm(s.ws, forms.empty), name: 'Nobody answered yet' }],
     responses: responses as never,
@@ -126,6 +134,7 @@ describe('the dashboard page in a browser', () => {
           }
           if (c.name === 'translated') expect(await page.textContent('body')).toContain('Wie wahrscheinlich empfehlen Sie uns weiter?');
           if (c.name === 'nps') expect(await page.textContent('body')).toContain('Comment <em>56</em> & more');
+          if (c.name === 'nps') expect(await page.locator('#topics-title').textContent()).toBe('Topics');
           // No horizontal scrolling at either width.
           expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
           await page.screenshot({ path: artifactPath(`dashboard-${c.name}-${width}.png`), fullPage: true });

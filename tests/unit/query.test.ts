@@ -218,6 +218,8 @@ function lastCollectionResource(template: string): string {
     deliveries: 'webhooks',
     'api-keys': 'api_keys',
     'audit-events': 'audit',
+    // Topics are saved searches of the workspace's analytics: the `forms` scopes (docs/writes-keys-limits.md).
+    topics: 'forms',
   };
   const segs = template.split('/').filter((s) => s && !s.startsWith('{'));
   for (let i = segs.length - 1; i >= 0; i--) {

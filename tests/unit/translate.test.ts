@@ -127,6 +127,21 @@ describe('translateStyleB', () => {
     }
   });
 
+  it('turns topic filters into the topic parameters, value for value, and refuses ~ and comparisons', () => {
+    const q = (filter: string) => ok(responses({ filter })).request.query;
+    expect(q('topic = pricing, topic != top_0123456789abcdef, topic in [speed, Support], topic != null')).toEqual({
+      limit: '50',
+      topic: 'pricing',
+      topic_ne: 'top_0123456789abcdef',
+      topic_present: 'true',
+      topic_in: ['speed', 'Support'],
+    });
+    expect(q('topic = null')).toEqual({ limit: '50', topic_present: 'false' });
+    for (const filter of ['topic ~ pri', 'topic >= a']) {
+      expect(refusal(responses({ filter }))).toEqual({ part: 'query.filter', label: 'Style B refuses this request' });
+    }
+  });
+
   it('names every refusal by a reason the guide lists', () => {
     const guide = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'migrating-between-styles.md'), 'utf8');
     const refusals = [

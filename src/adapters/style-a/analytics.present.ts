@@ -2,7 +2,8 @@
 import type { PeriodPoint, QuestionAnalytics } from '../../core/analytics/analytics.store';
 import type { UsageCount } from '../../core/api-keys/usage.store';
 import type { MigrationReport } from '../../core/migration/report';
-import type { KeyUsageA, MigrationReportA, QuestionAnalyticsA, TimeseriesPointA } from '../../wire/types.gen';
+import type { TopicCounts } from '../../core/topics/topics.store';
+import type { KeyUsageA, MigrationReportA, QuestionAnalyticsA, TimeseriesPointA, TopicCountsA } from '../../wire/types.gen';
 
 export function presentQuestionAnalyticsA(q: QuestionAnalytics): QuestionAnalyticsA {
   const out: QuestionAnalyticsA = { question_id: q.questionId, type: q.type, title: q.title, answered: q.answered, skipped: q.skipped };
@@ -18,6 +19,16 @@ export function presentQuestionAnalyticsA(q: QuestionAnalytics): QuestionAnalyti
 
 export function presentPeriodA(p: PeriodPoint): TimeseriesPointA {
   return { period_start: p.periodStart, responses: p.responses, average_score: p.averageScore, nps: p.nps };
+}
+
+/** A topic's counts over time (docs/analytics.md, "Topics over time"), snake_case. */
+export function presentTopicCountsA(c: TopicCounts): TopicCountsA {
+  return {
+    topic_id: c.topicId,
+    name: c.name,
+    responses: c.responses,
+    periods: c.periods.map((p) => ({ period_start: p.periodStart, responses: p.responses })),
+  };
 }
 
 export function presentUsageA(u: UsageCount): KeyUsageA {

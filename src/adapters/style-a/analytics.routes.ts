@@ -1,8 +1,9 @@
 /**
  * Style A analytics and migration-insight reads (docs/analytics.md, "Per-question analytics"):
- * `{ws}/forms/{form_id}/analytics/questions`, `…/analytics/timeseries`, `{ws}/api-keys/{key_id}/usage` and
+ * `{ws}/forms/{form_id}/analytics/questions`, `…/analytics/timeseries`, `…/analytics/topics` (docs/analytics.md, "Topics over time"),
+ * `{ws}/api-keys/{key_id}/usage` and
  * `{ws}/api-keys/{key_id}/migration-report` (docs/analytics.md, "Migration report").
- * The two analytics paths are Style A paths that take the date parameters of either style.
+ * The analytics paths are Style A paths that take the date parameters of either style.
  */
 import { Router, type Request } from 'express';
 import { INTERVALS, questionAnalytics, timeSeries, type Interval } from '../../core/analytics/analytics.store';
@@ -13,7 +14,9 @@ import type { DateBound } from '../../core/query/dates';
 import type { CoreDeps } from '../deps';
 import { single, wholeListA } from '../envelope';
 import { callerOf, createdRangeA, createdRangeB, int, param, str, workspaceOf } from '../query-values';
-import { presentMigrationReportA, presentPeriodA, presentQuestionAnalyticsA, presentUsageA } from './analytics.present';
+import { presentMigrationReportA, presentPeriodA, presentQuestionAnalyticsA, presentTopicCountsA, presentUsageA } from './analytics.present';
+import { assertFormExists } from '../../core/forms/forms.store';
+import { topicCountsOverTime } from '../../core/topics/topics.store';
 
 /**
  * `created_after`/`created_before` or `start_date`/`end_date` (docs/analytics.md, "Date ranges, and days cut in two").
@@ -51,6 +54,13 @@ export function analyticsRouter({ db, styleB }: CoreDeps): Router {
     const page = wholeListA(req, series.points.map(presentPeriodA));
     // The interval used: the one asked, or a coarser one when the span needs more than MAX_SERIES_POINTS.
     res.json({ ...page, meta: { ...page.meta, interval: series.interval } });
+  });
+  r.get('/:workspace_id/forms/:form_id/analytics/topics', async (req, res) => {
+    const [ws, formId] = [workspaceOf(req), param(req, 'form_id')];
+    await assertFormExists(db, ws, formId);
+    // The document's enum has checked `interval`.
+    const counts = await topicCountsOverTime(db, ws, formId, analyticsRange(req), (str(req, 'interval') ?? 'day') as Interval);
+    res.json(wholeListA(req, counts.map(presentTopicCountsA)));
   });
   r.get('/:workspace_id/api-keys/:key_id/usage', async (req, res) => {
     const days = int(req, 'days', 1, 90, 30);

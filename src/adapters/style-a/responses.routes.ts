@@ -12,6 +12,7 @@ import {
   listResponsesKeyset,
   RESPONSE_ANSWER_PARAMS,
   RESPONSE_FILTER_PARAMS,
+  RESPONSE_TOPIC_PARAMS,
   type ResponseFilterQuery,
 } from '../../core/responses/responses.store';
 import type { CoreDeps } from '../deps';
@@ -27,12 +28,13 @@ import { responseDeletionHandlers } from '../response-deletions.handlers';
 import type { ResponseDeletion } from '../../core/responses/deletions';
 import { beforeBound, fromBound, type DateBound } from '../../core/query/dates';
 
-const TYPED_FILTER_NAMES = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS].map((p) => p.name);
+const TYPED_FILTER_NAMES = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS, ...RESPONSE_TOPIC_PARAMS].map((p) => p.name);
 
 /**
  * The Style A filters and sort of a responses list (shared by the list and the export): `form_id`, dates,
  * `score_gte`/`score_lte`, the typed filter parameters (`id_ne`, `row_id_in`, …; docs/migrating-between-styles.md,
- * "Response filters"), the filters on answers (`answer_gte=q_rating:4`, …; docs/api-rules.md, "Filters on answers")
+ * "Response filters"), the filters on answers (`answer_gte=q_rating:4`, …; docs/api-rules.md, "Filters on answers"), by topic
+ * (`topic=pricing`, …; docs/api-rules.md, "Filtering by topic")
  * and the search `q` (docs/api-rules.md, "Searching text answers").
  */
 export function responsesFilterA(req: Request, formId: string | undefined): ResponseFilterQuery {

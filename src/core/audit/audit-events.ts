@@ -9,6 +9,7 @@ import type { ApiKeyMeta } from '../api-keys/api-keys.store';
 import type { CreatedApiKey } from '../api-keys/create-api-key';
 import type { DashboardLink } from '../dashboards/dashboard-links.store';
 import type { Row, UpsertedRow } from '../datatables/datatables.store';
+import type { Topic } from '../topics/topics.store';
 import type { CheckedWebhookPatch, WebhookEndpoint } from '../webhooks/webhooks.store';
 import { MASKED, type AuditEventInput } from './audit.store';
 
@@ -223,3 +224,20 @@ export const suppressionLifted = (workspaceId: string, erasureId: string): Audit
   targetId: erasureId,
   changes: { suppressed: false },
 });
+const topic = (workspaceId: string, action: string, id: string, changes: Record<string, unknown> = {}): AuditEventInput => ({
+  workspaceId,
+  action: `topic.${action}`,
+  targetType: 'topic',
+  targetId: id,
+  changes,
+});
+
+/** `topic.created` with its name and query (docs/analytics.md, "Topics"). */
+export const topicCreated = (workspaceId: string, t: Topic): AuditEventInput => topic(workspaceId, 'created', t.id, { name: t.name, query: t.query });
+
+/** `topic.updated` with the fields the PATCH set. */
+export const topicUpdated = (workspaceId: string, id: string, patch: { name?: string; query?: string }): AuditEventInput =>
+  topic(workspaceId, 'updated', id, patch);
+
+/** `topic.deleted` (its tags went with it). */
+export const topicDeleted = (workspaceId: string, id: string): AuditEventInput => topic(workspaceId, 'deleted', id);

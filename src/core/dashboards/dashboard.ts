@@ -2,7 +2,8 @@
  * What a dashboard page shows (docs/analytics.md, "Dashboard links"), read from the rollups only: the summary
  * counters (`response_counts`), per-question analytics and the time series (`answer_rollups`, `response_daily`,
  * analytics.store.ts), plus one query per text question for its latest 20 answers, which walks the index
- * `responses_form_keyset_created_idx` newest first and stops at 20. No scan of responses.
+ * `responses_form_keyset_created_idx` newest first and stops at 20, and the count of the form's responses per topic
+ * (topics.store.ts: a count over the topics' tags joined to their responses). No scan of responses.
  */
 import type { Knex } from 'knex';
 import { questionAnalytics, responseDaySpan, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.store';
@@ -10,6 +11,7 @@ import { AppError } from '../errors';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
 import { DAY_MS } from '../query/dates';
 import { latestStringAnswers, responseTotals } from '../responses/responses.store';
+import { topicTotals } from '../topics/topics.store';
 
 /** Text answers shown per text question. */
 export const LATEST_TEXT_ANSWERS = 20;
@@ -39,6 +41,8 @@ export interface DashboardData {
   interval: Interval;
   series: PeriodPoint[];
   questions: DashboardQuestion[];
+  /** The workspace's topics with the form's responses tagged with each (docs/analytics.md, "Topics"), by name. */
+  topics: Array<{ name: string; responses: number }>;
 }
 
 /**
@@ -90,11 +94,12 @@ export async function dashboardData(db: Knex, workspaceId: string, formId: strin
       if (err instanceof AppError && err.status === 404) return undefined;
       throw err;
     });
-  const [loaded, summary, analytics, over] = await Promise.all([
+  const [loaded, summary, analytics, over, topics] = await Promise.all([
     formAndTexts(),
     responseTotals(db, workspaceId, formId),
     unlessGone(questionAnalytics(db, workspaceId, formId, [])),
     unlessGone(seriesOf()),
+    topicTotals(db, workspaceId, formId),
   ]);
   if (!loaded || !analytics || !over) return undefined;
   const { name, workspaceId: _ws, ...form } = loaded.def;
@@ -119,5 +124,6 @@ export async function dashboardData(db: Knex, workspaceId: string, formId: strin
     interval: chosen,
     series: points,
     questions,
+    topics,
   };
 }

@@ -26,6 +26,7 @@ import { checkWorkspaces } from './check-workspaces';
 import type { FixtureApiKey, FixtureDatatable, FixtureForm, FixtureWebhookEndpoint, FixtureWorkspace } from './fixture-schema';
 import { documentSource, isCollection, type Collection, type FixtureSource, type Part } from './fixture-source';
 import { withImportWriter } from './import-transaction';
+import { tagNewResponses } from '../topics/topics.store';
 import { checkItemSchema, checkTopLevel } from './item-schema';
 import { idx, prop } from './json-paths';
 import { ImportError, type ImportProblem } from './problems';
@@ -76,6 +77,8 @@ interface Outline {
 /** One import: the passes over the document, the writes, the progress. */
 class ImportRun {
   private readonly counts = new Map<ImportTable, number>();
+  /** The workspaces that received responses (their topics tag them before the commit). */
+  private readonly responseWorkspaces = new Set<string>();
   private done = 0;
   private total = 0;
   private pending: Promise<void> = Promise.resolve();
@@ -95,6 +98,7 @@ class ImportRun {
   /** Counts `records` and writes them after the previous write (not awaited: reading goes on meanwhile). */
   private write(table: ImportTable, records: Rec[]): void {
     this.counts.set(table, (this.counts.get(table) ?? 0) + records.length);
+    if (table === 'responses') for (const r of records) this.responseWorkspaces.add(String(r.workspace_id));
     if (!this.writing || records.length === 0) return;
     this.pending = this.pending.then(async () => {
       await this.writer.write(table, records);
@@ -212,6 +216,8 @@ class ImportRun {
     if (!this.opts.dryRun) {
       this.opts.onProgress?.(this.done, this.total, 'moving');
       await this.writer.finish();
+      // Imported responses are tagged with their workspace's topics in the import's transaction, as a submission is.
+      for (const ws of this.responseWorkspaces) await tagNewResponses(trx, ws);
     }
     const apiKeys: ImportSummary['api_keys'] = [];
     for (const k of this.opts.dryRun ? [] : keys) {

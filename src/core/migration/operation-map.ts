@@ -68,8 +68,8 @@ const END: ParamMapping = {
 };
 const RESPONSE_FILTER: ParamMapping = {
   b: 'filter',
-  a: 'id, form_id, score, email_id, row_id, respondent_email (+ _ne, _in, _contains, _present; score_gte/score_lte); sentiment (+ _ne, _in, _present); answer (+ _ne, _in, _contains, _present, _gt, _gte, _lt, _lte)',
-  how: 'each condition becomes one typed parameter: f = v → f=v, f != v → f_ne=v, f in [..] → f_in=.. (repeated), f ~ v → f_contains=v, f = null / f != null → f_present=false/true (sentiment = positive → sentiment=positive, sentiment in [negative, neutral] → sentiment_in=negative&sentiment_in=neutral; labels negative, neutral, positive); on answers (with form_id) answers.q OP v → answer…=q:v (= answer, != answer_ne, ~ answer_contains, > answer_gt, >= answer_gte, < answer_lt, <= answer_lte), answers.q in [v, null] → answer_in=q:v&answer_in=q, answers.q = null / != null → answer_present=q:false/true',
+  a: 'id, form_id, score, email_id, row_id, respondent_email (+ _ne, _in, _contains, _present; score_gte/score_lte); sentiment (+ _ne, _in, _present); topic (+ _ne, _in, _present); answer (+ _ne, _in, _contains, _present, _gt, _gte, _lt, _lte)',
+  how: 'each condition becomes one typed parameter: f = v → f=v, f != v → f_ne=v, f in [..] → f_in=.. (repeated), f ~ v → f_contains=v, f = null / f != null → f_present=false/true (sentiment = positive → sentiment=positive, sentiment in [negative, neutral] → sentiment_in=negative&sentiment_in=neutral; labels negative, neutral, positive; topic = pricing → topic=pricing, by a topic id or name); on answers (with form_id) answers.q OP v → answer…=q:v (= answer, != answer_ne, ~ answer_contains, > answer_gt, >= answer_gte, < answer_lt, <= answer_lte), answers.q in [v, null] → answer_in=q:v&answer_in=q, answers.q = null / != null → answer_present=q:false/true',
 };
 const INCLUDE_TABLE: ParamMapping = { b: 'include_table_data', a: 'include_table_data', how: 'unchanged' };
 const INCLUDE_ACTIONLIST: ParamMapping = {
@@ -215,6 +215,7 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
     attention: null,
   },
   ...dashboardLinkMappings(),
+  ...topicMappings(),
   ...responseDeletionMappings(),
   {
     operation: 'listAuditEvents',
@@ -351,6 +352,25 @@ function dashboardLinkMappings(): OperationMapping[] {
     ['revokeDashboardLink', 'DELETE', `${path}/{link_id}`, [STYLE_HEADER]],
   ];
   return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
+}
+
+/** Topics (docs/analytics.md, "Topics"): shared paths, the same operations and body fields in Style A. */
+function topicMappings(): OperationMapping[] {
+  const path = `${WS}/topics`;
+  const pairs: [string, string, string][] = [
+    ['listTopics', 'GET', path],
+    ['createTopic', 'POST', path],
+    ['getTopic', 'GET', `${path}/{topic_id}`],
+    ['updateTopic', 'PATCH', `${path}/{topic_id}`],
+    ['deleteTopic', 'DELETE', `${path}/{topic_id}`],
+  ];
+  return pairs.map(([operation, method, p]) => ({
+    operation,
+    method,
+    path: p,
+    equivalent: { operation, method, path: p, params: [STYLE_HEADER] },
+    attention: null,
+  }));
 }
 
 /** Deleting responses (docs/api-rules.md, "Deleting responses"): the same operations; the bulk delete's body renamed. */

@@ -1,7 +1,8 @@
 /**
  * A Style B responses `filter` expression as Style A typed parameters (the scheme of
  * docs/migrating-between-styles.md, "Response filters"): `f = v` → `f=v`, `f != v` → `f_ne=v`,
- * `f in [..]` → `f_in` repeated, `f ~ v` → `f_contains=v`, `f = null` / `f != null` → `f_present=false|true`;
+ * `f in [..]` → `f_in` repeated, `f ~ v` → `f_contains=v`, `f = null` / `f != null` → `f_present=false|true`
+ * (`topic = pricing` → `topic=pricing`: the same names or ids, which Style A resolves as Style B does);
  * an answer field `answers.q OP v` → `answer<suffix>=q:v` (docs/api-rules.md, "Filters on answers"), value for
  * value, whatever the question's type: Style A compiles both with the same code, against the same form.
  * Parsed with the service's own parser (src/core/query/filter-parser.ts) and checked as Style B checks it
@@ -15,10 +16,10 @@ import { FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } f
 import { REFUSED_BY_B, Untranslatable, type QueryPairs } from './translate-types';
 
 /**
- * How a response filter field's values read: text, a number, or one of the sentiment labels (`label`: a closed set,
- * no `~`).
+ * How a response filter field's values read: text, a number, one of the sentiment labels (`label`: a closed set,
+ * no `~`), or a topic's id or name (`topic`: checked by Style A against the workspace's topics, no `~`).
  */
-type FieldKind = 'text' | 'number' | 'label';
+type FieldKind = 'text' | 'number' | 'label' | 'topic';
 
 /** The Style B response filter fields and how they compare (src/core/responses/responses.store.ts). */
 const RESPONSE_FIELDS: ReadonlyMap<string, FieldKind> = new Map([
@@ -29,6 +30,7 @@ const RESPONSE_FIELDS: ReadonlyMap<string, FieldKind> = new Map([
   ['row_id', 'text'],
   ['respondent_email', 'text'],
   ['sentiment', 'label'],
+  ['topic', 'topic'],
 ]);
 
 /** Fields a response always has: `in [v, null]` is `in [v]` there. */
@@ -48,7 +50,7 @@ const isNull = (v: FilterValue) => !v.quoted && v.text.toLowerCase() === 'null';
 
 /** A value as Style A reads it: numbers in their plain spelling (`9.0` → `9`), like Style B's typed compare. */
 function valueText(type: FieldKind, v: FilterValue, clause: FilterClause): string {
-  if (type === 'text') return v.text;
+  if (type === 'text' || type === 'topic') return v.text;
   if (type === 'label') {
     if ((SENTIMENT_LABELS as readonly string[]).includes(v.text)) return v.text;
     throw new Untranslatable(
@@ -102,7 +104,7 @@ function clauseParam(field: string, type: FieldKind, clause: FilterClause): [str
     case '!=':
       return isNull(v) ? [`${field}_present`, 'true'] : [`${field}_ne`, valueText(type, v, clause)];
     default:
-      if (type === 'label') {
+      if (type === 'label' || type === 'topic') {
         throw new Untranslatable('query.filter', `${REFUSED_BY_B}: "~" (contains) does not apply to "${clause.field}", which takes =, != and in.`);
       }
       if (type !== 'text') {

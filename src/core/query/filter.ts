@@ -30,6 +30,17 @@ export interface ExtraFields {
   label: string;
 }
 
+/** Several families as one (`answers.<question_id>` and `topic` on responses): the first that matches a field compiles it. */
+export function combineExtraFields(families: readonly ExtraFields[]): ExtraFields {
+  return {
+    label: families.map((f) => f.label).join(', '),
+    matches: (field) => families.some((f) => f.matches(field)),
+    compile(clause, param, location) {
+      return families.find((f) => f.matches(clause.field))!.compile(clause, param, location);
+    },
+  };
+}
+
 /** A compiled filter: its clauses (for callers that inspect them) and the ANDed SQL condition. */
 export interface CompiledFilter {
   clauses: FilterClause[];

@@ -14,13 +14,14 @@ import { fieldMap, type ListField, type SortDirection } from '../query/fields';
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery, type OffsetStart } from '../query/list';
 import { joinSql, sql, type Sql } from '../query/sql';
 import type { PersonKey } from '../respondents/person-key';
-import { compileTypedFilter, keyedFilterParams, typedFilterParams } from '../query/typed-filter';
+import { compileTypedFilter, keyedFilterParams, typedFilterParams, type TypedFilterParam } from '../query/typed-filter';
 import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, Sentiment, StoredAnswer } from './responses.types';
 import { SENTIMENT_LABELS, type SentimentLabel } from './answers';
 import { errors } from '../errors';
 import { formNames, listQuestionsOf } from '../forms/forms.store';
-import { type CompiledFilter, compileFilter, type ExtraFields } from '../query/filter';
+import { type CompiledFilter, combineExtraFields, compileFilter, type ExtraFields } from '../query/filter';
+import { isTopicField, topicFields } from '../topics/topics.store';
 import { FilterSyntaxError, parseFilter, type FilterClause } from '../query/filter-parser';
 import { snakeCase } from '../query/fields';
 import { answerFields, answerRollupKeys, isAnswerField, type AnswerForm, type AnswerRollupCount } from './answer-filter';
@@ -63,6 +64,15 @@ export const RESPONSE_FILTER_PARAMS = typedFilterParams(RESPONSE_FILTER_FIELDS, 
  * fields `answers.<question_id>` (src/core/responses/answer-filter.ts; docs/api-rules.md, "Filters on answers").
  */
 export const RESPONSE_ANSWER_PARAMS = keyedFilterParams('answer', 'answers', 'question_id');
+/**
+ * Style A's filters by topic (`topic`, `topic_ne`, `topic_in`, `topic_present`) over the filter field `topic`
+ * (src/core/topics/topics.store.ts, topicFields; docs/api-rules.md, "Filtering by topic").
+ */
+export const RESPONSE_TOPIC_PARAMS: readonly TypedFilterParam[] = (['', '_ne', '_in', '_present'] as const).map((suffix) => ({
+  name: `topic${suffix}`,
+  field: 'topic',
+  suffix,
+}));
 /** Filter fields whose clauses `response_counts` can answer without touching responses. */
 export const COUNTABLE_FILTER_FIELDS = new Set(['form_id', 'score']);
 
@@ -242,7 +252,7 @@ export interface ResponseFilterQuery {
 
 const DEFAULT_SORT = [{ field: RESPONSE_SORT_FIELDS.get('created_at')!, dir: 'desc' as const }];
 
-const TYPED_PARAMS = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS];
+const TYPED_PARAMS = [...RESPONSE_FILTER_PARAMS, ...RESPONSE_ANSWER_PARAMS, ...RESPONSE_TOPIC_PARAMS];
 
 /** The clauses of a `filter` expression, or none when it does not parse (compileFilter reports that). */
 function clausesOrNone(expression: string | undefined): FilterClause[] {
@@ -287,6 +297,15 @@ function rollupCountOf(form: AnswerForm | undefined, clauses: readonly FilterCla
   const others = clauses.filter((c) => !isAnswerField(c.field));
   if (answers.length !== 1 || !others.every((c) => isFormClause(c) && c.values[0]!.text === form.id)) return undefined;
   return answerRollupKeys(form, answers[0]!);
+}
+
+/**
+ * The fields a list compiles itself: answers (of `answerForm`, answerFormOf) and `topic` (the workspace's topics, read
+ * only when asked for).
+ */
+async function extraFieldsOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery, answerForm: AnswerForm | undefined): Promise<ExtraFields> {
+  const byTopic = clausesOrNone(q.filter).some((c) => isTopicField(c.field)) || RESPONSE_TOPIC_PARAMS.some((p) => q.typed?.[p.name] !== undefined);
+  return combineExtraFields([answerFields(answerForm), await topicFields(db, workspaceId, byTopic)]);
 }
 
 /** The `filter` expression and the typed parameters of a list, compiled and ANDed (undefined when neither is given). */
@@ -343,7 +362,7 @@ async function prepareList(db: DbHandle, workspaceId: string, q: ResponseFilterQ
   const search = q.q === undefined ? undefined : await prepareSearch(db, q.q);
   const keys = sortOf(q, search);
   const answerForm = await answerFormOf(db, workspaceId, q);
-  const compiled = bothFilters(q, answerFields(answerForm));
+  const compiled = bothFilters(q, await extraFieldsOf(db, workspaceId, q, answerForm));
   if (q.scoreGte !== undefined && q.scoreLte !== undefined && q.scoreGte > q.scoreLte) {
     throw errors.invalid('query', 'score_gte', '`score_gte` is greater than `score_lte`.');
   }

@@ -5,7 +5,8 @@
  *
  * checkSubmission (no I/O): language → validate and render the answers → score → the other fields.
  * storeSubmission, in the caller's transaction (docs/decisions.md, "Who opens transactions"): capture
- * the linked row → the sentiment of the text answers (sentiment.ts; the import computes it the same way) → store (the counters follow through the table's triggers) → record `response.created`.
+ * the linked row → the sentiment of the text answers (sentiment.ts; the import computes it the same way) → store (the counters follow through the table's triggers) → tag it
+ * with the workspace's topics it matches (core/topics/topics.store.ts) → record `response.created`.
  * The caller may add its own writes to the same transaction (the hosted page claims its one-time
  * token): on any error nothing is stored and no event goes out.
  */
@@ -17,6 +18,7 @@ import { chooseLanguage } from '../forms/public-form';
 import { responseTimeProblem } from '../query/dates';
 import { newId } from '../ids';
 import { recordEvents } from '../webhooks/outbox';
+import { tagNewResponses } from '../topics/topics.store';
 import { formDefinitionFromDb, type FormDefinition } from '../forms/form-model';
 import { insertResponse, sentimentOf } from './responses.store';
 import { validateAnswers, type AnswerProblem, type ValidatedAnswers } from './answers';
@@ -99,7 +101,7 @@ export function checkSubmission(form: SubmissionForm, input: SubmissionInput, va
 /**
  * Stores a checked submission of a workspace in the caller's transaction: captures the linked row,
  * computes the sentiment of its text answers (unless `SENTIMENT=off`), inserts the response (its counts follow by
- * trigger) and records its `response.created` event.
+ * trigger), tags it with the workspace's topics it matches and records its `response.created` event.
  * @param trx the use case's transaction (the write and its event commit or roll back together).
  * @returns the stored record with `formName`, `tableData` (null without a row) and `actionlists` ([]).
  * @throws AppError validation_error naming `row_id` when it is not a row of the workspace.
@@ -151,6 +153,7 @@ export async function storeSubmission(trx: Knex.Transaction, workspaceId: string
     created_at: record.createdAt,
     ...sentiment.columns,
   });
+  await tagNewResponses(trx, workspaceId, [record.id]);
   await recordEvents(trx, workspaceId, [{ type: 'response.created', resource: { kind: 'response', response: record } }]);
   return record;
 }

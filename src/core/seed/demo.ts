@@ -6,7 +6,7 @@
  * The data set is a fixture document (docs/import.md, "The fixture document") built by a deterministic PRNG, so the same
  * `now` and `seed` always give the same document, ids included.
  */
-import type { Db, DbHandle } from '../../db';
+import type { Db, DbHandle, DbTransaction } from '../../db';
 import { findApiKeyByHash, isKeyInactive } from '../api-keys/api-keys.store';
 import { createApiKey } from '../api-keys/create-api-key';
 import { hashApiKeySecret } from '../api-keys/secrets';
@@ -24,6 +24,7 @@ import type {
   FixtureRow,
 } from '../import/fixture-schema';
 import DATA from './demo-data.json';
+import { createTopic, tagNewResponses } from '../topics/topics.store';
 import { DAY_MS } from '../query/dates';
 
 /** Links (slugs) of the two demo workspaces. */
@@ -477,7 +478,8 @@ export interface SeedOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export type SeedResult = { seeded: false } | { seeded: true; summary: ImportSummary };
+/** `workspaceIds`: the demo workspaces, for seedDemoTopics. */
+export type SeedResult = { seeded: false } | { seeded: true; summary: ImportSummary; workspaceIds: string[] };
 
 /**
  * Loads the demo data set into an EMPTY database (no workspace at all); otherwise does nothing.
@@ -489,8 +491,30 @@ export async function seedDemo(db: Db, opts: SeedOptions = {}): Promise<SeedResu
   const any = await anyWorkspace(db);
   if (any) return { seeded: false };
   const now = opts.now ?? new Date();
-  const summary = await importFixture(db, buildDemoFixture(now, opts.seed ?? 42), { now, onProgress: opts.onProgress });
-  return { seeded: true, summary };
+  const fixture = buildDemoFixture(now, opts.seed ?? 42);
+  const summary = await importFixture(db, fixture, { now, onProgress: opts.onProgress });
+  return { seeded: true, summary, workspaceIds: (fixture.workspaces ?? []).map((w) => w.id!) };
+}
+
+/**
+ * The demo's topics (docs/analytics.md, "Topics"), in English and German like the demo's text answers: the same three
+ * in each demo workspace.
+ */
+export const DEMO_TOPICS: ReadonlyArray<{ name: string; query: string }> = [
+  { name: 'pricing', query: 'price | prices | expensive | cost | pricing | preis | preise | teuer | kosten' },
+  { name: 'support', query: 'support | help | service | hilfe | kundendienst | kundenservice' },
+  { name: 'speed', query: 'slow | fast | speed | quick | langsam | schnell | geschwindigkeit' },
+];
+
+/**
+ * Creates the demo topics in the demo workspaces and tags their responses with them at once (the tagging job, which
+ * starts with `serve`, then finds them tagged), in the caller's transaction (the CLI's, after seedDemo).
+ */
+export async function seedDemoTopics(trx: DbTransaction, workspaceIds: readonly string[]): Promise<void> {
+  for (const ws of workspaceIds) {
+    for (const t of DEMO_TOPICS) await createTopic(trx, ws, t);
+    await tagNewResponses(trx, ws);
+  }
 }
 
 /**

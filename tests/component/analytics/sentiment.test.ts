@@ -17,6 +17,7 @@ import type { Metrics } from '../../../src/platform/metrics';
 import { testConfig } from '../../support/app';
 import { createLogger } from '../../../src/platform/logger';
 import { useTestApp } from '../../support/app';
+import { translatedResponseIds } from '../../support/translate';
 import { everyTypeForm, formWorkspace, uid, workspaceWithKey, type FormWorkspace } from '../../support/given';
 
 const t = useTestApp();
@@ -191,25 +192,7 @@ describe('filters and sort by sentiment', () => {
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
     return { ids: (res.body.data as Array<{ id: string }>).map((r) => r.id), total: res.body.meta.filtered_total as number };
   };
-  const translated = async (filter: string) => {
-    const tr = await t
-      .http()
-      .post('/api/v1/translate')
-      .set('X-API-Key', w.key)
-      .send({ method: 'GET', path: `/api/v1/workspaces/${w.ws}/responses`, query: { filter, limit: '100' }, headers: { 'X-API-Style': 'B' } });
-    expect({ status: tr.status, error: tr.body.error }).toEqual({ status: 200, error: undefined });
-    const request = tr.body.data.request as { path: string; query: Record<string, string | string[]>; headers: Record<string, string> };
-    const pairs = Object.entries(request.query).flatMap(([k, v]) =>
-      (Array.isArray(v) ? v : [v]).map((one) => `${encodeURIComponent(k)}=${encodeURIComponent(one)}`),
-    );
-    const res = await t
-      .http()
-      .get(`${request.path}?${pairs.join('&')}`)
-      .set('X-API-Key', w.key)
-      .set(request.headers);
-    expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
-    return (res.body.data as Array<{ id: string }>).map((r) => r.id);
-  };
+  const translated = (filter: string) => translatedResponseIds(t.http, w, filter);
 
   it.each<[string, string, string, (l: string | null) => boolean]>([
     ['sentiment = positive', 'sentiment=positive', 'sentiment = positive', (l) => l === 'positive'],

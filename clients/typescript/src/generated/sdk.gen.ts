@@ -2,7 +2,7 @@
 
 import { type Client, type ClientMeta, type Options as Options2, type RequestResult, type TDataShape, urlSearchParamsBodySerializer } from './client';
 import { client } from './client.gen';
-import type { BulkUpsertTableEntriesBData, BulkUpsertTableEntriesBErrors, BulkUpsertTableEntriesBResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateDashboardLinkData, CreateDashboardLinkErrors, CreateDashboardLinkResponses, CreateEmailEventsData, CreateEmailEventsErrors, CreateEmailEventsResponses, CreateEmailLinkData, CreateEmailLinkErrors, CreateEmailLinkResponses, CreateErasureRequestData, CreateErasureRequestErrors, CreateErasureRequestResponses, CreateResponseData, CreateResponseDeletionData, CreateResponseDeletionErrors, CreateResponseDeletionResponses, CreateResponseErrors, CreateResponseResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteDatatableRowData, DeleteDatatableRowErrors, DeleteDatatableRowResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteTableEntryBData, DeleteTableEntryBErrors, DeleteTableEntryBResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadDashboardResponsesData, DownloadDashboardResponsesErrors, DownloadDashboardResponsesResponses, ExportRespondentDataData, ExportRespondentDataErrors, ExportRespondentDataResponses, ExportResponsesData, ExportResponsesErrors, ExportResponsesResponses, GetApiKeyMigrationReportData, GetApiKeyMigrationReportErrors, GetApiKeyMigrationReportResponses, GetApiKeyUsageData, GetApiKeyUsageErrors, GetApiKeyUsageResponses, GetDashboardPageData, GetDashboardPageErrors, GetDashboardPageResponses, GetDatatableData, GetDatatableErrors, GetDatatableResponses, GetDatatableRowData, GetDatatableRowErrors, GetDatatableRowResponses, GetEmailOpenPixelData, GetEmailOpenPixelResponses, GetErasureRequestData, GetErasureRequestErrors, GetErasureRequestResponses, GetFaviconData, GetFaviconResponses, GetFormAnalyticsSummaryData, GetFormAnalyticsSummaryErrors, GetFormAnalyticsSummaryResponses, GetFormData, GetFormErrors, GetFormPageData, GetFormPageErrors, GetFormPageResponses, GetFormQuestionAnalyticsData, GetFormQuestionAnalyticsErrors, GetFormQuestionAnalyticsResponses, GetFormQuestionData, GetFormQuestionErrors, GetFormQuestionResponses, GetFormResponses, GetFormSchemaData, GetFormSchemaErrors, GetFormSchemaResponses, GetFormThanksPageData, GetFormThanksPageErrors, GetFormThanksPageResponses, GetFormTimeseriesData, GetFormTimeseriesErrors, GetFormTimeseriesResponses, GetHealthData, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetMigrationGuidePageData, GetMigrationGuidePageErrors, GetMigrationGuidePageResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentPublicData, GetOpenApiDocumentPublicErrors, GetOpenApiDocumentPublicResponses, GetOpenApiDocumentResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetResponseData, GetResponseDeletionData, GetResponseDeletionErrors, GetResponseDeletionResponses, GetResponseErrors, GetResponseResponses, GetTableEntryBData, GetTableEntryBErrors, GetTableEntryBResponses, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, LiftErasureSuppressionData, LiftErasureSuppressionErrors, LiftErasureSuppressionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListDashboardLinksData, ListDashboardLinksErrors, ListDashboardLinksResponses, ListDatatableRowsData, ListDatatableRowsErrors, ListDatatableRowsResponses, ListDatatablesData, ListDatatablesErrors, ListDatatablesResponses, ListEmailEventsBData, ListEmailEventsBErrors, ListEmailEventsBResponses, ListEmailEventsData, ListEmailEventsErrors, ListEmailEventsForEmailData, ListEmailEventsForEmailErrors, ListEmailEventsForEmailResponses, ListEmailEventsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListFormQuestionsData, ListFormQuestionsErrors, ListFormQuestionsResponses, ListFormResponsesData, ListFormResponsesErrors, ListFormResponsesResponses, ListFormsData, ListFormsErrors, ListFormsResponses, ListResponsesData, ListResponsesErrors, ListResponsesResponses, ListResponsesV2Data, ListResponsesV2Errors, ListResponsesV2Responses, ListTableEntriesBData, ListTableEntriesBErrors, ListTableEntriesBResponses, ListTableFieldsBData, ListTableFieldsBErrors, ListTableFieldsBResponses, ListTableRowsBData, ListTableRowsBErrors, ListTableRowsBResponses, ListTablesBData, ListTablesBErrors, ListTablesBResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeDashboardLinkData, RevokeDashboardLinkErrors, RevokeDashboardLinkResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SubmitFormPageData, SubmitFormPageErrors, SubmitPublicResponseData, SubmitPublicResponseErrors, SubmitPublicResponseResponses, TestWebhookEndpointData, TestWebhookEndpointErrors, TestWebhookEndpointResponses, TranslateRequestData, TranslateRequestErrors, TranslateRequestResponses, UpdateDatatableRowData, UpdateDatatableRowErrors, UpdateDatatableRowResponses, UpdateTableEntryBData, UpdateTableEntryBErrors, UpdateTableEntryBResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpsertDatatableRowsData, UpsertDatatableRowsErrors, UpsertDatatableRowsResponses, UpsertTableEntryBData, UpsertTableEntryBErrors, UpsertTableEntryBResponses } from './types.gen';
+import type { BulkUpsertTableEntriesBData, BulkUpsertTableEntriesBErrors, BulkUpsertTableEntriesBResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateDashboardLinkData, CreateDashboardLinkErrors, CreateDashboardLinkResponses, CreateEmailEventsData, CreateEmailEventsErrors, CreateEmailEventsResponses, CreateEmailLinkData, CreateEmailLinkErrors, CreateEmailLinkResponses, CreateErasureRequestData, CreateErasureRequestErrors, CreateErasureRequestResponses, CreateResponseData, CreateResponseDeletionData, CreateResponseDeletionErrors, CreateResponseDeletionResponses, CreateResponseErrors, CreateResponseResponses, CreateTopicData, CreateTopicErrors, CreateTopicResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteDatatableRowData, DeleteDatatableRowErrors, DeleteDatatableRowResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteTableEntryBData, DeleteTableEntryBErrors, DeleteTableEntryBResponses, DeleteTopicData, DeleteTopicErrors, DeleteTopicResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadDashboardResponsesData, DownloadDashboardResponsesErrors, DownloadDashboardResponsesResponses, ExportRespondentDataData, ExportRespondentDataErrors, ExportRespondentDataResponses, ExportResponsesData, ExportResponsesErrors, ExportResponsesResponses, GetApiKeyMigrationReportData, GetApiKeyMigrationReportErrors, GetApiKeyMigrationReportResponses, GetApiKeyUsageData, GetApiKeyUsageErrors, GetApiKeyUsageResponses, GetDashboardPageData, GetDashboardPageErrors, GetDashboardPageResponses, GetDatatableData, GetDatatableErrors, GetDatatableResponses, GetDatatableRowData, GetDatatableRowErrors, GetDatatableRowResponses, GetEmailOpenPixelData, GetEmailOpenPixelResponses, GetErasureRequestData, GetErasureRequestErrors, GetErasureRequestResponses, GetFaviconData, GetFaviconResponses, GetFormAnalyticsSummaryData, GetFormAnalyticsSummaryErrors, GetFormAnalyticsSummaryResponses, GetFormData, GetFormErrors, GetFormPageData, GetFormPageErrors, GetFormPageResponses, GetFormQuestionAnalyticsData, GetFormQuestionAnalyticsErrors, GetFormQuestionAnalyticsResponses, GetFormQuestionData, GetFormQuestionErrors, GetFormQuestionResponses, GetFormResponses, GetFormSchemaData, GetFormSchemaErrors, GetFormSchemaResponses, GetFormThanksPageData, GetFormThanksPageErrors, GetFormThanksPageResponses, GetFormTimeseriesData, GetFormTimeseriesErrors, GetFormTimeseriesResponses, GetFormTopicCountsData, GetFormTopicCountsErrors, GetFormTopicCountsResponses, GetHealthData, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetMigrationGuidePageData, GetMigrationGuidePageErrors, GetMigrationGuidePageResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentPublicData, GetOpenApiDocumentPublicErrors, GetOpenApiDocumentPublicResponses, GetOpenApiDocumentResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetResponseData, GetResponseDeletionData, GetResponseDeletionErrors, GetResponseDeletionResponses, GetResponseErrors, GetResponseResponses, GetTableEntryBData, GetTableEntryBErrors, GetTableEntryBResponses, GetTopicData, GetTopicErrors, GetTopicResponses, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, LiftErasureSuppressionData, LiftErasureSuppressionErrors, LiftErasureSuppressionResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEventsData, ListAuditEventsErrors, ListAuditEventsResponses, ListDashboardLinksData, ListDashboardLinksErrors, ListDashboardLinksResponses, ListDatatableRowsData, ListDatatableRowsErrors, ListDatatableRowsResponses, ListDatatablesData, ListDatatablesErrors, ListDatatablesResponses, ListEmailEventsBData, ListEmailEventsBErrors, ListEmailEventsBResponses, ListEmailEventsData, ListEmailEventsErrors, ListEmailEventsForEmailData, ListEmailEventsForEmailErrors, ListEmailEventsForEmailResponses, ListEmailEventsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListFormQuestionsData, ListFormQuestionsErrors, ListFormQuestionsResponses, ListFormResponsesData, ListFormResponsesErrors, ListFormResponsesResponses, ListFormsData, ListFormsErrors, ListFormsResponses, ListResponsesData, ListResponsesErrors, ListResponsesResponses, ListResponsesV2Data, ListResponsesV2Errors, ListResponsesV2Responses, ListTableEntriesBData, ListTableEntriesBErrors, ListTableEntriesBResponses, ListTableFieldsBData, ListTableFieldsBErrors, ListTableFieldsBResponses, ListTableRowsBData, ListTableRowsBErrors, ListTableRowsBResponses, ListTablesBData, ListTablesBErrors, ListTablesBResponses, ListTopicsData, ListTopicsErrors, ListTopicsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWorkspacesData, ListWorkspacesErrors, ListWorkspacesResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeDashboardLinkData, RevokeDashboardLinkErrors, RevokeDashboardLinkResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SubmitFormPageData, SubmitFormPageErrors, SubmitPublicResponseData, SubmitPublicResponseErrors, SubmitPublicResponseResponses, TestWebhookEndpointData, TestWebhookEndpointErrors, TestWebhookEndpointResponses, TranslateRequestData, TranslateRequestErrors, TranslateRequestResponses, UpdateDatatableRowData, UpdateDatatableRowErrors, UpdateDatatableRowResponses, UpdateTableEntryBData, UpdateTableEntryBErrors, UpdateTableEntryBResponses, UpdateTopicData, UpdateTopicErrors, UpdateTopicResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpsertDatatableRowsData, UpsertDatatableRowsErrors, UpsertDatatableRowsResponses, UpsertTableEntryBData, UpsertTableEntryBErrors, UpsertTableEntryBResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -138,6 +138,24 @@ export const getFormQuestionAnalytics = <ThrowOnError extends boolean = false>(o
 export const getFormTimeseries = <ThrowOnError extends boolean = false>(options: Options<GetFormTimeseriesData, ThrowOnError>): RequestResult<GetFormTimeseriesResponses, GetFormTimeseriesErrors, ThrowOnError> => (options.client ?? client).get<GetFormTimeseriesResponses, GetFormTimeseriesErrors, ThrowOnError>({
     security: [{ name: 'X-API-Key', type: 'apiKey' }],
     url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/analytics/timeseries',
+    ...options
+});
+
+/**
+ * Get the responses per topic of a form over time
+ *
+ * Style A path that takes the date parameters of either style (as the per-question analytics). One item per
+ * topic of the workspace, by name ignoring case: the form's responses tagged with it in the range (`responses`)
+ * and per period (`periods`: `period_start` a UTC date, weeks start Monday, months on the 1st; ascending; a
+ * period without a tagged response is left out). A response with two topics counts for both; a topic whose
+ * tagging job is still running (`tagging: pending` on the topic) counts only what is tagged so far
+ * (docs/analytics.md, "Topics over time").
+ *
+ * Required scope: `forms:read`.
+ */
+export const getFormTopicCounts = <ThrowOnError extends boolean = false>(options: Options<GetFormTopicCountsData, ThrowOnError>): RequestResult<GetFormTopicCountsResponses, GetFormTopicCountsErrors, ThrowOnError> => (options.client ?? client).get<GetFormTopicCountsResponses, GetFormTopicCountsErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/analytics/topics',
     ...options
 });
 
@@ -972,7 +990,7 @@ export const getApiKeyMigrationReport = <ThrowOnError extends boolean = false>(o
  *
  * The workspace's audit records, newest first: every change that is not a response submission (API keys
  * created or revoked, webhook endpoints created, changed, rotated, tested, deleted or disabled, deliveries
- * retried, datatable rows written or deleted, dashboard links created or revoked), each with its time, actor
+ * retried, datatable rows written or deleted, dashboard links created or revoked, topics created, changed or deleted), each with its time, actor
  * (the API key id, `system` for the worker, `cli` for the command line), action (e.g. `api_key.created`),
  * target, request id, client address, the fields it set (secrets masked; a row's column names, not their
  * values) and its place in the workspace's hash chain (`seq`, `prev_hash`, `hash`; `feedback-service audit
@@ -993,6 +1011,95 @@ export const listAuditEvents = <ThrowOnError extends boolean = false>(options: O
     security: [{ name: 'X-API-Key', type: 'apiKey' }],
     url: '/api/v1/workspaces/{workspace_id}/audit-events',
     ...options
+});
+
+/**
+ * List the workspace's topics (both styles)
+ *
+ * Shared path: answers in Style A or Style B, chosen by `X-API-Style`, else the key's default style (docs/analytics.md,
+ * "Topics"). Every topic of the workspace in one page (a workspace holds at most 100), by name ignoring case:
+ * its id, name, query, the tagging job's state (`tagging`: `pending` while existing responses are still being
+ * tagged, `done` after) and its times. Style A: snake_case; Style B: camelCase.
+ *
+ * Required scope: `forms:read`.
+ */
+export const listTopics = <ThrowOnError extends boolean = false>(options: Options<ListTopicsData, ThrowOnError>): RequestResult<ListTopicsResponses, ListTopicsErrors, ThrowOnError> => (options.client ?? client).get<ListTopicsResponses, ListTopicsErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/topics',
+    ...options
+});
+
+/**
+ * Create a topic (both styles)
+ *
+ * Shared path: answers in Style A or Style B, chosen by `X-API-Style`, else the key's default style (docs/analytics.md,
+ * "Topics"). A topic is a named search over the text answers of the workspace's responses (docs/analytics.md,
+ * "Topics"): `query` in the syntax of the `q` parameter (words ANDed, `"a phrase"`, `or` between words,
+ * `-word` to exclude), where `|` also means `or` (`price | expensive | cost`). Every new response whose text
+ * answers match is tagged in the transaction that stores it; the responses that exist already are tagged by a
+ * background job (`tagging` is `pending` until it is done). Filter the responses by it with `topic` (Style A)
+ * or `filter=topic = <name or id>` (Style B).
+ *
+ * A 400 names `name` (empty, over 100 characters, starting with `top_`) or `query` (empty, over 500
+ * characters, no word to search for); a name another topic of the workspace has (ignoring case) is a 409
+ * `conflict` naming `name`, and so is a 101st topic.
+ *
+ * Required scope: `forms:write`.
+ */
+export const createTopic = <ThrowOnError extends boolean = false>(options: Options<CreateTopicData, ThrowOnError>): RequestResult<CreateTopicResponses, CreateTopicErrors, ThrowOnError> => (options.client ?? client).post<CreateTopicResponses, CreateTopicErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/topics',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a topic (both styles)
+ *
+ * Shared path (as the list). The topic and its tags are removed (responses stay); a filter naming it is a 400
+ * from then on.
+ *
+ * Required scope: `forms:write`.
+ */
+export const deleteTopic = <ThrowOnError extends boolean = false>(options: Options<DeleteTopicData, ThrowOnError>): RequestResult<DeleteTopicResponses, DeleteTopicErrors, ThrowOnError> => (options.client ?? client).delete<DeleteTopicResponses, DeleteTopicErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/topics/{topic_id}',
+    ...options
+});
+
+/**
+ * Get a topic (both styles)
+ *
+ * Shared path (as the list). A topic of another workspace, or none, is a 404.
+ *
+ * Required scope: `forms:read`.
+ */
+export const getTopic = <ThrowOnError extends boolean = false>(options: Options<GetTopicData, ThrowOnError>): RequestResult<GetTopicResponses, GetTopicErrors, ThrowOnError> => (options.client ?? client).get<GetTopicResponses, GetTopicErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/topics/{topic_id}',
+    ...options
+});
+
+/**
+ * Change a topic's name or query (both styles)
+ *
+ * Shared path (as the list). Sets `name`, `query` or both (checked as on create). A new query removes the
+ * topic's tags and starts the background job again over every response of the workspace (`tagging` becomes
+ * `pending`); new responses are tagged with the new query from the commit on.
+ *
+ * Required scope: `forms:write`.
+ */
+export const updateTopic = <ThrowOnError extends boolean = false>(options: Options<UpdateTopicData, ThrowOnError>): RequestResult<UpdateTopicResponses, UpdateTopicErrors, ThrowOnError> => (options.client ?? client).patch<UpdateTopicResponses, UpdateTopicErrors, ThrowOnError>({
+    security: [{ name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/workspaces/{workspace_id}/topics/{topic_id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
