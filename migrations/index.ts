@@ -22,6 +22,7 @@ import * as m016 from './20261127_016_response_deletes';
 import * as m017 from './20261127_017_audit';
 import * as m018 from './20261127_018_traceparent';
 import * as m019 from './20261127_019_erasure';
+import * as m021 from './20261127_021_keywords';
 
 export interface Migration {
   name: string;
@@ -49,4 +50,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_017_audit', ...m017 },
   { name: '20261127_018_traceparent', ...m018 },
   { name: '20261127_019_erasure', ...m019 },
+  { name: '20261127_021_keywords', ...m021 },
 ];

@@ -2,9 +2,10 @@
  * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
  * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` and `{ws}/erasure-requests…` (docs/data-rights.md), `{ws}/responses/{response_id}`
  * (GET, DELETE), `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses`,
- * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links") and `{ws}/audit-events` (docs/security.md,
+ * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"), `{ws}/forms/{form_id}/analytics/keywords`
+ * (docs/analytics.md, "Keywords") and `{ws}/audit-events` (docs/security.md,
  * "The audit trail"). `req.style` was decided by platform/style-selection.
- * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts); the only other shared adapter that
+ * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts, keywords.routes.ts, …); the only other shared adapter that
  * names the style folders is presenters.ts, for code that is not HTTP (the layer lint allows these two).
  */
 import { Router, type RequestHandler } from 'express';
@@ -14,6 +15,8 @@ import { auditListB } from './style-b/audit.routes';
 import { erasureHandlers } from './erasure.handlers';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
+import { keywordsA } from './style-a/keywords.routes';
+import { keywordsB } from './style-b/keywords.routes';
 import { respondentExportA, responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
 import { respondentExportB, responseCreateB, responseDeletionsB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
 
@@ -53,6 +56,7 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
     r.get('/:workspace_id/forms/:form_id/dashboard-links', byStyle(a.list, b.list));
     r.delete('/:workspace_id/forms/:form_id/dashboard-links/:link_id', byStyle(a.revoke, b.revoke));
     r.get('/:workspace_id/audit-events', byStyle(auditListA(deps), auditListB(deps)));
+    r.get('/:workspace_id/forms/:form_id/analytics/keywords', byStyle(keywordsA(deps), keywordsB(deps)));
   }
   return r;
 }

@@ -1,0 +1,130 @@
+/**
+ * Keywords of a form's text questions (docs/analytics.md, "Keywords"): per text question the most frequent terms
+ * (single stemmed words) and two-word phrases in a period, with the number of answers holding each and their mean
+ * sentiment.
+ *
+ * Read from `keyword_rollups` (migration 021), kept per UTC day by triggers on `responses` in the writing transaction
+ * (submissions, imports, deletes, retention, erasure, sentiment backfill): the cost grows with the days and distinct
+ * terms in range, never with the number of responses. Partial days at either end of the range are read from
+ * `responses` and expanded by the same SQL function the triggers use (`response_keyword_terms`), as the per-question
+ * analytics do (analytics.store.ts).
+ */
+import type { Knex } from 'knex';
+import type { DbHandle } from '../../db';
+import type { DateBound } from '../query/dates';
+import { listQuestions } from '../forms/forms.store';
+import { meanSentiment, type Sentiment } from '../responses/sentiment';
+import { dayRange, partialResponses, splitRange } from './analytics.store';
+
+/** Terms (and phrases) per question when the caller does not say. */
+export const DEFAULT_KEYWORDS = 10;
+/** The most terms (and phrases) per question a caller may ask for. */
+export const MAX_KEYWORDS = 50;
+/** The fewest distinct responses a keyword on a shared page comes from (docs/analytics.md, "Privacy on shared pages"). */
+export const SHARED_MIN_RESPONSES = 3;
+
+export interface KeywordTerm {
+  /** A lexeme (stemmed word: `expens` for expensive) or two lexemes joined by one space (a phrase). */
+  term: string;
+  /** Answers (= distinct responses: one answer per question and response) holding the term in the period. */
+  count: number;
+  /** Mean of those answers' sentiment scores (3 decimals) and its label; null when none of them is scored. */
+  sentiment: Sentiment | null;
+}
+
+export interface QuestionKeywords {
+  questionId: string;
+  title: string;
+  /** The most frequent single terms, count descending then term (C collation). */
+  terms: KeywordTerm[];
+  /** The most frequent two-word phrases, in the same order. */
+  phrases: KeywordTerm[];
+}
+
+export interface KeywordOptions {
+  /** Terms and phrases per question, 1..MAX_KEYWORDS. */
+  limit: number;
+  /** Only terms held by at least this many answers (1 for the API, SHARED_MIN_RESPONSES on shared pages). */
+  minResponses: number;
+}
+
+interface TermRow {
+  question_id: string;
+  term: string;
+  phrase: boolean;
+  n: unknown;
+  scored: unknown;
+  ss: unknown;
+}
+
+function termOf(r: TermRow): KeywordTerm {
+  const scored = Number(r.scored);
+  // meanSentiment of `scored` equal scores whose sum is ss: the mean, rounded and labelled the way responses are.
+  const sentiment = scored > 0 ? meanSentiment([Number(r.ss) / scored]) : null;
+  return { term: r.term, count: Number(r.n), sentiment };
+}
+
+/**
+ * The keywords of every text question of a form over a created_at range (docs/analytics.md, "Keywords").
+ * @param created date bounds by the rules of docs/api-rules.md, "Dates" (at most one lower and one upper), [] for all time.
+ * @returns one item per text question in form order, each with up to `limit` terms and `limit` phrases.
+ * @throws AppError resource_not_found when the form is not in the workspace.
+ */
+export async function questionKeywords(
+  db: DbHandle,
+  workspaceId: string,
+  formId: string,
+  created: readonly DateBound[],
+  opts: KeywordOptions,
+): Promise<QuestionKeywords[]> {
+  const questions = (await listQuestions(db, workspaceId, formId)).filter((q) => q.type === 'text');
+  if (questions.length === 0) return [];
+  const ids = questions.map((q) => q.id);
+  const range = splitRange(created);
+  const parts: Knex.QueryBuilder[] = [];
+  if (range.days) {
+    parts.push(
+      dayRange(db('keyword_rollups').where({ workspace_id: workspaceId, form_id: formId }).whereIn('question_id', ids), range.days).select(
+        'question_id',
+        'term',
+        'answers as n',
+        'scored',
+        'sentiment_sum as ss',
+      ),
+    );
+  }
+  for (const part of range.partial) {
+    parts.push(
+      partialResponses(db, workspaceId, formId, part)
+        .joinRaw('CROSS JOIN LATERAL response_keyword_terms(r.answers, r.language) AS k')
+        .whereIn('k.question_id', ids)
+        .select(
+          'k.question_id',
+          'k.term',
+          db.raw('1 AS n'),
+          db.raw('CASE WHEN k.sentiment IS NULL THEN 0 ELSE 1 END AS scored'),
+          db.raw('coalesce(k.sentiment, 0) AS ss'),
+        ),
+    );
+  }
+  if (parts.length === 0) return questions.map((q) => ({ questionId: q.id, title: q.title, terms: [], phrases: [] }));
+  // Sum per term over the days (and partial days), then the top `limit` terms and phrases of each question.
+  const { rows } = (await db.raw(
+    `WITH t AS (${parts.map(() => '?').join(' UNION ALL ')}),
+     g AS (SELECT question_id, term, strpos(term, ' ') > 0 AS phrase, sum(n) AS n, sum(scored) AS scored, sum(ss) AS ss
+             FROM t GROUP BY question_id, term HAVING sum(n) >= ?)
+     SELECT question_id, term, phrase, n, scored, ss FROM (
+       SELECT g.*, row_number() OVER (PARTITION BY question_id, phrase ORDER BY n DESC, term COLLATE "C") AS rn FROM g
+     ) AS x WHERE rn <= ? ORDER BY question_id, phrase, rn`,
+    [...parts, Math.max(1, opts.minResponses), opts.limit],
+  )) as { rows: TermRow[] };
+  return questions.map((q) => {
+    const mine = rows.filter((r) => r.question_id === q.id);
+    return {
+      questionId: q.id,
+      title: q.title,
+      terms: mine.filter((r) => !r.phrase).map(termOf),
+      phrases: mine.filter((r) => r.phrase).map(termOf),
+    };
+  });
+}
