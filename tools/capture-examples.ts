@@ -111,7 +111,7 @@ function operationId(call: ExampleCall): string {
   return id;
 }
 
-const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|aud|era)_[0-9A-Za-z]{16}\b/g;
+const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|aud|era|rdl)_[0-9A-Za-z]{16}\b/g;
 /** An audit record's hash (docs/security.md, "The audit trail"): it covers the run's ids and times, so it differs every run. */
 const AUDIT_HASH = /\b[0-9a-f]{64}\b/g;
 const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;

@@ -8,6 +8,7 @@ import type { KeywordTerm, QuestionKeywords } from '../core/analytics/keywords.s
 import type { DashboardStrings } from './dashboard-i18n';
 
 export interface KeywordRowView {
+  /** The readable form (KeywordTerm.text). */
   term: string;
   count: string;
   /** The sentiment label in the page's language, `–` when none of the answers is scored. */
@@ -24,7 +25,7 @@ export interface KeywordCardView {
 /** The card's rows, numbers in the page's language. */
 export function keywordCard(k: QuestionKeywords, s: DashboardStrings, format: (n: number) => string): KeywordCardView {
   const row = (t: KeywordTerm): KeywordRowView => ({
-    term: t.term,
+    term: t.text,
     count: format(t.count),
     sentiment: t.sentiment === null ? '–' : s[t.sentiment.label],
     cls: t.sentiment === null ? '' : `kw-${t.sentiment.label}`,

@@ -1360,10 +1360,14 @@ export type QuestionAnalyticsListEnvelope = {
 };
 
 /**
- * One keyword (docs/analytics.md, "Keywords"), the same in both styles: `term` a stemmed word (`expens`) or two of them joined by a space (a phrase), `count` the answers holding it in the period, `sentiment` their mean sentiment (null when none of them is scored).
+ * One keyword (docs/analytics.md, "Keywords"), the same in both styles: `term` a stemmed word (`expens`) or two of them joined by a space (a phrase), `text` its readable form, `count` the answers holding it in the period, `sentiment` their mean sentiment (null when none of them is scored).
  */
 export type KeywordTerm = {
     term: string;
+    /**
+     * The term as people wrote it, lower-cased (`expensive`, `fast delivery`): per lexeme the word found in the most of the question's latest 200 text answers in the period; the term itself when none of them holds it.
+     */
+    text: string;
     count: number;
     sentiment: Sentiment;
 };

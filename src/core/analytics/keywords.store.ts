@@ -8,6 +8,13 @@
  * terms in range, never with the number of responses. Partial days at either end of the range are read from
  * `responses` and expanded by the same SQL function the triggers use (`response_keyword_terms`), as the per-question
  * analytics do (analytics.store.ts).
+ *
+ * Readable forms: a lexeme is a stem (`deliveri`), so each term also carries `text`, the word people wrote for it. It
+ * is read at request time from a sample, not kept in the rollup: the latest SURFACE_SAMPLE text answers of the question
+ * in the period (an index walk newest first, stopped at the sample's size), split into words by `ts_debug` with the
+ * configuration of each response's language; per lexeme the lower-cased word found in the most of those answers (ties:
+ * the alphabetically first) and found in at least `minResponses` of them. A lexeme the sample does not hold (or not
+ * often enough) shows as itself. A phrase shows the words of its two lexemes.
  */
 import type { Knex } from 'knex';
 import type { DbHandle } from '../../db';
@@ -22,10 +29,14 @@ export const DEFAULT_KEYWORDS = 10;
 export const MAX_KEYWORDS = 50;
 /** The fewest distinct responses a keyword on a shared page comes from (docs/analytics.md, "Privacy on shared pages"). */
 export const SHARED_MIN_RESPONSES = 3;
+/** Text answers per question read for the readable forms of its terms (the newest in the period). */
+export const SURFACE_SAMPLE = 200;
 
 export interface KeywordTerm {
   /** A lexeme (stemmed word: `expens` for expensive) or two lexemes joined by one space (a phrase). */
   term: string;
+  /** The term as people wrote it (lower-cased: `expensive`, `fast delivery`), else the term itself; see above. */
+  text: string;
   /** Answers (= distinct responses: one answer per question and response) holding the term in the period. */
   count: number;
   /** Mean of those answers' sentiment scores (3 decimals) and its label; null when none of them is scored. */
@@ -57,11 +68,54 @@ interface TermRow {
   ss: unknown;
 }
 
-function termOf(r: TermRow): KeywordTerm {
+function termOf(r: TermRow, words: ReadonlyMap<string, string>): KeywordTerm {
   const scored = Number(r.scored);
   // meanSentiment of `scored` equal scores whose sum is ss: the mean, rounded and labelled the way responses are.
   const sentiment = scored > 0 ? meanSentiment([Number(r.ss) / scored]) : null;
-  return { term: r.term, count: Number(r.n), sentiment };
+  const text = r.term
+    .split(' ')
+    .map((lexeme) => words.get(lexeme) ?? lexeme)
+    .join(' ');
+  return { term: r.term, text, count: Number(r.n), sentiment };
+}
+
+/**
+ * Per lexeme the word written for it most often among the question's latest SURFACE_SAMPLE text answers in range (in
+ * at least `minAnswers` of them); see the module's docstring.
+ */
+async function surfaceWords(
+  db: DbHandle,
+  workspaceId: string,
+  formId: string,
+  questionId: string,
+  created: readonly DateBound[],
+  minAnswers: number,
+): Promise<Map<string, string>> {
+  const sample = db('responses as r')
+    .joinRaw('CROSS JOIN LATERAL jsonb_array_elements(r.answers) AS a')
+    .where({ 'r.workspace_id': workspaceId, 'r.form_id': formId })
+    .whereRaw("a->>'question_id' = ?", [questionId])
+    .whereRaw("a->>'type' = 'text'")
+    .whereRaw("jsonb_typeof(a->'value') = 'string'")
+    .orderBy([
+      { column: 'r.created_at', order: 'desc' },
+      { column: 'r.id', order: 'desc' },
+    ])
+    .limit(SURFACE_SAMPLE)
+    .select('r.id', 'r.language', db.raw("a->>'value' AS txt"));
+  for (const b of created) sample.where('r.created_at', b.op, b.value);
+  const { rows } = (await db.raw(
+    `SELECT w.lexeme, w.word FROM (
+       SELECT d.lexemes[1] AS lexeme, lower(d.token) AS word, count(DISTINCT s.id) AS n
+         FROM (?) AS s CROSS JOIN LATERAL ts_debug(response_search_config(s.language), s.txt) AS d
+        WHERE cardinality(d.lexemes) >= 1
+        GROUP BY 1, 2
+     ) AS w WHERE w.n >= ? ORDER BY w.lexeme, w.n DESC, w.word COLLATE "C"`,
+    [sample, Math.max(1, minAnswers)],
+  )) as { rows: Array<{ lexeme: string; word: string }> };
+  const words = new Map<string, string>();
+  for (const r of rows) if (!words.has(r.lexeme)) words.set(r.lexeme, r.word);
+  return words;
 }
 
 /**
@@ -118,13 +172,17 @@ export async function questionKeywords(
      ) AS x WHERE rn <= ? ORDER BY question_id, phrase, rn`,
     [...parts, Math.max(1, opts.minResponses), opts.limit],
   )) as { rows: TermRow[] };
+  const withTerms = questions.filter((q) => rows.some((r) => r.question_id === q.id));
+  const words = await Promise.all(withTerms.map((q) => surfaceWords(db, workspaceId, formId, q.id, created, opts.minResponses)));
+  const wordsOf = new Map(withTerms.map((q, i) => [q.id, words[i]!]));
   return questions.map((q) => {
     const mine = rows.filter((r) => r.question_id === q.id);
+    const w = wordsOf.get(q.id) ?? new Map<string, string>();
     return {
       questionId: q.id,
       title: q.title,
-      terms: mine.filter((r) => !r.phrase).map(termOf),
-      phrases: mine.filter((r) => r.phrase).map(termOf),
+      terms: mine.filter((r) => !r.phrase).map((r) => termOf(r, w)),
+      phrases: mine.filter((r) => r.phrase).map((r) => termOf(r, w)),
     };
   });
 }

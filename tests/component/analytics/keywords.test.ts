@@ -126,6 +126,8 @@ const label = (s: number) => (s >= 0.05 ? 'positive' : s <= -0.05 ? 'negative' :
 function top(p: PlainTerms, questionId: string, limit: number) {
   const all = [...(p.get(questionId) ?? new Map<string, Plain>())].map(([term, c]) => ({
     term,
+    // The readable form comes from a sample of answers: checked on its own below.
+    text: expect.any(String) as unknown as string,
     count: c.count,
     sentiment: c.scored > 0 ? { score: round3(c.sum / c.scored), label: label(round3(c.sum / c.scored)) } : null,
   }));
@@ -165,6 +167,21 @@ describe('GET {ws}/forms/{form_id}/analytics/keywords', () => {
     const terms = data[0]!.terms.map((x) => x.term);
     expect(terms).toEqual(expect.arrayContaining(['preis', 'hoch', 'langsam', 'schnell', 'liefer']));
     expect(data[0]!.phrases.map((x) => x.term)).toContain('schnell liefer');
+  });
+
+  it('shows each term as people wrote it (the most frequent word behind the lexeme), phrases too', async () => {
+    const res = await get('?limit=50', 'A');
+    const text = (list: Array<{ term: string; text: string }>) => new Map(list.map((x) => [x.term, x.text]));
+    const terms = text(res.body.data[0].terms);
+    const phrases = text(res.body.data[0].phrases);
+    expect([terms.get('deliveri'), terms.get('price'), terms.get('preis'), terms.get('liefer'), terms.get('langsam')]).toEqual([
+      'delivery',
+      'price',
+      'preise',
+      'lieferung',
+      'langsam',
+    ]);
+    expect([phrases.get('fast deliveri'), phrases.get('schnell liefer')]).toEqual(['fast delivery', 'schnelle lieferung']);
   });
 
   it('never counts an email address, a URL or a long number found in the text', async () => {
