@@ -72,7 +72,8 @@ const en: DashboardStrings = {
   value: 'Answer',
   figures: 'Figures',
   keywords: 'Keywords',
-  keywordsNote: 'Word stems used in at least 3 responses, with how many responses used them and the mean sentiment of those answers. The answers themselves are not shown on a shared page.',
+  keywordsNote:
+    'Word stems used in at least 3 responses, with how many responses used them and the mean sentiment of those answers. The answers themselves are not shown on a shared page.',
   noKeywords: 'No word was used in 3 or more responses yet.',
   keyword: 'Word',
   phrases: 'Two-word phrases',
@@ -117,7 +118,8 @@ const de: DashboardStrings = {
   value: 'Antwort',
   figures: 'Zahlen',
   keywords: 'Stichwörter',
-  keywordsNote: 'Wortstämme aus mindestens 3 Antworten, mit der Zahl dieser Antworten und ihrer mittleren Stimmung. Die Antworten selbst zeigt eine geteilte Seite nicht.',
+  keywordsNote:
+    'Wortstämme aus mindestens 3 Antworten, mit der Zahl dieser Antworten und ihrer mittleren Stimmung. Die Antworten selbst zeigt eine geteilte Seite nicht.',
   noKeywords: 'Noch kein Wort kommt in 3 oder mehr Antworten vor.',
   keyword: 'Wort',
   phrases: 'Wortpaare',
@@ -162,7 +164,8 @@ const fr: DashboardStrings = {
   value: 'Réponse',
   figures: 'Chiffres',
   keywords: 'Mots-clés',
-  keywordsNote: 'Radicaux de mots présents dans au moins 3 réponses, avec le nombre de ces réponses et leur sentiment moyen. Une page partagée ne montre pas les réponses elles-mêmes.',
+  keywordsNote:
+    'Radicaux de mots présents dans au moins 3 réponses, avec le nombre de ces réponses et leur sentiment moyen. Une page partagée ne montre pas les réponses elles-mêmes.',
   noKeywords: 'Aucun mot ne figure encore dans 3 réponses ou plus.',
   keyword: 'Mot',
   phrases: 'Paires de mots',
@@ -207,7 +210,8 @@ const es: DashboardStrings = {
   value: 'Respuesta',
   figures: 'Cifras',
   keywords: 'Palabras clave',
-  keywordsNote: 'Raíces de palabras presentes en al menos 3 respuestas, con cuántas respuestas las usan y su sentimiento medio. Una página compartida no muestra las respuestas mismas.',
+  keywordsNote:
+    'Raíces de palabras presentes en al menos 3 respuestas, con cuántas respuestas las usan y su sentimiento medio. Una página compartida no muestra las respuestas mismas.',
   noKeywords: 'Aún ninguna palabra aparece en 3 o más respuestas.',
   keyword: 'Palabra',
   phrases: 'Pares de palabras',

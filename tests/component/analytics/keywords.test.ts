@@ -244,9 +244,7 @@ describe('the rollup stays exact when responses go', () => {
       .map((r) => `${r.question_id}|${r.term}|${Number(r.n)}|${Number(r.scored)}|${round3(Number(r.ss))}`)
       .sort();
     const p = await plain();
-    const want = [...p]
-      .flatMap(([q, m]) => [...m].map(([term, c]) => `${q}|${term}|${c.count}|${c.scored}|${round3(c.sum)}`))
-      .sort();
+    const want = [...p].flatMap(([q, m]) => [...m].map(([term, c]) => `${q}|${term}|${c.count}|${c.scored}|${round3(c.sum)}`)).sort();
     expect(got).toEqual(want);
   }
 
