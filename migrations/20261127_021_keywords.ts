@@ -15,6 +15,9 @@
  *   through deletes). Kept by statement-level triggers on `responses` like `answer_rollups` (migration 005): every
  *   INSERT, DELETE (single, bulk, retention, erasure) and UPDATE of answers, language, form or time moves the rows in
  *   the writing transaction. Counts that reach 0 stay as rows with 0; reads ignore them.
+ * - `keyword_rollups_monthly`: the same per UTC month (`month` = its first day), moved by the same statements
+ *   (`keyword_rollups_add` applies one signed per-day delta to both): a read over many months sums one row per month
+ *   and term instead of one per day and term.
  *
  * Existing responses: the triggers are created first (CREATE TRIGGER locks out concurrent writers until this
  * migration commits), then one set-based INSERT … SELECT fills the rollup from every response; at 1,000,000 responses
@@ -34,6 +37,18 @@ CREATE TABLE IF NOT EXISTS keyword_rollups (
   scored         bigint NOT NULL,
   sentiment_sum  numeric NOT NULL,
   PRIMARY KEY (workspace_id, form_id, day, question_id, term)
+);
+
+CREATE TABLE IF NOT EXISTS keyword_rollups_monthly (
+  workspace_id   text NOT NULL,
+  form_id        text NOT NULL,
+  month          date NOT NULL,
+  question_id    text NOT NULL,
+  term           text NOT NULL,
+  answers        bigint NOT NULL,
+  scored         bigint NOT NULL,
+  sentiment_sum  numeric NOT NULL,
+  PRIMARY KEY (workspace_id, form_id, month, question_id, term)
 );
 
 CREATE OR REPLACE FUNCTION keyword_private(term text) RETURNS boolean
@@ -64,29 +79,48 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
     ) AS t
 $fn$;
 
+-- Adds signed per-day term counts (a statement's, or the backfill's) to both rollups, in key order.
+CREATE OR REPLACE FUNCTION keyword_rollups_add(delta jsonb) RETURNS void LANGUAGE sql AS $fn$
+  WITH d AS (
+    SELECT x.workspace_id, x.form_id, x.day, x.question_id, x.term, x.answers, x.scored, x.sentiment_sum
+      FROM jsonb_to_recordset(delta) AS x(workspace_id text, form_id text, day date, question_id text, term text,
+                                          answers bigint, scored bigint, sentiment_sum numeric)
+  ), daily AS (
+    INSERT INTO keyword_rollups AS c (workspace_id, form_id, day, question_id, term, answers, scored, sentiment_sum)
+      SELECT * FROM d ORDER BY 1, 2, 3, 4, 5
+    ON CONFLICT (workspace_id, form_id, day, question_id, term) DO UPDATE
+      SET answers = c.answers + EXCLUDED.answers, scored = c.scored + EXCLUDED.scored, sentiment_sum = c.sentiment_sum + EXCLUDED.sentiment_sum
+    RETURNING 1
+  )
+  INSERT INTO keyword_rollups_monthly AS c (workspace_id, form_id, month, question_id, term, answers, scored, sentiment_sum)
+    SELECT workspace_id, form_id, date_trunc('month', day)::date, question_id, term, sum(answers), sum(scored), sum(sentiment_sum)
+      FROM d GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (workspace_id, form_id, month, question_id, term) DO UPDATE
+    SET answers = c.answers + EXCLUDED.answers, scored = c.scored + EXCLUDED.scored, sentiment_sum = c.sentiment_sum + EXCLUDED.sentiment_sum
+$fn$;
+
 CREATE OR REPLACE FUNCTION keyword_rollups_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  delta jsonb;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO keyword_rollups AS c (workspace_id, form_id, day, question_id, term, answers, scored, sentiment_sum)
-      SELECT r.workspace_id, r.form_id, (r.created_at AT TIME ZONE 'UTC')::date, k.question_id, k.term,
-             count(*), count(k.sentiment), coalesce(sum(k.sentiment), 0)
+    SELECT jsonb_agg(t) INTO delta FROM (
+      SELECT r.workspace_id, r.form_id, (r.created_at AT TIME ZONE 'UTC')::date AS day, k.question_id, k.term,
+             count(*) AS answers, count(k.sentiment) AS scored, coalesce(sum(k.sentiment), 0) AS sentiment_sum
         FROM new_rows r CROSS JOIN LATERAL response_keyword_terms(r.answers, r.language) k
-       GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-    ON CONFLICT (workspace_id, form_id, day, question_id, term) DO UPDATE
-      SET answers = c.answers + EXCLUDED.answers, scored = c.scored + EXCLUDED.scored, sentiment_sum = c.sentiment_sum + EXCLUDED.sentiment_sum;
+       GROUP BY 1, 2, 3, 4, 5) AS t;
   ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO keyword_rollups AS c (workspace_id, form_id, day, question_id, term, answers, scored, sentiment_sum)
-      SELECT r.workspace_id, r.form_id, (r.created_at AT TIME ZONE 'UTC')::date, k.question_id, k.term,
-             -count(*), -count(k.sentiment), -coalesce(sum(k.sentiment), 0)
+    SELECT jsonb_agg(t) INTO delta FROM (
+      SELECT r.workspace_id, r.form_id, (r.created_at AT TIME ZONE 'UTC')::date AS day, k.question_id, k.term,
+             -count(*) AS answers, -count(k.sentiment) AS scored, -coalesce(sum(k.sentiment), 0) AS sentiment_sum
         FROM old_rows r CROSS JOIN LATERAL response_keyword_terms(r.answers, r.language) k
-       GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-    ON CONFLICT (workspace_id, form_id, day, question_id, term) DO UPDATE
-      SET answers = c.answers + EXCLUDED.answers, scored = c.scored + EXCLUDED.scored, sentiment_sum = c.sentiment_sum + EXCLUDED.sentiment_sum;
+       GROUP BY 1, 2, 3, 4, 5) AS t;
   ELSE
     -- Only rows whose counted columns changed move (a row_id set to NULL moves nothing).
-    INSERT INTO keyword_rollups AS c (workspace_id, form_id, day, question_id, term, answers, scored, sentiment_sum)
-      SELECT d.workspace_id, d.form_id, (d.created_at AT TIME ZONE 'UTC')::date, k.question_id, k.term,
-             sum(d.sign), sum(CASE WHEN k.sentiment IS NULL THEN 0 ELSE d.sign END), coalesce(sum(d.sign * k.sentiment), 0)
+    SELECT jsonb_agg(t) INTO delta FROM (
+      SELECT d.workspace_id, d.form_id, (d.created_at AT TIME ZONE 'UTC')::date AS day, k.question_id, k.term,
+             sum(d.sign) AS answers, sum(CASE WHEN k.sentiment IS NULL THEN 0 ELSE d.sign END) AS scored,
+             coalesce(sum(d.sign * k.sentiment), 0) AS sentiment_sum
         FROM (
           SELECT o.workspace_id, o.form_id, o.created_at, o.answers, o.language, -1 AS sign FROM old_rows o
            WHERE NOT EXISTS (SELECT 1 FROM new_rows n WHERE n.workspace_id = o.workspace_id AND n.id = o.id
@@ -98,9 +132,10 @@ BEGIN
                                AND n.form_id = o.form_id AND n.created_at = o.created_at AND n.answers = o.answers
                                AND n.language IS NOT DISTINCT FROM o.language)
         ) AS d CROSS JOIN LATERAL response_keyword_terms(d.answers, d.language) k
-       GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-    ON CONFLICT (workspace_id, form_id, day, question_id, term) DO UPDATE
-      SET answers = c.answers + EXCLUDED.answers, scored = c.scored + EXCLUDED.scored, sentiment_sum = c.sentiment_sum + EXCLUDED.sentiment_sum;
+       GROUP BY 1, 2, 3, 4, 5) AS t;
+  END IF;
+  IF delta IS NOT NULL THEN
+    PERFORM keyword_rollups_add(delta);
   END IF;
   RETURN NULL;
 END
@@ -117,11 +152,15 @@ CREATE TRIGGER responses_keywords_delete AFTER DELETE ON responses
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION keyword_rollups_apply();
 
 DELETE FROM keyword_rollups;
+DELETE FROM keyword_rollups_monthly;
 INSERT INTO keyword_rollups (workspace_id, form_id, day, question_id, term, answers, scored, sentiment_sum)
   SELECT r.workspace_id, r.form_id, (r.created_at AT TIME ZONE 'UTC')::date, k.question_id, k.term,
          count(*), count(k.sentiment), coalesce(sum(k.sentiment), 0)
     FROM responses r CROSS JOIN LATERAL response_keyword_terms(r.answers, r.language) k
    GROUP BY 1, 2, 3, 4, 5;
+INSERT INTO keyword_rollups_monthly (workspace_id, form_id, month, question_id, term, answers, scored, sentiment_sum)
+  SELECT workspace_id, form_id, date_trunc('month', day)::date, question_id, term, sum(answers), sum(scored), sum(sentiment_sum)
+    FROM keyword_rollups GROUP BY 1, 2, 3, 4, 5;
 `;
 
 const SQL_DOWN = String.raw`
@@ -129,9 +168,10 @@ DROP TRIGGER IF EXISTS responses_keywords_insert ON responses;
 DROP TRIGGER IF EXISTS responses_keywords_update ON responses;
 DROP TRIGGER IF EXISTS responses_keywords_delete ON responses;
 DROP FUNCTION IF EXISTS keyword_rollups_apply();
+DROP FUNCTION IF EXISTS keyword_rollups_add(jsonb);
 DROP FUNCTION IF EXISTS response_keyword_terms(jsonb, text);
 DROP FUNCTION IF EXISTS keyword_private(text);
-DROP TABLE IF EXISTS keyword_rollups;
+DROP TABLE IF EXISTS keyword_rollups, keyword_rollups_monthly;
 `;
 
 export async function up(knex: Knex): Promise<void> {

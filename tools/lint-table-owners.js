@@ -36,6 +36,7 @@ const OWNERS = {
   answer_rollups: 'src/core/analytics/analytics.store.ts',
   response_daily: 'src/core/analytics/analytics.store.ts',
   keyword_rollups: 'src/core/analytics/keywords.store.ts',
+  keyword_rollups_monthly: 'src/core/analytics/keywords.store.ts',
   email_events: 'src/core/email-events/email-events.store.ts',
   email_event_counts: 'src/core/email-events/email-events.store.ts',
   webhook_endpoints: 'src/core/webhooks/webhooks.store.ts',

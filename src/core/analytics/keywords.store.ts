@@ -3,7 +3,8 @@
  * (single stemmed words) and two-word phrases in a period, with the number of answers holding each and their mean
  * sentiment.
  *
- * Read from `keyword_rollups` (migration 021), kept per UTC day by triggers on `responses` in the writing transaction
+ * Read from `keyword_rollups_monthly` for the whole months of the period and `keyword_rollups` for the days around them
+ * (migration 021), kept per UTC month and day by triggers on `responses` in the writing transaction
  * (submissions, imports, deletes, retention, erasure, sentiment backfill): the cost grows with the days and distinct
  * terms in range, never with the number of responses. Partial days at either end of the range are read from
  * `responses` and expanded by the same SQL function the triggers use (`response_keyword_terms`), as the per-question
@@ -11,9 +12,10 @@
  *
  * Readable forms: a lexeme is a stem (`deliveri`), so each term also carries `text`, the word people wrote for it. It
  * is read at request time from a sample, not kept in the rollup: the latest SURFACE_SAMPLE text answers of the question
- * in the period (an index walk newest first, stopped at the sample's size), split into words by `ts_debug` with the
- * configuration of each response's language; per lexeme the lower-cased word found in the most of those answers (ties:
- * the alphabetically first) and found in at least `minResponses` of them. A lexeme the sample does not hold (or not
+ * in the period (an index walk newest first, stopped at the sample's size), split into words at spaces and ASCII
+ * punctuation, each distinct word stemmed by `to_tsvector` with the configuration of its response's language; per
+ * lexeme the lower-cased word found in the most of those answers (ties: the alphabetically first) and found in at least
+ * `minResponses` of them. A lexeme the sample does not hold (or not
  * often enough) shows as itself. A phrase shows the words of its two lexemes.
  */
 import type { Knex } from 'knex';
@@ -57,6 +59,30 @@ export interface KeywordOptions {
   limit: number;
   /** Only terms held by at least this many answers (1 for the API, SHARED_MIN_RESPONSES on shared pages). */
   minResponses: number;
+}
+
+/** `YYYY-MM-01` of the month after the one holding `day` (`YYYY-MM-DD`). */
+function nextMonth(day: string): string {
+  const y = Number(day.slice(0, 4));
+  const m = Number(day.slice(5, 7));
+  return m === 12 ? `${String(y + 1).padStart(4, '0')}-01-01` : `${day.slice(0, 4)}-${String(m + 1).padStart(2, '0')}-01`;
+}
+
+/**
+ * Whole days [fromDay, toDay) (undefined ends open) as the whole months inside them (`keyword_rollups_monthly`) and
+ * the days before and after those months (`keyword_rollups`).
+ */
+export function monthSplit(days: { fromDay?: string; toDay?: string }): {
+  months: { from?: string; to?: string } | null;
+  days: Array<{ fromDay?: string; toDay?: string }>;
+} {
+  const from = days.fromDay === undefined ? undefined : days.fromDay.endsWith('-01') ? days.fromDay : nextMonth(days.fromDay);
+  const to = days.toDay === undefined ? undefined : `${days.toDay.slice(0, 7)}-01`;
+  if (from !== undefined && to !== undefined && from >= to) return { months: null, days: [days] };
+  const edges: Array<{ fromDay?: string; toDay?: string }> = [];
+  if (days.fromDay !== undefined && from !== undefined && days.fromDay < from) edges.push({ fromDay: days.fromDay, toDay: from });
+  if (days.toDay !== undefined && to !== undefined && to < days.toDay) edges.push({ fromDay: to, toDay: days.toDay });
+  return { months: { from, to }, days: edges };
 }
 
 interface TermRow {
@@ -104,13 +130,17 @@ async function surfaceWords(
     .limit(SURFACE_SAMPLE)
     .select('r.id', 'r.language', db.raw("a->>'value' AS txt"));
   for (const b of created) sample.where('r.created_at', b.op, b.value);
+  // Words split at spaces and ASCII punctuation, each distinct word stemmed once by to_tsvector (a stop word gives none).
   const { rows } = (await db.raw(
-    `SELECT w.lexeme, w.word FROM (
-       SELECT d.lexemes[1] AS lexeme, lower(d.token) AS word, count(DISTINCT s.id) AS n
-         FROM (?) AS s CROSS JOIN LATERAL ts_debug(response_search_config(s.language), s.txt) AS d
-        WHERE cardinality(d.lexemes) >= 1
-        GROUP BY 1, 2
-     ) AS w WHERE w.n >= ? ORDER BY w.lexeme, w.n DESC, w.word COLLATE "C"`,
+    `WITH u AS (
+       SELECT s.language, lower(x.word) AS word, count(DISTINCT s.id) AS n
+         FROM (?) AS s CROSS JOIN LATERAL regexp_split_to_table(s.txt, '[[:space:][:punct:]]+') AS x(word)
+        WHERE x.word <> '' GROUP BY 1, 2
+     ), l AS (
+       SELECT u.word, u.n, (SELECT v.lexeme FROM unnest(to_tsvector(response_search_config(u.language), u.word)) AS v LIMIT 1) AS lexeme FROM u
+     )
+     SELECT lexeme, word FROM l WHERE lexeme IS NOT NULL GROUP BY lexeme, word HAVING sum(n) >= ?
+      ORDER BY lexeme, sum(n) DESC, word COLLATE "C"`,
     [sample, Math.max(1, minAnswers)],
   )) as { rows: Array<{ lexeme: string; word: string }> };
   const words = new Map<string, string>();
@@ -136,16 +166,20 @@ export async function questionKeywords(
   const ids = questions.map((q) => q.id);
   const range = splitRange(created);
   const parts: Knex.QueryBuilder[] = [];
+  const rollup = (table: string) =>
+    db(table)
+      .where({ workspace_id: workspaceId, form_id: formId })
+      .whereIn('question_id', ids)
+      .select('question_id', 'term', 'answers as n', 'scored', 'sentiment_sum as ss');
   if (range.days) {
-    parts.push(
-      dayRange(db('keyword_rollups').where({ workspace_id: workspaceId, form_id: formId }).whereIn('question_id', ids), range.days).select(
-        'question_id',
-        'term',
-        'answers as n',
-        'scored',
-        'sentiment_sum as ss',
-      ),
-    );
+    const split = monthSplit(range.days);
+    if (split.months) {
+      const q = rollup('keyword_rollups_monthly');
+      if (split.months.from !== undefined) q.where('month', '>=', split.months.from);
+      if (split.months.to !== undefined) q.where('month', '<', split.months.to);
+      parts.push(q);
+    }
+    for (const days of split.days) parts.push(dayRange(rollup('keyword_rollups'), days));
   }
   for (const part of range.partial) {
     parts.push(

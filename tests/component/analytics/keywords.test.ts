@@ -31,7 +31,7 @@ interface Plain {
 }
 type PlainTerms = Map<string, Map<string, Plain>>;
 
-const at = (day: number, hour: number) => new Date(Date.UTC(2026, 0, day, hour)).toISOString();
+const at = (day: number, hour: number, month = 0) => new Date(Date.UTC(2026, month, day, hour)).toISOString();
 
 let w: FormWorkspace;
 let fixture: FixtureResponse[];
@@ -60,7 +60,7 @@ beforeAll(async () => {
       form_id: w.form,
       score: i % 11,
       language: german ? 'de' : 'en',
-      created_at: at(10 + (i % 6), 6 + (i % 12)),
+      created_at: at(10 + (i % 6), 6 + (i % 12), i % 5 === 4 ? 1 : 0),
       answers: [
         { question_id: 'q_nps', value: i % 11 },
         ...(i % 7 === 6 ? [] : [{ question_id: 'q_why', value: texts[(german ? Math.floor(i / 3) : i) % texts.length]! }]),
@@ -198,6 +198,10 @@ describe('GET {ws}/forms/{form_id}/analytics/keywords', () => {
       before: '2026-01-14T13:00:00Z',
     });
     await expectAgree('&start_date=2026-01-12&end_date=2026-01-13', 'B', { from: '2026-01-12T00:00:00Z', before: '2026-01-14T00:00:00Z' });
+    // Whole months from the monthly rollup with the days around them from the daily one.
+    await expectAgree('&created_after=2026-01-12', 'A', { from: '2026-01-12T00:00:00Z' });
+    await expectAgree('&start_date=2026-01-01&end_date=2026-02-12', 'B', { from: '2026-01-01T00:00:00Z', before: '2026-02-13T00:00:00Z' });
+    await expectAgree('&created_before=2026-02-11T10:00:00Z', 'A', { before: '2026-02-11T10:00:00Z' });
     await expectAgree('&created_after=2026-01-12T07:00:00Z&created_before=2026-01-12T15:00:00Z', 'A', {
       from: '2026-01-12T07:00:00Z',
       before: '2026-01-12T15:00:00Z',
@@ -246,6 +250,19 @@ describe('the rollup stays exact when responses go', () => {
     const p = await plain();
     const want = [...p].flatMap(([q, m]) => [...m].map(([term, c]) => `${q}|${term}|${c.count}|${c.scored}|${round3(c.sum)}`)).sort();
     expect(got).toEqual(want);
+    // The monthly rollup holds the same sums.
+    const monthly = (await t
+      .db('keyword_rollups_monthly')
+      .where({ workspace_id: w.ws, form_id: w.form })
+      .select('question_id', 'term')
+      .sum({ n: 'answers', scored: 'scored', ss: 'sentiment_sum' })
+      .groupBy('question_id', 'term')) as typeof rows;
+    expect(
+      monthly
+        .filter((r) => Number(r.n) !== 0 || Number(r.scored) !== 0 || Number(r.ss) !== 0)
+        .map((r) => `${r.question_id}|${r.term}|${Number(r.n)}|${Number(r.scored)}|${round3(Number(r.ss))}`)
+        .sort(),
+    ).toEqual(want);
   }
 
   it('after a single delete, a bulk delete and an erasure (each in its own transaction)', async () => {
