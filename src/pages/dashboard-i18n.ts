@@ -73,7 +73,7 @@ const en: DashboardStrings = {
   figures: 'Figures',
   keywords: 'Keywords',
   keywordsNote:
-    'Word stems used in at least 3 responses, with how many responses used them and the mean sentiment of those answers. The answers themselves are not shown on a shared page.',
+    'Words (all their forms counted together) used in at least 3 responses, with how many responses used them and the mean sentiment of those answers. The answers themselves are not shown on a shared page.',
   noKeywords: 'No word was used in 3 or more responses yet.',
   keyword: 'Word',
   phrases: 'Two-word phrases',
@@ -119,7 +119,7 @@ const de: DashboardStrings = {
   figures: 'Zahlen',
   keywords: 'Stichwörter',
   keywordsNote:
-    'Wortstämme aus mindestens 3 Antworten, mit der Zahl dieser Antworten und ihrer mittleren Stimmung. Die Antworten selbst zeigt eine geteilte Seite nicht.',
+    'Wörter (alle ihre Formen zusammen gezählt) aus mindestens 3 Antworten, mit der Zahl dieser Antworten und ihrer mittleren Stimmung. Die Antworten selbst zeigt eine geteilte Seite nicht.',
   noKeywords: 'Noch kein Wort kommt in 3 oder mehr Antworten vor.',
   keyword: 'Wort',
   phrases: 'Wortpaare',
@@ -165,7 +165,7 @@ const fr: DashboardStrings = {
   figures: 'Chiffres',
   keywords: 'Mots-clés',
   keywordsNote:
-    'Radicaux de mots présents dans au moins 3 réponses, avec le nombre de ces réponses et leur sentiment moyen. Une page partagée ne montre pas les réponses elles-mêmes.',
+    'Mots (toutes leurs formes comptées ensemble) présents dans au moins 3 réponses, avec le nombre de ces réponses et leur sentiment moyen. Une page partagée ne montre pas les réponses elles-mêmes.',
   noKeywords: 'Aucun mot ne figure encore dans 3 réponses ou plus.',
   keyword: 'Mot',
   phrases: 'Paires de mots',
@@ -211,7 +211,7 @@ const es: DashboardStrings = {
   figures: 'Cifras',
   keywords: 'Palabras clave',
   keywordsNote:
-    'Raíces de palabras presentes en al menos 3 respuestas, con cuántas respuestas las usan y su sentimiento medio. Una página compartida no muestra las respuestas mismas.',
+    'Palabras (todas sus formas contadas juntas) presentes en al menos 3 respuestas, con cuántas respuestas las usan y su sentimiento medio. Una página compartida no muestra las respuestas mismas.',
   noKeywords: 'Aún ninguna palabra aparece en 3 o más respuestas.',
   keyword: 'Palabra',
   phrases: 'Pares de palabras',
