@@ -831,6 +831,8 @@ async function measureDetails(
     [`Per-question analytics, largest form (${fmt(Number(forms[0]!.n))})`, `${base}/forms/${bigForm}/analytics/questions`],
     [`Per-question analytics, smallest form (${fmt(Number(forms[forms.length - 1]!.n))})`, `${base}/forms/${smallForm}/analytics/questions`],
     ['Time series by week, largest form', `${base}/forms/${bigForm}/analytics/timeseries?interval=week`],
+    // Issue 29 item 5: the keywords of the largest form's text question (`q_comment`), within 2x of its per-question analytics.
+    [KEYWORDS_ROW, `${base}/forms/${bigForm}/analytics/keywords`],
   ];
   const app = await serve('app', databaseUrl, runtime);
   const latencies: Latency[] = [];
@@ -926,6 +928,9 @@ function ms(v: number): string {
   return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
+/** The name of the keywords row of the analytics details (issue 29 item 5). */
+const KEYWORDS_ROW = "Keywords of the largest form's text question (`q_comment`, 10 terms and 10 phrases)";
+
 function detailsReport(d: Details, o: Options): string[] {
   const lines: string[] = [];
   const out = (s = '') => lines.push(s);
@@ -948,11 +953,18 @@ function detailsReport(d: Details, o: Options): string[] {
   out(
     `**Flatness: median smallest / median largest form = ${(d.analytics[1]!.median / d.analytics[0]!.median).toFixed(2)}** (target ≥ 0.8: the largest form answers as fast as the smallest).`,
   );
+  const keywords = d.analytics.find((l) => l.name === KEYWORDS_ROW);
+  if (keywords) {
+    out();
+    out(
+      `**Keywords: median keywords / median per-question analytics of the largest form = ${(keywords.median / d.analytics[0]!.median).toFixed(2)}** (target ≤ 2: \`keyword_rollups\` summed over the form's days and ranked in SQL, plus the readable forms from the latest 200 text answers; docs/analytics.md, "Keywords").`,
+    );
+  }
   const dashboard = d.analytics.find((l) => l.path.startsWith('/d/'));
   if (dashboard) {
     out();
     out(
-      `**Dashboard page: median dashboard / median per-question analytics of the largest form = ${(dashboard.median / d.analytics[0]!.median).toFixed(2)}** (target ≤ 2: the page reads the same rollups, plus the series and the latest 20 text answers by index; its SVG charts come from the render cache while the figures are unchanged). The first view, which rendered every chart, took ${ms(d.dashboardFirstMs)} ms.`,
+      `**Dashboard page: median dashboard / median per-question analytics of the largest form = ${(dashboard.median / d.analytics[0]!.median).toFixed(2)}** (target ≤ 2: the page reads the same rollups, plus the series and the keywords of its text question; its SVG charts come from the render cache while the figures are unchanged). The first view, which rendered every chart, took ${ms(d.dashboardFirstMs)} ms.`,
     );
   }
   out();

@@ -23,6 +23,7 @@ import * as m017 from './20261127_017_audit';
 import * as m018 from './20261127_018_traceparent';
 import * as m019 from './20261127_019_erasure';
 import * as m020 from './20261127_020_topics';
+import * as m021 from './20261127_021_keywords';
 import * as m022 from './20261127_022_event_log';
 
 export interface Migration {
@@ -52,5 +53,6 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_018_traceparent', ...m018 },
   { name: '20261127_019_erasure', ...m019 },
   { name: '20261127_020_topics', ...m020 },
+  { name: '20261127_021_keywords', ...m021 },
   { name: '20261127_022_event_log', ...m022 },
 ];

@@ -35,6 +35,8 @@ const OWNERS = {
   response_deletions: 'src/core/responses/deletions.ts',
   answer_rollups: 'src/core/analytics/analytics.store.ts',
   response_daily: 'src/core/analytics/analytics.store.ts',
+  keyword_rollups: 'src/core/analytics/keywords.store.ts',
+  keyword_rollups_monthly: 'src/core/analytics/keywords.store.ts',
   email_events: 'src/core/email-events/email-events.store.ts',
   email_event_counts: 'src/core/email-events/email-events.store.ts',
   webhook_endpoints: 'src/core/webhooks/webhooks.store.ts',
@@ -62,6 +64,8 @@ const EXCEPT = {
   'src/db/copy-writer.ts': Object.keys(OWNERS),
   // Partial-day analytics compose their rollup query on a builder over `responses` (partialResponses), which a named read cannot return.
   'src/core/analytics/analytics.store.ts': ['responses'],
+  // Partial-day keywords expand responses with response_keyword_terms on the same builder (partialResponses).
+  'src/core/analytics/keywords.store.ts': ['responses'],
   // The search's excerpts (ts_headline over a page's text answers) are built where the search SQL is (docs/api-rules.md, "Searching text answers").
   'src/core/responses/search.ts': ['responses'],
   // A topic's tags are written by one INSERT … SELECT over the responses that match it, and counted per day over them (docs/analytics.md, "Topics").

@@ -2,9 +2,10 @@
  * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
  * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` and `{ws}/erasure-requests…` (docs/data-rights.md), `{ws}/responses/{response_id}`
  * (GET, DELETE), `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses`,
- * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"), `{ws}/audit-events` (docs/security.md,
- * "The audit trail"), `{ws}/events` (docs/live.md, "Event log") and `{ws}/topics…` (docs/analytics.md, "Topics"). `req.style` was decided by platform/style-selection.
- * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts, topics.routes.ts); the only other shared adapter that
+ * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"), `{ws}/forms/{form_id}/analytics/keywords`
+ * (docs/analytics.md, "Keywords"), `{ws}/audit-events` (docs/security.md, "The audit trail"), `{ws}/events` (docs/live.md,
+ * "Event log") and `{ws}/topics…` (docs/analytics.md, "Topics"). `req.style` was decided by platform/style-selection.
+ * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts, keywords.routes.ts, topics.routes.ts); the only other shared adapter that
  * names the style folders is presenters.ts, for code that is not HTTP (the layer lint allows these two).
  */
 import { Router, type RequestHandler } from 'express';
@@ -15,6 +16,8 @@ import { erasureHandlers } from './erasure.handlers';
 import { eventsListHandlers } from './events.handlers';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
+import { keywordsA } from './style-a/keywords.routes';
+import { keywordsB } from './style-b/keywords.routes';
 import { topicsA } from './style-a/topics.routes';
 import { topicsB } from './style-b/topics.routes';
 import { respondentExportA, responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
@@ -67,6 +70,7 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
     r.get('/:workspace_id/topics/:topic_id', byStyle(a.get, b.get));
     r.patch('/:workspace_id/topics/:topic_id', byStyle(a.update, b.update));
     r.delete('/:workspace_id/topics/:topic_id', byStyle(a.remove, b.remove));
+    r.get('/:workspace_id/forms/:form_id/analytics/keywords', byStyle(keywordsA(deps), keywordsB(deps)));
   }
   return r;
 }

@@ -26,8 +26,16 @@ export interface DashboardStrings {
   share: string;
   value: string;
   figures: string;
-  latestAnswers: string;
-  noAnswers: string;
+  keywords: string;
+  keywordsNote: string;
+  noKeywords: string;
+  keyword: string;
+  phrases: string;
+  phrase: string;
+  sentiment: string;
+  positive: string;
+  neutral: string;
+  negative: string;
   noResponses: string;
   download: string;
   downloadCsv: string;
@@ -66,8 +74,17 @@ const en: DashboardStrings = {
   share: 'Share',
   value: 'Answer',
   figures: 'Figures',
-  latestAnswers: 'Latest answers',
-  noAnswers: 'No answers yet.',
+  keywords: 'Keywords',
+  keywordsNote:
+    'Words (all their forms counted together) used in at least 3 responses, with how many responses used them and the mean sentiment of those answers. The answers themselves are not shown on a shared page.',
+  noKeywords: 'No word was used in 3 or more responses yet.',
+  keyword: 'Word',
+  phrases: 'Two-word phrases',
+  phrase: 'Phrase',
+  sentiment: 'Sentiment',
+  positive: 'positive',
+  neutral: 'neutral',
+  negative: 'negative',
   noResponses: 'No responses yet. Charts appear here once people answer.',
   download: 'Download all responses',
   downloadCsv: 'CSV',
@@ -106,8 +123,17 @@ const de: DashboardStrings = {
   share: 'Anteil',
   value: 'Antwort',
   figures: 'Zahlen',
-  latestAnswers: 'Neueste Antworten',
-  noAnswers: 'Noch keine Antworten.',
+  keywords: 'Stichwörter',
+  keywordsNote:
+    'Wörter (alle ihre Formen zusammen gezählt) aus mindestens 3 Antworten, mit der Zahl dieser Antworten und ihrer mittleren Stimmung. Die Antworten selbst zeigt eine geteilte Seite nicht.',
+  noKeywords: 'Noch kein Wort kommt in 3 oder mehr Antworten vor.',
+  keyword: 'Wort',
+  phrases: 'Wortpaare',
+  phrase: 'Wortpaar',
+  sentiment: 'Stimmung',
+  positive: 'positiv',
+  neutral: 'neutral',
+  negative: 'negativ',
   noResponses: 'Noch keine Antworten. Die Diagramme erscheinen hier, sobald jemand antwortet.',
   download: 'Alle Antworten herunterladen',
   downloadCsv: 'CSV',
@@ -146,8 +172,17 @@ const fr: DashboardStrings = {
   share: 'Part',
   value: 'Réponse',
   figures: 'Chiffres',
-  latestAnswers: 'Dernières réponses',
-  noAnswers: 'Pas encore de réponses.',
+  keywords: 'Mots-clés',
+  keywordsNote:
+    'Mots (toutes leurs formes comptées ensemble) présents dans au moins 3 réponses, avec le nombre de ces réponses et leur sentiment moyen. Une page partagée ne montre pas les réponses elles-mêmes.',
+  noKeywords: 'Aucun mot ne figure encore dans 3 réponses ou plus.',
+  keyword: 'Mot',
+  phrases: 'Paires de mots',
+  phrase: 'Paire',
+  sentiment: 'Sentiment',
+  positive: 'positif',
+  neutral: 'neutre',
+  negative: 'négatif',
   noResponses: 'Pas encore de réponses. Les graphiques apparaîtront ici dès les premières réponses.',
   download: 'Télécharger toutes les réponses',
   downloadCsv: 'CSV',
@@ -186,8 +221,17 @@ const es: DashboardStrings = {
   share: 'Porcentaje',
   value: 'Respuesta',
   figures: 'Cifras',
-  latestAnswers: 'Últimas respuestas',
-  noAnswers: 'Aún no hay respuestas.',
+  keywords: 'Palabras clave',
+  keywordsNote:
+    'Palabras (todas sus formas contadas juntas) presentes en al menos 3 respuestas, con cuántas respuestas las usan y su sentimiento medio. Una página compartida no muestra las respuestas mismas.',
+  noKeywords: 'Aún ninguna palabra aparece en 3 o más respuestas.',
+  keyword: 'Palabra',
+  phrases: 'Pares de palabras',
+  phrase: 'Par',
+  sentiment: 'Sentimiento',
+  positive: 'positivo',
+  neutral: 'neutro',
+  negative: 'negativo',
   noResponses: 'Aún no hay respuestas. Los gráficos aparecerán aquí cuando alguien responda.',
   download: 'Descargar todas las respuestas',
   downloadCsv: 'CSV',

@@ -7,6 +7,7 @@ import type { DashboardData } from '../core/dashboards/dashboard';
 import type { FormQuestion } from '../core/forms/form-model';
 import { barChart, COLOURS, lineChart } from './dashboard-charts';
 import { dashboardStrings, type DashboardStrings } from './dashboard-i18n';
+import { keywordCard, type KeywordCardView } from './dashboard-keywords';
 
 /** The figures of a chart: column headers and rows of texts. */
 export interface FigureTable {
@@ -22,8 +23,8 @@ export interface ChartView {
   /** Trusted SVG markup (escaped by ECharts), empty for none. */
   svg: string;
   table?: FigureTable;
-  /** Text questions: the latest answers, newest first (escaped by the template). */
-  latest?: Array<{ value: string; at: string }>;
+  /** Text questions: the keywords card (escaped by the template; dashboard-keywords.ts). */
+  keywords?: KeywordCardView;
 }
 
 export interface DashboardView {
@@ -118,7 +119,7 @@ export function buildDashboardView(data: DashboardData, lang: string, base: stri
     };
   }
 
-  const questions: ChartView[] = data.questions.map(({ question: q, analytics: a, latest }, i) => {
+  const questions: ChartView[] = data.questions.map(({ question: q, analytics: a, keywords }, i) => {
     const title = t.title(q);
     const note = `${fmt(a.answered)} ${s.answered} · ${fmt(a.skipped)} ${s.skipped}`;
     const view: ChartView = { id: `q${i + 1}`, title, note, svg: '' };
@@ -141,8 +142,8 @@ export function buildDashboardView(data: DashboardData, lang: string, base: stri
       view.table = { head: [s.value, s.count, s.share], rows: keys.map((k, n) => [k, fmt(counts[n]), share(counts[n]!)]) };
       if (isNps) view.note += ` · ${s.nps} ${fmt(a.nps)}`;
       else if (a.mean !== undefined) view.note += ` · ${s.mean} ${fmt(a.mean)}`;
-    } else if (latest) {
-      view.latest = latest.map((x) => ({ value: x.value, at: day(x.createdAt) }));
+    } else if (keywords) {
+      view.keywords = keywordCard(keywords, s, fmt);
     }
     return view;
   });

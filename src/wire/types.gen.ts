@@ -1442,6 +1442,59 @@ export type QuestionAnalyticsListEnvelope = {
 };
 
 /**
+ * One keyword (docs/analytics.md, "Keywords"), the same in both styles: `term` a stemmed word (`expens`) or two of them joined by a space (a phrase), `text` its readable form, `count` the answers holding it in the period, `sentiment` their mean sentiment (null when none of them is scored).
+ */
+export type KeywordTerm = {
+    term: string;
+    /**
+     * The term as people wrote it, lower-cased (`expensive`, `fast delivery`): per lexeme the word found in the most of the question's latest 200 text answers in the period; the term itself when none of them holds it.
+     */
+    text: string;
+    count: number;
+    sentiment: Sentiment;
+};
+
+/**
+ * The keywords of one text question, Style A.
+ */
+export type QuestionKeywordsA = {
+    question_id: string;
+    title: string;
+    terms: Array<KeywordTerm>;
+    phrases: Array<KeywordTerm>;
+};
+
+/**
+ * The keywords of one text question, Style B.
+ */
+export type QuestionKeywordsB = {
+    questionId: string;
+    title: string;
+    terms: Array<KeywordTerm>;
+    phrases: Array<KeywordTerm>;
+};
+
+/**
+ * The keywords of a form's text questions, Style A (every text question, no paging).
+ */
+export type KeywordListEnvelopeA = {
+    data: Array<QuestionKeywordsA>;
+    meta: ListMetaA;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
+ * The keywords of a form's text questions, Style B (every text question, one page).
+ */
+export type KeywordListEnvelopeB = {
+    data: Array<QuestionKeywordsB>;
+    meta: ListMetaB;
+    links: ListLinks;
+    request_id: string;
+};
+
+/**
  * One period of the time series.
  */
 export type TimeseriesPointA = {
@@ -3136,6 +3189,11 @@ export type AnalyticsStartDate = string;
 export type AnalyticsEndDate = string;
 
 /**
+ * Terms and phrases shown per text question (each list at most this many), 1–50.
+ */
+export type KeywordLimit = number;
+
+/**
  * Period length; weeks start Monday (UTC). A span that needs more than 10000 periods of it is answered in the first coarser interval that fits (day, week, month, year), and `meta.interval` says which.
  */
 export type AnalyticsInterval = 'day' | 'week' | 'month' | 'year';
@@ -3699,6 +3757,91 @@ export type GetFormTimeseriesResponses = {
 };
 
 export type GetFormTimeseriesResponse = GetFormTimeseriesResponses[keyof GetFormTimeseriesResponses];
+
+export type GetFormKeywordsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Form id.
+         */
+        form_id: string;
+    };
+    query?: {
+        /**
+         * Terms and phrases shown per text question (each list at most this many), 1–50.
+         */
+        limit?: number;
+        /**
+         * Only responses created at or after this instant. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset. Not with `start_date`/`end_date` (400 naming them).
+         */
+        created_after?: string;
+        /**
+         * Only responses created before this instant (exclusive). A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset. Not with `start_date`/`end_date`.
+         */
+        created_before?: string;
+        /**
+         * Only responses created at or after this instant (the Style B spelling, accepted on this Style A path). A date `YYYY-MM-DD` or an ISO 8601 date-time with offset. Not with `created_after`/`created_before`.
+         */
+        start_date?: string;
+        /**
+         * Only responses created up to this date (its whole day) or instant (inclusive); the Style B spelling. Not with `created_after`/`created_before`.
+         */
+        end_date?: string;
+    };
+    url: '/api/v1/workspaces/{workspace_id}/forms/{form_id}/analytics/keywords';
+};
+
+export type GetFormKeywordsErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type GetFormKeywordsError = GetFormKeywordsErrors[keyof GetFormKeywordsErrors];
+
+export type GetFormKeywordsResponses = {
+    /**
+     * The keywords of every text question in the selected style.
+     */
+    200: KeywordListEnvelopeA | KeywordListEnvelopeB;
+};
+
+export type GetFormKeywordsResponse = GetFormKeywordsResponses[keyof GetFormKeywordsResponses];
 
 export type GetFormTopicCountsData = {
     body?: never;

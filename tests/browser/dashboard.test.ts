@@ -133,8 +133,13 @@ describe('the dashboard page in a browser', () => {
             expect(await details.locator('table tbody tr').count()).toBeGreaterThan(0);
           }
           if (c.name === 'translated') expect(await page.textContent('body')).toContain('Wie wahrscheinlich empfehlen Sie uns weiter?');
-          if (c.name === 'nps') expect(await page.textContent('body')).toContain('Comment <em>56</em> & more');
-          if (c.name === 'nps') expect(await page.locator('#topics-title').textContent()).toBe('Topics');
+          if (c.name === 'nps') {
+            // A shared page shows the text question's keywords (from 3 responses or more), never an answer as written.
+            expect(await page.textContent('body')).not.toContain('Comment <em>56</em> & more');
+            expect(await page.locator('table.keywords caption').first().textContent()).toBe('Keywords');
+            expect(await page.locator('table.keywords th[scope="row"]').first().textContent()).toBe('comment');
+            expect(await page.locator('#topics-title').textContent()).toBe('Topics');
+          }
           // No horizontal scrolling at either width.
           expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
           await page.screenshot({ path: artifactPath(`dashboard-${c.name}-${width}.png`), fullPage: true });

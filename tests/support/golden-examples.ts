@@ -100,7 +100,10 @@ export function exampleFixture(): FixtureDocument {
         workspace_id: ws,
         name: 'CSAT',
         created_at: '2026-01-04T09:00:00.000Z',
-        questions: [{ id: 'q_csat', type: 'rating', title: 'How satisfied are you?' }],
+        questions: [
+          { id: 'q_csat', type: 'rating', title: 'How satisfied are you?' },
+          { id: 'q_comment', type: 'text', title: 'What did we do well?' },
+        ],
       },
     ],
     datatables: [
@@ -142,8 +145,27 @@ export function exampleFixture(): FixtureDocument {
         answers: npsAnswers(3, 'opt_basic'),
         actionlists: [{ actionlist_id: 'al_detractor', triggered_score: 3, triggers: ['detractor'] }],
       },
-      { id: 'rsp_3', form_id: 'frm_csat', score: 4, created_at: '2026-01-12T12:00:00.000Z', answers: [{ question_id: 'q_csat', value: 4 }] },
-      { id: 'rsp_4', form_id: 'frm_csat', score: 5, created_at: '2026-01-13T12:00:00.000Z', answers: [{ question_id: 'q_csat', value: 5 }], row_id: 'row_2' },
+      {
+        id: 'rsp_3',
+        form_id: 'frm_csat',
+        score: 4,
+        created_at: '2026-01-12T12:00:00.000Z',
+        answers: [
+          { question_id: 'q_csat', value: 4 },
+          { question_id: 'q_comment', value: 'Quick support, fair prices' },
+        ],
+      },
+      {
+        id: 'rsp_4',
+        form_id: 'frm_csat',
+        score: 5,
+        created_at: '2026-01-13T12:00:00.000Z',
+        answers: [
+          { question_id: 'q_csat', value: 5 },
+          { question_id: 'q_comment', value: 'The support was quick and friendly' },
+        ],
+        row_id: 'row_2',
+      },
       {
         id: 'rsp_5',
         form_id: 'frm_nps',
@@ -252,6 +274,8 @@ function idsFor(op: DocOperation, extra: Record<string, string>): Record<string,
   const ids = { ...EXAMPLE_IDS, ...extra };
   if (op.template.includes('/tables/')) ids.row_id = 'row_2';
   if (op.template.endsWith('/usage') || op.template.endsWith('/migration-report')) ids.key_id = 'key_docs';
+  // Keywords: the form with a text question.
+  if (op.template.endsWith('/analytics/keywords')) ids.form_id = 'frm_csat';
   return ids;
 }
 

@@ -113,13 +113,15 @@ export function splitRange(bounds: readonly DateBound[]): SplitRange {
   };
 }
 
-function dayRange(q: Knex.QueryBuilder, days: NonNullable<SplitRange['days']>): Knex.QueryBuilder {
+/** Narrows a rollup query to the whole days of a split range (`day` column). */
+export function dayRange(q: Knex.QueryBuilder, days: NonNullable<SplitRange['days']>): Knex.QueryBuilder {
   if (days.fromDay !== undefined) q.where('day', '>=', days.fromDay);
   if (days.toDay !== undefined) q.where('day', '<', days.toDay);
   return q;
 }
 
-function partialResponses(db: DbHandle, workspaceId: string, formId: string, range: readonly DateBound[]): Knex.QueryBuilder {
+/** The responses of a form within one partial-day range (alias `r`). */
+export function partialResponses(db: DbHandle, workspaceId: string, formId: string, range: readonly DateBound[]): Knex.QueryBuilder {
   const q = db('responses as r').where({ 'r.workspace_id': workspaceId, 'r.form_id': formId });
   for (const b of range) q.where('r.created_at', b.op, b.value);
   return q;

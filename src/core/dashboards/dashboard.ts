@@ -1,31 +1,32 @@
 /**
  * What a dashboard page shows (docs/analytics.md, "Dashboard links"), read from the rollups only: the summary
  * counters (`response_counts`), per-question analytics and the time series (`answer_rollups`, `response_daily`,
- * analytics.store.ts), plus one query per text question for its latest 20 answers, which walks the index
- * `responses_form_keyset_created_idx` newest first and stops at 20, and the count of the form's responses per topic
- * (topics.store.ts: a count over the topics' tags joined to their responses). No scan of responses.
+ * analytics.store.ts), the keywords of the text questions (`keyword_rollups`, keywords.store.ts) and the count of the
+ * form's responses per topic (topics.store.ts: a count over the topics' tags joined to their responses). No scan of
+ * responses.
+ *
+ * Privacy on shared pages (docs/analytics.md, "Privacy on shared pages"): the page shows no text answer as written;
+ * of the text questions it shows keywords only, each from at least SHARED_MIN_RESPONSES distinct responses, and
+ * never one that looks like an email address, a URL or a long number (the rollup never counts those). Topics show
+ * names and counts only.
  */
 import type { Knex } from 'knex';
 import { questionAnalytics, responseDaySpan, timeSeries, type Interval, type PeriodPoint, type QuestionAnalytics } from '../analytics/analytics.store';
 import { AppError } from '../errors';
 import { formDefinitionFromDb, scoreQuestion, type FormDefinition, type FormQuestion } from '../forms/form-model';
 import { DAY_MS } from '../query/dates';
-import { latestStringAnswers, responseTotals } from '../responses/responses.store';
+import { questionKeywords, SHARED_MIN_RESPONSES, type QuestionKeywords } from '../analytics/keywords.store';
+import { responseTotals } from '../responses/responses.store';
 import { topicTotals } from '../topics/topics.store';
 
-/** Text answers shown per text question. */
-export const LATEST_TEXT_ANSWERS = 20;
-
-export interface TextAnswer {
-  value: string;
-  createdAt: Date;
-}
+/** Terms, and phrases, shown per text question. */
+export const DASHBOARD_KEYWORDS = 10;
 
 export interface DashboardQuestion {
   question: FormQuestion;
   analytics: QuestionAnalytics;
-  /** `text` questions: the latest answers, newest first. */
-  latest?: TextAnswer[];
+  /** `text` questions: the keywords of all time held by at least SHARED_MIN_RESPONSES responses. */
+  keywords?: QuestionKeywords;
 }
 
 export interface DashboardData {
@@ -56,32 +57,18 @@ export function defaultInterval(firstDay: string | null, lastDay: string | null)
   return days <= 62 ? 'day' : days <= 53 * 7 ? 'week' : 'month';
 }
 
-/** The latest answers of a text question, newest first (index `responses_form_keyset_created_idx`, LIMIT 20). */
-async function latestTextAnswers(db: Knex, workspaceId: string, formId: string, questionId: string): Promise<TextAnswer[]> {
-  const rows = await latestStringAnswers(db, workspaceId, formId, questionId, LATEST_TEXT_ANSWERS);
-  return rows.map((r) => ({ value: r.value, createdAt: r.created_at }));
-}
-
 /**
  * Everything the page of a dashboard link shows.
  * @param interval the visitor's pick, else undefined (defaultInterval from the span of the data).
  * @returns undefined when the form no longer exists.
  */
 export async function dashboardData(db: Knex, workspaceId: string, formId: string, interval: Interval | undefined): Promise<DashboardData | undefined> {
-  // Independent reads run side by side (each on its own pooled connection on PostgreSQL): the form, then its
-  // text questions' latest answers; the span of the data (for the default period), then the series; the count;
-  // the per-question analytics.
+  // Independent reads run side by side (each on its own pooled connection on PostgreSQL): the form; the span of
+  // the data (for the default period), then the series; the count; the per-question analytics; the keywords.
   const spanOf = async (): Promise<Interval> => {
     if (interval !== undefined) return interval;
     const span = await responseDaySpan(db, workspaceId, formId);
     return defaultInterval(span?.first ?? null, span?.last ?? null);
-  };
-  const formAndTexts = async () => {
-    const def = await formDefinitionFromDb(db, workspaceId, formId);
-    if (!def) return undefined;
-    const textQuestions = def.questions.filter((q) => q.type === 'text');
-    const latest = await Promise.all(textQuestions.map((q) => latestTextAnswers(db, workspaceId, formId, q.id)));
-    return { def, latest: new Map(textQuestions.map((q, i) => [q.id, latest[i]!])) };
   };
   const seriesOf = async () => {
     // The series may come in a coarser interval than the one asked (MAX_SERIES_POINTS): the page shows that one.
@@ -94,24 +81,25 @@ export async function dashboardData(db: Knex, workspaceId: string, formId: strin
       if (err instanceof AppError && err.status === 404) return undefined;
       throw err;
     });
-  const [loaded, summary, analytics, over, topics] = await Promise.all([
-    formAndTexts(),
+  const [def, summary, analytics, over, keywords, topics] = await Promise.all([
+    formDefinitionFromDb(db, workspaceId, formId),
     responseTotals(db, workspaceId, formId),
     unlessGone(questionAnalytics(db, workspaceId, formId, [])),
     unlessGone(seriesOf()),
+    unlessGone(questionKeywords(db, workspaceId, formId, [], { limit: DASHBOARD_KEYWORDS, minResponses: SHARED_MIN_RESPONSES })),
     topicTotals(db, workspaceId, formId),
   ]);
-  if (!loaded || !analytics || !over) return undefined;
-  const { name, workspaceId: _ws, ...form } = loaded.def;
-  const latestById = loaded.latest;
+  if (!def || !analytics || !over || !keywords) return undefined;
+  const { name, workspaceId: _ws, ...form } = def;
+  const keywordsById = new Map(keywords.map((k) => [k.questionId, k]));
   const { chosen, points } = over;
   const byId = new Map(analytics.map((a) => [a.questionId, a]));
   const questions: DashboardQuestion[] = [];
   for (const q of form.questions) {
     const a = byId.get(q.id);
     if (!a) continue;
-    const texts = latestById.get(q.id);
-    questions.push(texts ? { question: q, analytics: a, latest: texts } : { question: q, analytics: a });
+    const k = keywordsById.get(q.id);
+    questions.push(k ? { question: q, analytics: a, keywords: k } : { question: q, analytics: a });
   }
   const sq = scoreQuestion(form);
   return {

@@ -343,13 +343,15 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
   },
 ];
 
-/** The dashboard links (docs/analytics.md, "Dashboard links"): shared paths, the same operation in Style A. */
+/** The dashboard links (docs/analytics.md, "Dashboard links") and the keywords: shared paths, the same operation in Style A. */
 function dashboardLinkMappings(): OperationMapping[] {
   const path = `${WS}/forms/{form_id}/dashboard-links`;
   const pairs: [string, string, string, ParamMapping[]][] = [
     ['createDashboardLink', 'POST', path, [STYLE_HEADER, { b: 'expiresAt (body)', a: 'expires_at (body)', how: 'renamed; same instant' }]],
     ['listDashboardLinks', 'GET', path, [STYLE_HEADER]],
     ['revokeDashboardLink', 'DELETE', `${path}/{link_id}`, [STYLE_HEADER]],
+    // Keywords (docs/analytics.md, "Keywords"): the same operation; the period's parameters as everywhere.
+    ['getFormKeywords', 'GET', `${WS}/forms/{form_id}/analytics/keywords`, [STYLE_HEADER, START, END, { b: 'limit', a: 'limit', how: 'unchanged (1..50)' }]],
   ];
   return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
 }

@@ -488,27 +488,6 @@ export async function openResponseExport(db: DbHandle, workspaceId: string, q: R
   };
 }
 
-/** The latest string answers to one question of a form, newest first, at most `limit` (index `responses_form_keyset_created_idx`; the dashboard page). */
-export async function latestStringAnswers(
-  db: DbHandle,
-  workspaceId: string,
-  formId: string,
-  questionId: string,
-  limit: number,
-): Promise<Array<{ value: string; created_at: Date }>> {
-  return (await db('responses as r')
-    .joinRaw('CROSS JOIN LATERAL jsonb_array_elements(r.answers) AS a')
-    .where({ 'r.workspace_id': workspaceId, 'r.form_id': formId })
-    .whereRaw("a->>'question_id' = ?", [questionId])
-    .whereRaw("jsonb_typeof(a->'value') = 'string'")
-    .orderBy([
-      { column: 'r.created_at', order: 'desc' },
-      { column: 'r.id', order: 'desc' },
-    ])
-    .limit(limit)
-    .select(db.raw("a->>'value' AS value"), 'r.created_at')) as Array<{ value: string; created_at: Date }>;
-}
-
 /** The number of responses of a form and the sum of their scores, from `response_counts` (a few rows per form). */
 export async function responseTotals(db: DbHandle, workspaceId: string, formId: string): Promise<{ n: number; scoreSum: number }> {
   const agg = (await db('response_counts')

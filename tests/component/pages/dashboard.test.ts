@@ -135,7 +135,7 @@ describe('dashboard links through the API', () => {
 });
 
 describe('GET /d/{token}', () => {
-  it('shows the name, count, NPS parts, a chart per question with its figures, escaped text answers, CSP and budget headers', async () => {
+  it('shows the name, count, NPS parts, a chart per question with its figures, no text answer as written, CSP and budget headers', async () => {
     const { url } = (await mint()).body.data as { url: string };
     const res = await page(url);
     expect(res.status).toBe(200);
@@ -153,8 +153,10 @@ describe('GET /d/{token}', () => {
     expect(html).toContain('Which plan do you use?');
     expect(html.match(/<svg role="img" aria-label="[^"]+"/g)!.length).toBeGreaterThanOrEqual(8);
     expect(html.match(/<details class="figures">/g)!.length).toBeGreaterThanOrEqual(4);
-    expect(html).toContain('Fast &lt;b&gt;support&lt;/b&gt; &amp; &quot;friendly&quot;');
-    expect(html).not.toContain('<b>support</b>');
+    // A shared page shows keywords of at least 3 responses, never an answer as written (docs/analytics.md, "Privacy on shared pages").
+    expect(html).not.toContain('friendly');
+    expect(html).not.toContain('Too slow');
+    expect(html).toContain('No word was used in 3 or more responses yet.');
     expect(html).not.toContain('other workspace');
     // No inline style attribute and no script: the CSP allows neither.
     expect(html).not.toMatch(/ style="|<script/);
@@ -221,6 +223,42 @@ describe('GET /d/{token}', () => {
     const otherLink = (await mint()).body.data as { url: string };
     const stolen = downloadHref((await page(otherLink.url)).text, 'csv').replace(/^\/d\/[^/]+/, pathOf(url));
     expect((await t.http().get(stolen)).status).toBe(404);
+  });
+});
+
+describe('privacy on the shared page: keywords only, from at least 3 responses, no address, URL or long number', () => {
+  it('shows a word used in 3 responses with its sentiment, hides one used in 2 and every planted address, URL and number', async () => {
+    const f = await formWorkspace(t.db, { form: surveyForm });
+    const texts = [
+      'The checkout is slow, write to planted.one@example.com',
+      'Slow checkout, see https://planted.example.org/page and call 01701234567',
+      'slow again, planted.one@example.com https://planted.example.org/page 01701234567',
+      'pricey plan',
+      'Pricey, but planted.one@example.com likes it https://planted.example.org/page 01701234567',
+    ];
+    await importFixture(t.db, {
+      responses: texts.map((text, i) => ({
+        id: uid('rsp'),
+        form_id: f.form,
+        score: 5,
+        created_at: `2026-01-0${i + 1}T10:00:00.000Z`,
+        answers: answers(5, text),
+      })) as never,
+    });
+    const minted = await t.http().post(base(f.form, f.ws)).set('X-API-Key', f.key).set('X-API-Style', 'A').send({});
+    expect(minted.status).toBe(201);
+    const html = (await page((minted.body.data as { url: string }).url)).text;
+    const rows = [...html.matchAll(/<tr><th scope="row">([^<]+)<\/th><td>(\d+)<\/td><td class="[^"]*">([^<]+)<\/td><\/tr>/g)].map((m) => [m[1], m[2], m[3]]);
+    const api = await t.http().get(`/api/v1/workspaces/${f.ws}/forms/${f.form}/analytics/keywords`).set('X-API-Key', f.key).set('X-API-Style', 'A');
+    const slow = (api.body.data[0].terms as Array<{ term: string; count: number; sentiment: { label: string } }>).find((x) => x.term === 'slow')!;
+    expect(slow.count).toBe(3);
+    expect(rows).toEqual([['slow', '3', slow.sentiment.label]]);
+    expect(html).toContain('<caption>Keywords</caption>');
+    for (const planted of ['planted', 'example.com', 'example.org', '01701234567', 'pricey', 'checkout', 'Slow checkout']) expect(html).not.toContain(planted);
+    // The API (a key's reader) sees the words of fewer than 3 responses; it never sees the planted ones either.
+    const apiText = JSON.stringify(api.body.data);
+    expect(apiText).toContain('"pricey"');
+    for (const planted of ['planted', 'example.com', 'example.org', '01701234567']) expect(apiText).not.toContain(planted);
   });
 });
 
