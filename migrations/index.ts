@@ -23,6 +23,7 @@ import * as m017 from './20261127_017_audit';
 import * as m018 from './20261127_018_traceparent';
 import * as m019 from './20261127_019_erasure';
 import * as m022 from './20261127_022_event_log';
+import * as m025 from './20261127_025_webhook_recovery';
 
 export interface Migration {
   name: string;
@@ -51,4 +52,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_018_traceparent', ...m018 },
   { name: '20261127_019_erasure', ...m019 },
   { name: '20261127_022_event_log', ...m022 },
+  { name: '20261127_025_webhook_recovery', ...m025 },
 ];

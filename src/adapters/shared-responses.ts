@@ -3,7 +3,7 @@
  * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` and `{ws}/erasure-requests…` (docs/data-rights.md), `{ws}/responses/{response_id}`
  * (GET, DELETE), `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses`,
  * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"), `{ws}/audit-events` (docs/security.md,
- * "The audit trail") and `{ws}/events` (docs/live.md, "Event log"). `req.style` was decided by platform/style-selection.
+ * "The audit trail"), `{ws}/events` (docs/live.md, "Event log") and `{ws}/webhook-endpoints/{id}/recover`, `…/recoveries/{id}` (docs/webhooks.md, "Recovering missed events"). `req.style` was decided by platform/style-selection.
  * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts); the only other shared adapter that
  * names the style folders is presenters.ts, for code that is not HTTP (the layer lint allows these two).
  */
@@ -13,6 +13,7 @@ import { auditListA } from './style-a/audit.routes';
 import { auditListB } from './style-b/audit.routes';
 import { erasureHandlers } from './erasure.handlers';
 import { eventsListHandlers } from './events.handlers';
+import { webhookRecoveryHandlers } from './webhook-recovery.handlers';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
 import { respondentExportA, responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
@@ -56,6 +57,9 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
     r.get('/:workspace_id/audit-events', byStyle(auditListA(deps), auditListB(deps)));
     const events = eventsListHandlers(deps);
     r.get('/:workspace_id/events', byStyle(events.a, events.b));
+    const recovery = webhookRecoveryHandlers(deps);
+    r.post('/:workspace_id/webhook-endpoints/:endpoint_id/recover', byStyle(recovery.recover.a, recovery.recover.b));
+    r.get('/:workspace_id/webhook-endpoints/:endpoint_id/recoveries/:recovery_id', byStyle(recovery.get.a, recovery.get.b));
   }
   return r;
 }

@@ -21,6 +21,7 @@ export const ID_PREFIX = {
   auditEvent: 'aud',
   responseDeletion: 'rdl',
   erasureRequest: 'era',
+  webhookRecovery: 'wrc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

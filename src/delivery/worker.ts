@@ -18,6 +18,8 @@ import type { Resolve } from '../core/webhooks/address-policy';
 import { startRetention, type PruneResult } from './prune';
 import { DELETION_QUEUE, type DeletionJob } from '../core/responses/deletions';
 import { runDeletionJob } from './deletions';
+import { RECOVERY_QUEUE, type RecoveryJob } from '../core/webhooks/recovery';
+import { runRecoveryJob } from './recovery';
 import { startSentimentBackfill, type SentimentBackfillOptions } from './sentiment-backfill';
 
 /** Hooks for metrics (the ops branch connects them to `webhook_deliveries_total{outcome}`). */
@@ -94,7 +96,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let stopping: Promise<void> | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let retention: { stop(): Promise<void> } | undefined;
-  const deletions = new AbortController();
+  const longJobs = new AbortController(); // bulk deletes and recoveries stop between batches
   let backfill: { stop(): Promise<void> } | undefined;
 
   // The outcome is logged and counted by ctx.onOutcome.
@@ -134,7 +136,13 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       await boss.work<DeletionJob>(DELETION_QUEUE, { pollingIntervalSeconds: workOptions.pollingIntervalSeconds, batchSize: 1 }, (async (
         jobs: Array<{ data: DeletionJob }>,
       ) => {
-        for (const job of jobs) await runDeletionJob(db, job.data, config.responseDeleteBatchSize, deletions.signal);
+        for (const job of jobs) await runDeletionJob(db, job.data, config.responseDeleteBatchSize, longJobs.signal);
+      }) as never);
+      // Webhook recoveries (docs/webhooks.md, "Recovering missed events"): one at a time per worker, in log order.
+      await boss.work<RecoveryJob>(RECOVERY_QUEUE, { pollingIntervalSeconds: workOptions.pollingIntervalSeconds, batchSize: 1 }, (async (
+        jobs: Array<{ data: RecoveryJob }>,
+      ) => {
+        for (const job of jobs) await runRecoveryJob(ctx, job.data, longJobs.signal);
       }) as never);
       sweeper = setInterval(() => {
         requeueStuckDeliveries(db).then(
@@ -160,7 +168,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       stopping ??= (async () => {
         if (!boss) return;
         clearInterval(sweeper);
-        deletions.abort();
+        longJobs.abort();
         await retention?.stop();
         await backfill?.stop();
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
