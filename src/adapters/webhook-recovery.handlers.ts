@@ -84,7 +84,8 @@ export function webhookRecoveryHandlers({ db, eventRetentionDays = DEFAULT_EVENT
       const window = windowOf(req, style);
       const { recovery } = await withTransaction(db, async (trx) => {
         const asked = await requestRecovery(trx, ws, id, window, { retentionDays: eventRetentionDays, requestedBy: callerOf(req).id });
-        if (asked.created) await recordAudit(trx, auditOrigin(req), webhookRecoveryRequested(ws, id, asked.recovery.id, asked.recovery.since, asked.recovery.until));
+        if (asked.created)
+          await recordAudit(trx, auditOrigin(req), webhookRecoveryRequested(ws, id, asked.recovery.id, asked.recovery.since, asked.recovery.until));
         return asked;
       });
       res.status(202).json(single(req, style === 'A' ? presentRecoveryA(recovery) : presentRecoveryB(recovery)));

@@ -132,18 +132,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       // queue moving while one batch waits on slow receivers.
       const workOptions = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1, batchSize: opts.batchSize ?? 5 };
       for (let i = 0; i < 2; i++) await boss.work<AttemptJob>(DELIVERY_QUEUE, workOptions, handle as never);
-      // Bulk deletes (docs/api-rules.md, "Deleting responses"): one job at a time per worker, batch after batch.
-      await boss.work<DeletionJob>(DELETION_QUEUE, { pollingIntervalSeconds: workOptions.pollingIntervalSeconds, batchSize: 1 }, (async (
-        jobs: Array<{ data: DeletionJob }>,
-      ) => {
-        for (const job of jobs) await runDeletionJob(db, job.data, config.responseDeleteBatchSize, longJobs.signal);
-      }) as never);
-      // Webhook recoveries (docs/webhooks.md, "Recovering missed events"): one at a time per worker, in log order.
-      await boss.work<RecoveryJob>(RECOVERY_QUEUE, { pollingIntervalSeconds: workOptions.pollingIntervalSeconds, batchSize: 1 }, (async (
-        jobs: Array<{ data: RecoveryJob }>,
-      ) => {
-        for (const job of jobs) await runRecoveryJob(ctx, job.data, longJobs.signal);
-      }) as never);
+      await workLongJobs(boss, ctx, config, workOptions.pollingIntervalSeconds, longJobs.signal);
       sweeper = setInterval(() => {
         requeueStuckDeliveries(db).then(
           (n) => n > 0 && logger.warn({ deliveries: n }, 'webhook deliveries overdue by 15 min were queued again'),
@@ -178,6 +167,21 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       return stopping;
     },
   };
+}
+
+/**
+ * The queues of long jobs, one job at a time per worker, batch after batch, each stopping between batches once `signal`
+ * aborts: bulk deletes (docs/api-rules.md, "Deleting responses") and webhook recoveries (docs/webhooks.md, "Recovering
+ * missed events"; their first attempts made in log order through `ctx`).
+ */
+async function workLongJobs(boss: PgBossInstance, ctx: AttemptContext, config: Config, pollingIntervalSeconds: number, signal: AbortSignal): Promise<void> {
+  const one = { pollingIntervalSeconds, batchSize: 1 };
+  await boss.work<DeletionJob>(DELETION_QUEUE, one, (async (jobs: Array<{ data: DeletionJob }>) => {
+    for (const job of jobs) await runDeletionJob(ctx.db, job.data, config.responseDeleteBatchSize, signal);
+  }) as never);
+  await boss.work<RecoveryJob>(RECOVERY_QUEUE, one, (async (jobs: Array<{ data: RecoveryJob }>) => {
+    for (const job of jobs) await runRecoveryJob(ctx, job.data, signal);
+  }) as never);
 }
 
 /**

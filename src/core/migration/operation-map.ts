@@ -216,6 +216,7 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
   },
   ...dashboardLinkMappings(),
   ...responseDeletionMappings(),
+  ...webhookRecoveryMappings(),
   {
     operation: 'listAuditEvents',
     method: 'GET',
@@ -350,7 +351,7 @@ function dashboardLinkMappings(): OperationMapping[] {
     ['listDashboardLinks', 'GET', path, [STYLE_HEADER]],
     ['revokeDashboardLink', 'DELETE', `${path}/{link_id}`, [STYLE_HEADER]],
   ];
-  return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
+  return samePaths(pairs);
 }
 
 /** Deleting responses (docs/api-rules.md, "Deleting responses"): the same operations; the bulk delete's body renamed. */
@@ -377,7 +378,26 @@ function responseDeletionMappings(): OperationMapping[] {
     ],
     ['getResponseDeletion', 'GET', `${WS}/response-deletions/{deletion_id}`, [STYLE_HEADER]],
   ];
+  return samePaths(pairs);
+}
+
+/** Operations served the same in both styles on one shared path: each is its own equivalent. */
+function samePaths(pairs: ReadonlyArray<[string, string, string, ParamMapping[]]>): OperationMapping[] {
   return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
+}
+
+/** Webhook recovery (docs/webhooks.md, "Recovering missed events"): the same operations and body names. */
+function webhookRecoveryMappings(): OperationMapping[] {
+  const until: ParamMapping = {
+    b: 'until (body)',
+    a: 'until (body)',
+    how: 'Style B includes it (a date: its whole day), Style A excludes it: send the instant after, or the next day, to Style A',
+  };
+  const pairs: [string, string, string, ParamMapping[]][] = [
+    ['recoverWebhookEndpoint', 'POST', `${WS}/webhook-endpoints/{endpoint_id}/recover`, [STYLE_HEADER, until]],
+    ['getWebhookRecovery', 'GET', `${WS}/webhook-endpoints/{endpoint_id}/recoveries/{recovery_id}`, [STYLE_HEADER]],
+  ];
+  return samePaths(pairs);
 }
 
 function rowListMappings(): OperationMapping[] {

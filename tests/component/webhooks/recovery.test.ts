@@ -40,7 +40,12 @@ const ctx = (): AttemptContext => ({
 
 const api = (w: { ws: string }) => `/api/v1/workspaces/${w.ws}`;
 const send = (w: { ws: string; key: string }, method: 'post' | 'get', path: string, style: 'A' | 'B' = 'A') =>
-  t.http()[method](`${api(w)}${path}`).set('X-API-Key', w.key).set('X-API-Style', style).set('Idempotency-Key', nanoid());
+  t
+    .http()
+    [method](`${api(w)}${path}`)
+    .set('X-API-Key', w.key)
+    .set('X-API-Style', style)
+    .set('Idempotency-Key', nanoid());
 
 /** Makes the first attempt of every pending delivery of the workspace, oldest first (as the worker would). */
 async function attemptPending(ws: string): Promise<void> {
@@ -121,7 +126,12 @@ describe('POST {ws}/webhook-endpoints/{id}/recover', () => {
     const marked = log.filter((d) => d.recovery_id === asked.id);
     expect(marked.map((d) => d.event_id).sort()).toEqual([e1, e2, e3].sort());
     expect(marked.every((d) => d.status === 'succeeded' && d.attempts === 1)).toBe(true);
-    expect(log.filter((d) => d.recovery_id === null).map((d) => d.status).sort()).toEqual(['failed', 'failed', 'failed', 'succeeded']);
+    expect(
+      log
+        .filter((d) => d.recovery_id === null)
+        .map((d) => d.status)
+        .sort(),
+    ).toEqual(['failed', 'failed', 'failed', 'succeeded']);
 
     // Everything was received now: the same window again (the first one finished) sends nothing.
     const second = await recover(w, ep.id, { since });
@@ -183,7 +193,8 @@ describe('POST {ws}/webhook-endpoints/{id}/recover', () => {
     const r = await hook(down);
     const since = new Date(Date.now() - 60_000).toISOString();
     const ep = await createEndpoint(w, r.url, ['response.created']);
-    const submit = (email: string) => send(w, 'post', '/responses').send({ form_id: w.form, answers: goodAnswers(), respondent_email: email, email_id: 'em_1' });
+    const submit = (email: string) =>
+      send(w, 'post', '/responses').send({ form_id: w.form, answers: goodAnswers(), respondent_email: email, email_id: 'em_1' });
     expect((await submit('erase.me@example.com')).status).toBe(201);
     const kept = await submit('stays@example.com');
     await attemptPending(w.ws);
@@ -226,7 +237,11 @@ describe('POST {ws}/webhook-endpoints/{id}/recover', () => {
       ]);
     }
     expect((await send(w, 'post', '/webhook-endpoints/we_none/recover').send({ since: iso(now - 60_000) })).status).toBe(404);
-    await t.http().patch(`${api(w)}/webhook-endpoints/${ep.id}`).set('X-API-Key', w.key).send({ enabled: false });
+    await t
+      .http()
+      .patch(`${api(w)}/webhook-endpoints/${ep.id}`)
+      .set('X-API-Key', w.key)
+      .send({ enabled: false });
     expect((await send(w, 'post', path).send({ since: iso(now - 60_000) })).status).toBe(409);
   });
 });
