@@ -13,7 +13,7 @@
  *   then it goes too.
  */
 import type { Knex } from 'knex';
-import { runSqlScript } from './sql-script';
+import { createJobQueue, deleteJobQueue, runSqlScript } from './sql-script';
 
 /** The recovery job queue; src/core/webhooks/recovery.ts sends to it under the same name. */
 const RECOVERY_QUEUE = 'webhook-recovery';
@@ -52,18 +52,10 @@ DROP TABLE IF EXISTS webhook_recoveries;
 
 export async function up(knex: Knex): Promise<void> {
   await runSqlScript(knex, SQL_UP);
-  const options = JSON.stringify({
-    policy: 'standard',
-    retryLimit: 10,
-    retryDelay: 30,
-    retryBackoff: false,
-    expireInSeconds: 900,
-    retentionMinutes: 60 * 24 * 14,
-  });
-  await knex.raw(`SELECT pgboss.create_queue('${RECOVERY_QUEUE}', '${options}'::json)`);
+  await createJobQueue(knex, RECOVERY_QUEUE, { retryLimit: 10, retryDelay: 30, expireInSeconds: 900, retentionMinutes: 60 * 24 * 14 });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`SELECT pgboss.delete_queue('${RECOVERY_QUEUE}')`);
+  await deleteJobQueue(knex, RECOVERY_QUEUE);
   await runSqlScript(knex, SQL_DOWN);
 }

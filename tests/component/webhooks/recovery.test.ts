@@ -14,7 +14,7 @@ import { makeAttempt, type AttemptContext } from '../../../src/delivery/attempt'
 import { runRecoveryJob } from '../../../src/delivery/recovery';
 import { onEmbeddedDb } from '../../support/db';
 import { formWorkspace, goodAnswers, type FormWorkspace } from '../../support/given';
-import { receiver, useWebhookApp, type Receiver } from './harness';
+import { eventsReadable, receiver, useWebhookApp, type Receiver } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -56,17 +56,7 @@ async function attemptPending(ws: string): Promise<void> {
   for (const d of pending) await makeAttempt(ctx(), { workspaceId: ws, deliveryId: d.id, token: d.attempt_token });
 }
 
-/** Waits until every event of `ws` is readable (a reader sees events below the oldest transaction still open). */
-async function readable(ws: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { rows } = (await t.db.raw('SELECT count(*) AS n FROM event_log WHERE workspace_id = ? AND xid >= pg_snapshot_xmin(pg_current_snapshot())', [
-      ws,
-    ])) as { rows: Array<{ n: string | number }> };
-    if (Number(rows[0]!.n) === 0) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('events stayed unreadable for 5 s');
-}
+const readable = (ws: string) => eventsReadable(t.db, ws);
 
 async function addRow(w: FormWorkspace, id: string): Promise<void> {
   const res = await send(w, 'post', `/datatables/${w.table}/rows`).send({ data: { id, plan: 'pro' } });
