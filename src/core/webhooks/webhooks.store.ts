@@ -327,7 +327,7 @@ export async function checkWebhookPatch(patch: WebhookEndpointPatch, guard: UrlG
 /**
  * Changes an endpoint, in the caller's transaction. `enabled: false` disables it (`disabled_reason`
  * set) and ends its pending deliveries as `failed`; `enabled: true` clears `disabled_reason`. Writes
- * made while it is disabled are never delivered to it.
+ * made while it is disabled are not delivered to it, unless a recovery asks for them (recovery.ts).
  * @throws AppError resource_not_found.
  * Spec: docs/webhooks.md, "Endpoints", PATCH {ws}/webhook-endpoints/{id}.
  */

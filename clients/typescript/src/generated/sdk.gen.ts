@@ -856,8 +856,8 @@ export const getWebhookEndpoint = <ThrowOnError extends boolean = false>(options
  *
  * Style A. Changes any of `url`, `events`, `description`, `enabled`, `style`. `enabled: false` disables the
  * endpoint (`disabled_reason` set) and ends its pending deliveries as `failed`; `enabled: true` clears
- * `disabled_reason`. Events written while an endpoint is disabled are never delivered to it. The `url` follows the
- * same address rules as at creation.
+ * `disabled_reason`. Events written while an endpoint is disabled are not delivered to it, unless a recovery
+ * (`POST …/recover`) asks for them. The `url` follows the same address rules as at creation.
  *
  * Required scope: `webhooks:write`.
  */
