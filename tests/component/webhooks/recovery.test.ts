@@ -3,12 +3,14 @@
  * a window in which the receiver was down sends each missed event once, in log order, through the one attempt of
  * every delivery (signed, in the endpoint's style), marked in the delivery log; events received are not sent again;
  * an endpoint created after an event does not get it; an erased person's event is never sent again; the same window
- * asked twice while queued answers the same recovery; bad windows are 400s naming the field; both styles.
+ * asked twice while queued answers the same recovery; a log pruned past the job ends it `failed`; bad windows are
+ * 400s naming the field; both styles.
  * The deliveries and the recovery job are run here, one by one (makeAttempt, runRecoveryJob: what the worker calls),
  * so the file needs no pg-boss worker and runs on PGlite too; receivers are on 127.0.0.1.
  */
 import { nanoid } from 'nanoid';
 import { Webhook } from 'standardwebhooks';
+import { positionToken } from '../../../src/core/events/event-log.store';
 import { DEFAULT_RETRY_SCHEDULE } from '../../../src/core/webhooks/retry-schedule';
 import { makeAttempt, type AttemptContext } from '../../../src/delivery/attempt';
 import { runRecoveryJob } from '../../../src/delivery/recovery';
@@ -197,6 +199,24 @@ describe('POST {ws}/webhook-endpoints/{id}/recover', () => {
     expect(r.received).toHaveLength(3);
     expect(r.received[2]!.body).not.toContain('erase.me@example.com');
     expect(JSON.parse(r.received[2]!.body).data).toMatchObject({ id: kept.body.data.id });
+  });
+
+  it('ends failed with the position_expired reason when the log was pruned past its position meanwhile', async () => {
+    const w = await formWorkspace(t.db);
+    const r = await hook({ value: false });
+    const ep = await createEndpoint(w, r.url, ['row.created']);
+    await readable(w.ws);
+    const asked = await send(w, 'post', `/webhook-endpoints/${ep.id}/recover`).send({ since: new Date(Date.now() - 60_000).toISOString() });
+    expect(asked.status).toBe(202);
+    // As if a first batch had handled up to position 1 and the retention then pruned through position 2.
+    await t
+      .db('webhook_recoveries')
+      .where({ workspace_id: w.ws, id: asked.body.data.id })
+      .update({ status: 'running', position: positionToken(1, 1) });
+    await t.db('event_log_pruned').insert({ workspace_id: w.ws, xid: '1', seq: 2 });
+    await runRecoveryJob(ctx(), { workspaceId: w.ws, recoveryId: asked.body.data.id as string });
+    const got = await send(w, 'get', `/webhook-endpoints/${ep.id}/recoveries/${asked.body.data.id}`);
+    expect(got.body.data).toMatchObject({ status: 'failed', error: expect.stringContaining('no longer kept'), finished_at: expect.any(String) });
   });
 
   it('refuses bad windows with a 400 naming the field, and a disabled endpoint with a 409', async () => {
