@@ -58,8 +58,8 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
     const events = eventsListHandlers(deps);
     r.get('/:workspace_id/events', byStyle(events.a, events.b));
     const recovery = webhookRecoveryHandlers(deps);
-    r.post('/:workspace_id/webhook-endpoints/:endpoint_id/recover', byStyle(recovery.recover.a, recovery.recover.b));
-    r.get('/:workspace_id/webhook-endpoints/:endpoint_id/recoveries/:recovery_id', byStyle(recovery.get.a, recovery.get.b));
+    r.post('/:workspace_id/webhook-endpoints/:endpoint_id/recover', byStyle(recovery.a.recover, recovery.b.recover));
+    r.get('/:workspace_id/webhook-endpoints/:endpoint_id/recoveries/:recovery_id', byStyle(recovery.a.get, recovery.b.get));
   }
   return r;
 }

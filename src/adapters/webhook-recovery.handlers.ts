@@ -61,40 +61,48 @@ function bodyInstant(raw: string, field: string, bound: (raw: string, field: str
   return new Date(Date.parse(b.value) + (b.op === '<=' ? 1 : 0));
 }
 
-/** The window of the body in the style of the request. */
-function windowOf(req: Request, style: 'A' | 'B'): RecoveryWindow {
+/** What differs between the styles: how `until` reads, and the presenter. */
+interface RecoveryStyle {
+  untilBound: (raw: string, field: string) => DateBound;
+  present: (r: WebhookRecovery) => WebhookRecoveryA | WebhookRecoveryB;
+}
+
+const STYLE_A: RecoveryStyle = { untilBound: beforeBound, present: presentRecoveryA };
+const STYLE_B: RecoveryStyle = { untilBound: endDateBound, present: presentRecoveryB };
+
+/** The window of the body, its dates read by the style's rules. */
+function windowOf(req: Request, s: RecoveryStyle): RecoveryWindow {
   const b = bodyOf<WebhookRecoveryRequest>(req);
-  const until = b.until ?? undefined;
   return {
     since: bodyInstant(b.since, 'since', fromBound),
-    until: until === undefined ? undefined : bodyInstant(until, 'until', style === 'A' ? beforeBound : endDateBound),
+    until: b.until === undefined ? undefined : bodyInstant(b.until, 'until', s.untilBound),
     fields: { since: 'since', until: 'until' },
   };
 }
 
-/** The recovery handlers, each one per style. */
-export function webhookRecoveryHandlers({ db, eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS }: Pick<CoreDeps, 'db' | 'eventRetentionDays'>): {
-  recover: { a: RequestHandler; b: RequestHandler };
-  get: { a: RequestHandler; b: RequestHandler };
-} {
-  const recover =
-    (style: 'A' | 'B'): RequestHandler =>
-    async (req, res) => {
+type Deps = Pick<CoreDeps, 'db' | 'eventRetentionDays'>;
+
+/** POST …/recover and GET …/recoveries/{recovery_id} in one style. */
+function handlersOf({ db, eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS }: Deps, s: RecoveryStyle): { recover: RequestHandler; get: RequestHandler } {
+  return {
+    recover: async (req, res) => {
       const [ws, id] = [workspaceOf(req), param(req, 'endpoint_id')];
-      const window = windowOf(req, style);
+      const window = windowOf(req, s);
       const { recovery } = await withTransaction(db, async (trx) => {
         const asked = await requestRecovery(trx, ws, id, window, { retentionDays: eventRetentionDays, requestedBy: callerOf(req).id });
         if (asked.created)
           await recordAudit(trx, auditOrigin(req), webhookRecoveryRequested(ws, id, asked.recovery.id, asked.recovery.since, asked.recovery.until));
         return asked;
       });
-      res.status(202).json(single(req, style === 'A' ? presentRecoveryA(recovery) : presentRecoveryB(recovery)));
-    };
-  const get =
-    (style: 'A' | 'B'): RequestHandler =>
-    async (req, res) => {
-      const r = await getRecovery(db, workspaceOf(req), param(req, 'endpoint_id'), param(req, 'recovery_id'));
-      res.json(single(req, style === 'A' ? presentRecoveryA(r) : presentRecoveryB(r)));
-    };
-  return { recover: { a: recover('A'), b: recover('B') }, get: { a: get('A'), b: get('B') } };
+      res.status(202).json(single(req, s.present(recovery)));
+    },
+    get: async (req, res) => {
+      res.json(single(req, s.present(await getRecovery(db, workspaceOf(req), param(req, 'endpoint_id'), param(req, 'recovery_id')))));
+    },
+  };
+}
+
+/** The recovery handlers of each style; the selector (shared-responses.ts) picks one. */
+export function webhookRecoveryHandlers(deps: Deps): Record<'a' | 'b', { recover: RequestHandler; get: RequestHandler }> {
+  return { a: handlersOf(deps, STYLE_A), b: handlersOf(deps, STYLE_B) };
 }

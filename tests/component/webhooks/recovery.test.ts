@@ -102,6 +102,7 @@ describe('POST {ws}/webhook-endpoints/{id}/recover', () => {
     await attemptPending(w.ws);
     expect(r.received).toHaveLength(4);
     const [e1, e2, e3, e4] = await loggedIds(w, 'row.created');
+    expect(r.received.map((g) => g.headers['webhook-id'])).toEqual([e1, e2, e3, e4]);
 
     const { asked, done } = await recover(w, ep.id, { since });
     expect(asked).toMatchObject({ id: expect.stringMatching(/^wrc_/), endpoint_id: ep.id, status: 'queued', since, until: null, total: 4, done: 0 });
@@ -111,7 +112,6 @@ describe('POST {ws}/webhook-endpoints/{id}/recover', () => {
     expect(again.map((g) => g.headers['webhook-id'])).toEqual([e1, e2, e3]);
     for (const g of again) expect(new Webhook(ep.secret).verify(g.body, g.headers as Record<string, string>)).toMatchObject({ type: 'row.created' });
     expect(again.map((g) => JSON.stringify(JSON.parse(g.body).data))).toEqual(['c-1', 'c-2', 'c-3'].map((id) => expect.stringContaining(`"${id}"`)));
-    expect(e4).toBeDefined();
 
     // The delivery log shows each redelivery, marked with the recovery; the first deliveries stay as they were.
     const log = (await send(w, 'get', `/webhook-endpoints/${ep.id}/deliveries?limit=100`)).body.data as Array<Record<string, unknown>>;
@@ -212,7 +212,7 @@ describe('POST {ws}/webhook-endpoints/{id}/recover', () => {
     await t
       .db('webhook_recoveries')
       .where({ workspace_id: w.ws, id: asked.body.data.id })
-      .update({ status: 'running', position: positionToken(1, 1) });
+      .update({ status: 'running', position: positionToken('1', 1) });
     await t.db('event_log_pruned').insert({ workspace_id: w.ws, xid: '1', seq: 2 });
     await runRecoveryJob(ctx(), { workspaceId: w.ws, recoveryId: asked.body.data.id as string });
     const got = await send(w, 'get', `/webhook-endpoints/${ep.id}/recoveries/${asked.body.data.id}`);
