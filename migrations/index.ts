@@ -25,6 +25,7 @@ import * as m019 from './20261127_019_erasure';
 import * as m020 from './20261127_020_topics';
 import * as m021 from './20261127_021_keywords';
 import * as m022 from './20261127_022_event_log';
+import * as m025 from './20261127_025_webhook_recovery';
 
 export interface Migration {
   name: string;
@@ -55,4 +56,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_020_topics', ...m020 },
   { name: '20261127_021_keywords', ...m021 },
   { name: '20261127_022_event_log', ...m022 },
+  { name: '20261127_025_webhook_recovery', ...m025 },
 ];

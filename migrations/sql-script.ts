@@ -63,3 +63,23 @@ export function splitStatements(sqlText: string): string[] {
   if (rest) out.push(rest);
   return out;
 }
+
+/** The options of a pg-boss 10 queue (`pgboss.create_queue`), as the migrations that create one pass them. */
+export interface QueueOptions {
+  retryLimit: number;
+  retryDelay: number;
+  expireInSeconds: number;
+  /** Minutes a job never started is kept. */
+  retentionMinutes: number;
+}
+
+/** Creates a pg-boss queue (`standard` policy, no retry backoff) with `options`. */
+export async function createJobQueue(knex: Knex, name: string, options: QueueOptions): Promise<void> {
+  const json = JSON.stringify({ policy: 'standard', retryBackoff: false, ...options });
+  await knex.raw(`SELECT pgboss.create_queue('${name}', '${json}'::json)`);
+}
+
+/** Deletes a pg-boss queue and its jobs (a migration's `down`). */
+export async function deleteJobQueue(knex: Knex, name: string): Promise<void> {
+  await knex.raw(`SELECT pgboss.delete_queue('${name}')`);
+}

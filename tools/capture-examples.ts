@@ -45,6 +45,7 @@ const npsAnswers = (idKey: string) => [
 ];
 
 /** The request bodies by operationId (shared paths: by style); other operations get wellFormedBody. */
+const LAST_HOUR = new Date(Math.floor(Date.now() / 3600_000) * 3600_000 - 3600_000).toISOString();
 const REQUEST_BODIES: Record<string, unknown> = {
   createResponse: {
     A: { form_id: 'frm_nps', answers: npsAnswers('question_id'), respondent_email: 'linus@example.com', email_id: 'em_3', row_id: 'row_2' },
@@ -84,6 +85,9 @@ const REQUEST_BODIES: Record<string, unknown> = {
     headers: { 'X-API-Style': 'B' },
   },
   // A dry run of a bulk delete of two responses (docs/api-rules.md, "Deleting responses"): it counts and deletes nothing.
+  // The last hour (docs/webhooks.md, "Recovering missed events"): a window the log keeps whenever the capture runs;
+  // the same in both styles, so the second call answers the first's recovery.
+  recoverWebhookEndpoint: { A: { since: LAST_HOUR }, B: { since: LAST_HOUR } },
   createResponseDeletion: { A: { ids: ['rsp_1', 'rsp_2'], dry_run: true }, B: { ids: ['rsp_1', 'rsp_2'], dryRun: true } },
   // An erasure per style of an address the data set does not hold (docs/data-rights.md, "Erasing a person"): each
   // style's first run answers 201, its repeat 200.
@@ -114,7 +118,7 @@ function operationId(call: ExampleCall): string {
   return id;
 }
 
-const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|aud|era|rdl|top)_[0-9A-Za-z]{16}\b/g;
+const GENERATED_ID = /\b(ws|key|frm|rsp|tbl|row|ev|we|evt|dlv|dl|aud|era|rdl|top|wrc)_[0-9A-Za-z]{16}\b/g;
 /** An audit record's hash (docs/security.md, "The audit trail"): it covers the run's ids and times, so it differs every run. */
 const AUDIT_HASH = /\b[0-9a-f]{64}\b/g;
 /** An event position (docs/live.md, "Event log"): the run's transaction ids, so it differs every run. */

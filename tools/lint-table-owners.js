@@ -42,6 +42,7 @@ const OWNERS = {
   webhook_endpoints: 'src/core/webhooks/webhooks.store.ts',
   webhook_events: 'src/core/webhooks/webhooks.store.ts',
   webhook_deliveries: 'src/core/webhooks/webhooks.store.ts',
+  webhook_recoveries: 'src/core/webhooks/recovery.ts',
   server_secrets: 'src/core/links/server-secrets.store.ts',
   email_link_uses: 'src/core/links/link-uses.store.ts',
   dashboard_links: 'src/core/dashboards/dashboard-links.store.ts',

@@ -22,6 +22,8 @@ export interface CoreDeps {
   exportSlots: ExportSlots;
   /** RESPONSE_DELETE_INLINE_MAX: the largest bulk delete run in the request (docs/api-rules.md, "Deleting responses"). */
   responseDeleteInlineMax?: number;
+  /** EVENT_RETENTION_DAYS: how far back a webhook recovery may reach (docs/webhooks.md, "Recovering missed events"). */
+  eventRetentionDays?: number;
   /** The Style B deprecation and sunset dates (STYLE_B_SUNSET, STYLE_B_DEPRECATED_AT) the migration report shows. */
   styleB?: StyleBSchedule;
   /** The idempotency records holding an address, for an erasure (platform/idempotency.ts, personIdempotencyRecords). */

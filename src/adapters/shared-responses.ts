@@ -4,7 +4,8 @@
  * (GET, DELETE), `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses`,
  * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"), `{ws}/forms/{form_id}/analytics/keywords`
  * (docs/analytics.md, "Keywords"), `{ws}/audit-events` (docs/security.md, "The audit trail"), `{ws}/events` (docs/live.md,
- * "Event log") and `{ws}/topics…` (docs/analytics.md, "Topics"). `req.style` was decided by platform/style-selection.
+ * "Event log"), `{ws}/topics…` (docs/analytics.md, "Topics") and `{ws}/webhook-endpoints/{id}/recover`, `…/recoveries/{id}`
+ * (docs/webhooks.md, "Recovering missed events"). `req.style` was decided by platform/style-selection.
  * Each path has one handler per style, in style-a/ and style-b/ (responses.routes.ts, dashboard-links.routes.ts, keywords.routes.ts, topics.routes.ts); the only other shared adapter that
  * names the style folders is presenters.ts, for code that is not HTTP (the layer lint allows these two).
  */
@@ -14,6 +15,7 @@ import { auditListA } from './style-a/audit.routes';
 import { auditListB } from './style-b/audit.routes';
 import { erasureHandlers } from './erasure.handlers';
 import { eventsListHandlers } from './events.handlers';
+import { webhookRecoveryHandlers } from './webhook-recovery.handlers';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
 import { keywordsA } from './style-a/keywords.routes';
@@ -61,6 +63,9 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
     r.get('/:workspace_id/audit-events', byStyle(auditListA(deps), auditListB(deps)));
     const events = eventsListHandlers(deps);
     r.get('/:workspace_id/events', byStyle(events.a, events.b));
+    const recovery = webhookRecoveryHandlers(deps);
+    r.post('/:workspace_id/webhook-endpoints/:endpoint_id/recover', byStyle(recovery.a.recover, recovery.b.recover));
+    r.get('/:workspace_id/webhook-endpoints/:endpoint_id/recoveries/:recovery_id', byStyle(recovery.a.get, recovery.b.get));
   }
   if (!v2) {
     const a = topicsA(deps);

@@ -22,6 +22,7 @@ export const ID_PREFIX = {
   responseDeletion: 'rdl',
   erasureRequest: 'era',
   topic: 'top',
+  webhookRecovery: 'wrc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -18,6 +18,8 @@ import type { Resolve } from '../core/webhooks/address-policy';
 import { startRetention, type PruneResult } from './prune';
 import { DELETION_QUEUE, type DeletionJob } from '../core/responses/deletions';
 import { runDeletionJob } from './deletions';
+import { RECOVERY_QUEUE, type RecoveryJob } from '../core/webhooks/recovery';
+import { runRecoveryJob } from './recovery';
 import { startSentimentBackfill, type SentimentBackfillOptions } from './sentiment-backfill';
 import { startTopicTagging, type TopicTaggingOptions } from './topic-tagging';
 
@@ -97,7 +99,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
   let stopping: Promise<void> | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let retention: { stop(): Promise<void> } | undefined;
-  const deletions = new AbortController();
+  const longJobs = new AbortController(); // bulk deletes and recoveries stop between batches
   const loops: Array<{ stop(): Promise<void> }> = [];
 
   // The outcome is logged and counted by ctx.onOutcome.
@@ -133,12 +135,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       // queue moving while one batch waits on slow receivers.
       const workOptions = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1, batchSize: opts.batchSize ?? 5 };
       for (let i = 0; i < 2; i++) await boss.work<AttemptJob>(DELIVERY_QUEUE, workOptions, handle as never);
-      // Bulk deletes (docs/api-rules.md, "Deleting responses"): one job at a time per worker, batch after batch.
-      await boss.work<DeletionJob>(DELETION_QUEUE, { pollingIntervalSeconds: workOptions.pollingIntervalSeconds, batchSize: 1 }, (async (
-        jobs: Array<{ data: DeletionJob }>,
-      ) => {
-        for (const job of jobs) await runDeletionJob(db, job.data, config.responseDeleteBatchSize, deletions.signal);
-      }) as never);
+      await workLongJobs(boss, ctx, config, workOptions.pollingIntervalSeconds, longJobs.signal);
       sweeper = setInterval(() => {
         requeueStuckDeliveries(db).then(
           (n) => n > 0 && logger.warn({ deliveries: n }, 'webhook deliveries overdue by 15 min were queued again'),
@@ -164,7 +161,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       stopping ??= (async () => {
         if (!boss) return;
         clearInterval(sweeper);
-        deletions.abort();
+        longJobs.abort();
         await retention?.stop();
         for (const loop of loops) await loop.stop();
         await boss.stop({ graceful: true, wait: true, timeout: 15_000, close: false });
@@ -174,6 +171,21 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       return stopping;
     },
   };
+}
+
+/**
+ * The queues of long jobs, one job at a time per worker, batch after batch, each stopping between batches once `signal`
+ * aborts: bulk deletes (docs/api-rules.md, "Deleting responses") and webhook recoveries (docs/webhooks.md, "Recovering
+ * missed events"; their first attempts made in log order through `ctx`).
+ */
+async function workLongJobs(boss: PgBossInstance, ctx: AttemptContext, config: Config, pollingIntervalSeconds: number, signal: AbortSignal): Promise<void> {
+  const one = { pollingIntervalSeconds, batchSize: 1 };
+  await boss.work<DeletionJob>(DELETION_QUEUE, one, (async (jobs: Array<{ data: DeletionJob }>) => {
+    for (const job of jobs) await runDeletionJob(ctx.db, job.data, config.responseDeleteBatchSize, signal);
+  }) as never);
+  await boss.work<RecoveryJob>(RECOVERY_QUEUE, one, (async (jobs: Array<{ data: RecoveryJob }>) => {
+    for (const job of jobs) await runRecoveryJob(ctx, job.data, signal);
+  }) as never);
 }
 
 /**

@@ -2054,6 +2054,100 @@ export type ResponseDeletionEnvelopeB = {
 };
 
 /**
+ * The window of a webhook recovery (docs/webhooks.md, "Recovering missed events"), the same names in both styles: a date `YYYY-MM-DD` or an ISO 8601 date-time with offset each.
+ */
+export type WebhookRecoveryRequest = {
+    /**
+     * The window's start (inclusive); not in the future, not older than `EVENT_RETENTION_DAYS`.
+     */
+    since: string;
+    /**
+     * The window's end; absent: the request's time. Style A exclusive (as `created_before`); Style B inclusive, a date taking its whole day (as `end_date`). Must be after `since`.
+     */
+    until?: string;
+};
+
+/**
+ * A webhook recovery in Style A (docs/webhooks.md, "Recovering missed events"). `status`: `queued`, `running`, `succeeded` or `failed` (then `error` says why). `total`: the window's events the endpoint subscribes to (counted when asked); `done`: those handled so far; `redelivered`: those sent again (the others had been received).
+ */
+export type WebhookRecoveryA = {
+    /**
+     * `wrc_…`
+     */
+    id: string;
+    endpoint_id: string;
+    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    /**
+     * The window's start (inclusive).
+     */
+    since: string;
+    /**
+     * The window's end as asked (exclusive); null when not given.
+     */
+    until: string | null;
+    /**
+     * The window's end as run (exclusive), `until` or the request's time.
+     */
+    window_end: string;
+    total: number;
+    done: number;
+    redelivered: number;
+    error: string | null;
+    created_at: string;
+    finished_at: string | null;
+};
+
+/**
+ * One webhook recovery in Style A.
+ */
+export type WebhookRecoveryEnvelopeA = {
+    data: WebhookRecoveryA;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
+ * A webhook recovery in Style B (docs/webhooks.md, "Recovering missed events"). `status`: `queued`, `running`, `succeeded` or `failed` (then `error` says why). `total`: the window's events the endpoint subscribes to (counted when asked); `done`: those handled so far; `redelivered`: those sent again (the others had been received).
+ */
+export type WebhookRecoveryB = {
+    /**
+     * `wrc_…`
+     */
+    id: string;
+    endpointId: string;
+    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    /**
+     * The window's start (inclusive).
+     */
+    since: string;
+    /**
+     * The window's end as asked (exclusive); null when not given.
+     */
+    until: string | null;
+    /**
+     * The window's end as run (exclusive), `until` or the request's time.
+     */
+    windowEnd: string;
+    total: number;
+    done: number;
+    redelivered: number;
+    error: string | null;
+    createdAt: string;
+    finishedAt: string | null;
+};
+
+/**
+ * One webhook recovery in Style B.
+ */
+export type WebhookRecoveryEnvelopeB = {
+    data: WebhookRecoveryB;
+    meta: EmptyObject;
+    links: EmptyObject;
+    request_id: string;
+};
+
+/**
  * A dashboard link in Style A as the list shows it, without its URL (docs/analytics.md, "Dashboard links").
  */
 export type DashboardLinkA = {
@@ -2322,6 +2416,10 @@ export type WebhookDelivery = {
      * When the next attempt is due; `null` once the delivery succeeded or failed.
      */
     next_attempt_at: string | null;
+    /**
+     * The webhook recovery (`wrc_…`) that made this delivery (docs/webhooks.md, "Recovering missed events"); `null` for the delivery of a write, a test or a retry of either.
+     */
+    recovery_id: string | null;
     created_at: string;
     updated_at: string;
 };
@@ -3227,6 +3325,11 @@ export type TopicId = string;
  * Id of a dashboard link (`dl_…`).
  */
 export type DashboardLinkId = string;
+
+/**
+ * Id of a webhook recovery (`wrc_…`).
+ */
+export type RecoveryId = string;
 
 /**
  * Id of a bulk delete (`rdl_…`).
@@ -8499,6 +8602,150 @@ export type ListEventsResponses = {
 };
 
 export type ListEventsResponse = ListEventsResponses[keyof ListEventsResponses];
+
+export type RecoverWebhookEndpointData = {
+    body: WebhookRecoveryRequest;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * Makes the write safe to retry for 24 hours (scoped to the API key). The same key with the same method, path and body replays the stored answer with `Idempotent-Replayed: true`; with another method, path or body it is a 409 `idempotency_replay`; while the first request still runs it is a 409 `conflict`. 5xx answers are not stored.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Webhook endpoint id.
+         */
+        endpoint_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/recover';
+};
+
+export type RecoverWebhookEndpointErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `conflict` (e.g. a duplicate unique value, or the same `Idempotency-Key` still in progress) or `idempotency_replay` (the same `Idempotency-Key` with another method, path or body).
+     */
+    409: Error;
+    /**
+     * `payload_too_large`: the request body exceeds the size limit.
+     */
+    413: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type RecoverWebhookEndpointError = RecoverWebhookEndpointErrors[keyof RecoverWebhookEndpointErrors];
+
+export type RecoverWebhookEndpointResponses = {
+    /**
+     * The recovery, queued for the worker (or the one of the same window still running).
+     */
+    202: WebhookRecoveryEnvelopeA | WebhookRecoveryEnvelopeB;
+};
+
+export type RecoverWebhookEndpointResponse = RecoverWebhookEndpointResponses[keyof RecoverWebhookEndpointResponses];
+
+export type GetWebhookRecoveryData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+        /**
+         * Webhook endpoint id.
+         */
+        endpoint_id: string;
+        /**
+         * Id of a webhook recovery (`wrc_…`).
+         */
+        recovery_id: string;
+    };
+    query?: never;
+    url: '/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/recoveries/{recovery_id}';
+};
+
+export type GetWebhookRecoveryErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type GetWebhookRecoveryError = GetWebhookRecoveryErrors[keyof GetWebhookRecoveryErrors];
+
+export type GetWebhookRecoveryResponses = {
+    /**
+     * The recovery in the selected style.
+     */
+    200: WebhookRecoveryEnvelopeA | WebhookRecoveryEnvelopeB;
+};
+
+export type GetWebhookRecoveryResponse = GetWebhookRecoveryResponses[keyof GetWebhookRecoveryResponses];
 
 export type GetOpenApiDocumentData = {
     body?: never;

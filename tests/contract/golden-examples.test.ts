@@ -142,6 +142,9 @@ function answerProblems(a: ExampleAnswer): string[] {
 /** The body of a call: the document's request example of its style (the only one on a one-style path). */
 function exampleBody(call: ExampleCall): unknown {
   if (!call.op.bodyTypes.includes('application/json')) return undefined;
+  // A recovery's window must lie within the event log's retention (docs/webhooks.md, "Recovering missed events"): the
+  // example's `since`, captured once, ages out of it; the walk asks for the last hour instead (the same shape).
+  if (call.op.template.endsWith('/recover')) return { since: new Date(Date.now() - 3600_000).toISOString() };
   const examples = requestExamples(call.op, doc);
   return call.style ? examples[exampleName(call.style)] : Object.values(examples)[0];
 }

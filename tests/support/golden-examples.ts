@@ -384,7 +384,7 @@ export async function runExampleWalk(
 /**
  * The run-time path values: a delivery of the data set's webhook endpoint (its test event), a dashboard link
  * of `frm_nps` (docs/analytics.md, "Dashboard links") with the one-time download token of its page, a bulk
- * delete that deleted nothing, an erasure request (docs/data-rights.md, "Erasing a person") and a topic.
+ * delete that deleted nothing, an erasure request (docs/data-rights.md, "Erasing a person"), a topic and a webhook recovery.
  */
 export async function prepareExampleIds(agent: Agent): Promise<Record<string, string>> {
   const res = await agent().post(fillPath('/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/test', EXAMPLE_IDS)).set('X-API-Key', EXAMPLE_KEY);
@@ -414,6 +414,13 @@ export async function prepareExampleIds(agent: Agent): Promise<Record<string, st
     .set('X-API-Key', EXAMPLE_KEY)
     .send({ name: 'speed', query: 'slow | fast' });
   if (topic.status !== 201) throw new Error(`creating a topic answered ${topic.status}: ${topic.text}`);
+  // A recovery of the last two hours for the data set's endpoint (docs/webhooks.md, "Recovering missed events"), for
+  // `{recovery_id}`; another window than the walk's own POST.
+  const recovery = await agent()
+    .post(fillPath('/api/v1/workspaces/{workspace_id}/webhook-endpoints/{endpoint_id}/recover', EXAMPLE_IDS))
+    .set('X-API-Key', EXAMPLE_KEY)
+    .send({ since: new Date(Date.now() - 2 * 3600_000).toISOString() });
+  if (recovery.status !== 202) throw new Error(`the webhook recovery answered ${recovery.status}: ${recovery.text}`);
   return {
     delivery_id: res.body.data.id as string,
     link_id: link.body.data.id as string,
@@ -422,6 +429,7 @@ export async function prepareExampleIds(agent: Agent): Promise<Record<string, st
     deletion_id: deletion.body.data.id as string,
     erasure_id: erasure.body.data.id as string,
     topic_id: topic.body.data.id as string,
+    recovery_id: recovery.body.data.id as string,
   };
 }
 

@@ -175,6 +175,7 @@ export function presentDelivery(d: WebhookDelivery): WebhookDeliveryWire {
     last_status_code: d.lastStatusCode,
     last_error: d.lastError,
     next_attempt_at: iso(d.nextAttemptAt),
+    recovery_id: d.recoveryId,
     created_at: d.createdAt.toISOString(),
     updated_at: d.updatedAt.toISOString(),
   };

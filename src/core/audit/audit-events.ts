@@ -69,6 +69,10 @@ export const webhookEndpointDeleted = (workspaceId: string, id: string): AuditEv
 export const webhookTestSent = (workspaceId: string, id: string, deliveryId: string): AuditEventInput =>
   endpoint(workspaceId, 'test_sent', id, { delivery_id: deliveryId });
 
+/** `webhook_endpoint.recovery_requested`: a recovery of missed events (docs/webhooks.md, "Recovering missed events"). */
+export const webhookRecoveryRequested = (workspaceId: string, id: string, recoveryId: string, since: Date, until: Date | null): AuditEventInput =>
+  endpoint(workspaceId, 'recovery_requested', id, { recovery_id: recoveryId, since: since.toISOString(), until: until?.toISOString() ?? null });
+
 /** `webhook_endpoint.disabled` by the worker (the endpoint answered 410 Gone). */
 export const webhookEndpointDisabled = (workspaceId: string, id: string, reason: string): AuditEventInput =>
   endpoint(workspaceId, 'disabled', id, { enabled: false, disabled_reason: reason });

@@ -174,6 +174,15 @@ export async function eventsAfter(
   return { events: found.slice(0, opts.limit), hasMore: found.length > opts.limit };
 }
 
+/**
+ * How many of the workspace's readable events the filters select (the same visibility rule as eventsAfter).
+ * Spec: a webhook recovery's `total` (docs/webhooks.md, "Recovering missed events").
+ */
+export async function countEvents(db: DbHandle, workspaceId: string, f: EventFilters): Promise<number> {
+  const row = (await narrowed(db('event_log as e'), workspaceId, f).count({ n: '*' }).first()) as { n: unknown } | undefined;
+  return Number(row?.n ?? 0);
+}
+
 const col = (name: string, column: string, type: ListField['type']): ListField => ({ name, expr: sql('??', column), type, nullable: false });
 /** Style B `filter` fields (docs/api-rules.md, "Filter language"). */
 const FILTER_FIELDS = fieldMap([col('type', 'e.type', 'text'), col('id', 'e.id', 'text'), col('created_at', 'e.created_at', 'timestamp')]);

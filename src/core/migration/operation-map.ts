@@ -217,6 +217,7 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
   ...dashboardLinkMappings(),
   ...topicMappings(),
   ...responseDeletionMappings(),
+  ...webhookRecoveryMappings(),
   {
     operation: 'listAuditEvents',
     method: 'GET',
@@ -353,7 +354,7 @@ function dashboardLinkMappings(): OperationMapping[] {
     // Keywords (docs/analytics.md, "Keywords"): the same operation; the period's parameters as everywhere.
     ['getFormKeywords', 'GET', `${WS}/forms/{form_id}/analytics/keywords`, [STYLE_HEADER, START, END, { b: 'limit', a: 'limit', how: 'unchanged (1..50)' }]],
   ];
-  return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
+  return samePaths(pairs);
 }
 
 /** Topics (docs/analytics.md, "Topics"): shared paths, the same operations and body fields in Style A. */
@@ -399,7 +400,26 @@ function responseDeletionMappings(): OperationMapping[] {
     ],
     ['getResponseDeletion', 'GET', `${WS}/response-deletions/{deletion_id}`, [STYLE_HEADER]],
   ];
+  return samePaths(pairs);
+}
+
+/** Operations served the same in both styles on one shared path: each is its own equivalent. */
+function samePaths(pairs: ReadonlyArray<[string, string, string, ParamMapping[]]>): OperationMapping[] {
   return pairs.map(([operation, method, p, params]) => ({ operation, method, path: p, equivalent: { operation, method, path: p, params }, attention: null }));
+}
+
+/** Webhook recovery (docs/webhooks.md, "Recovering missed events"): the same operations and body names. */
+function webhookRecoveryMappings(): OperationMapping[] {
+  const until: ParamMapping = {
+    b: 'until (body)',
+    a: 'until (body)',
+    how: 'Style B includes it (a date: its whole day), Style A excludes it: send the instant after, or the next day, to Style A',
+  };
+  const pairs: [string, string, string, ParamMapping[]][] = [
+    ['recoverWebhookEndpoint', 'POST', `${WS}/webhook-endpoints/{endpoint_id}/recover`, [STYLE_HEADER, until]],
+    ['getWebhookRecovery', 'GET', `${WS}/webhook-endpoints/{endpoint_id}/recoveries/{recovery_id}`, [STYLE_HEADER]],
+  ];
+  return samePaths(pairs);
 }
 
 function rowListMappings(): OperationMapping[] {

@@ -96,6 +96,8 @@ export interface WebhookDelivery {
   lastError: string | null;
   /** When the next attempt is due; null once the delivery succeeded or failed. */
   nextAttemptAt: Date | null;
+  /** The recovery (`wrc_…`) that made this delivery (docs/webhooks.md, "Recovering missed events"); null for a write's. */
+  recoveryId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -110,6 +112,7 @@ export interface DeliveryRow {
   last_status_code: number | null;
   last_error: string | null;
   next_attempt_at: Date | null;
+  recovery_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -124,6 +127,7 @@ export const DELIVERY_COLUMNS = [
   'last_status_code',
   'last_error',
   'next_attempt_at',
+  'recovery_id',
   'created_at',
   'updated_at',
 ];
@@ -138,6 +142,7 @@ export const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
   lastStatusCode: r.last_status_code,
   lastError: r.last_error,
   nextAttemptAt: r.next_attempt_at,
+  recoveryId: r.recovery_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -323,7 +328,7 @@ export async function checkWebhookPatch(patch: WebhookEndpointPatch, guard: UrlG
 /**
  * Changes an endpoint, in the caller's transaction. `enabled: false` disables it (`disabled_reason`
  * set) and ends its pending deliveries as `failed`; `enabled: true` clears `disabled_reason`. Writes
- * made while it is disabled are never delivered to it.
+ * made while it is disabled are not delivered to it, unless a recovery asks for them (recovery.ts).
  * @throws AppError resource_not_found.
  * Spec: docs/webhooks.md, "Endpoints", PATCH {ws}/webhook-endpoints/{id}.
  */
@@ -368,6 +373,92 @@ export async function rotateWebhookSecret(db: DbHandle, workspaceId: string, id:
   const row = rows[0];
   if (row === undefined) throw errors.notFound('Webhook endpoint', id);
   return { ...toEndpoint(row), secret };
+}
+
+/**
+ * Locks the endpoint (FOR NO KEY UPDATE, before any of its deliveries, the order PATCH and the worker keep) in the
+ * caller's transaction and reads it: a recovery's batch holds it so two recoveries never add the same event twice.
+ * @throws AppError resource_not_found.
+ */
+export async function lockWebhookEndpoint(trx: Knex.Transaction, workspaceId: string, id: string): Promise<WebhookEndpoint> {
+  await trx('webhook_endpoints').where({ workspace_id: workspaceId, id }).forNoKeyUpdate().first('id');
+  return getWebhookEndpoint(trx, workspaceId, id);
+}
+
+/**
+ * Of `eventIds`, those the endpoint received or is still being sent: a delivery of the event to it that `succeeded`
+ * or is `pending` (its retries go on). A recovery sends the others again (docs/webhooks.md, "Recovering missed events").
+ */
+export async function eventsReceivedOrPending(db: DbHandle, workspaceId: string, endpointId: string, eventIds: readonly string[]): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  const rows = (await db('webhook_deliveries')
+    .distinct('event_id')
+    .where({ workspace_id: workspaceId, endpoint_id: endpointId })
+    .whereIn('status', ['succeeded', 'pending'])
+    .whereIn('event_id', [...eventIds])) as Array<{ event_id: string }>;
+  return new Set(rows.map((r) => r.event_id));
+}
+
+/** A logged event a recovery sends again: its id, type, time and resource as the log keeps them. */
+export interface RecoveredEvent {
+  id: string;
+  type: EventType;
+  createdAt: Date;
+  resource: unknown;
+}
+
+/** How long a recovery's own first attempt has before the job queued with its delivery makes it instead (a crash). */
+const RECOVERY_BACKSTOP_SECONDS = 120;
+
+/**
+ * Adds one `pending` delivery per event, marked with `recoveryId`, to the endpoint, in the caller's transaction and
+ * in the given (log) order: the webhook event is stored first when it is not (same id, type, time and resource as
+ * the log's, so the payload is the one a write's delivery sends). Each delivery gets an attempt job due in
+ * RECOVERY_BACKSTOP_SECONDS: the recovery job attempts it at once itself (delivery/recovery.ts), and the job only
+ * makes the attempt when that one never happened.
+ * @returns the attempt keys, in order.
+ */
+export async function insertRecoveryDeliveries(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  endpointId: string,
+  recoveryId: string,
+  events: readonly RecoveredEvent[],
+): Promise<AttemptKey[]> {
+  if (events.length === 0) return [];
+  // Takes the row lock of an event that exists already, so the prune of unreferenced events cannot remove it first.
+  await trx('webhook_events')
+    .insert(
+      events.map((e) => ({
+        workspace_id: workspaceId,
+        id: e.id,
+        type: e.type,
+        resource: JSON.stringify(e.resource),
+        traceparent: null,
+        created_at: e.createdAt,
+      })),
+    )
+    .onConflict(['workspace_id', 'id'])
+    .merge(['id']);
+  const keys = events.map(() => ({ workspaceId, deliveryId: newId('webhookDelivery'), token: randomUUID() }));
+  await insertPendingDeliveries(
+    trx,
+    keys.map((k, i) => ({
+      workspace_id: workspaceId,
+      id: k.deliveryId,
+      endpoint_id: endpointId,
+      event_id: events[i]!.id,
+      event_type: events[i]!.type,
+      attempt_token: k.token,
+      recovery_id: recoveryId,
+    })),
+  );
+  const startAfter = new Date(Date.now() + RECOVERY_BACKSTOP_SECONDS * 1000);
+  await enqueueAttempts(
+    trx,
+    keys.map((k) => ({ ...k, startAfter })),
+  );
+  return keys;
 }
 
 async function enabledEndpoint(trx: DbHandle, workspaceId: string, id: string): Promise<WebhookEndpoint> {

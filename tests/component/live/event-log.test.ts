@@ -14,7 +14,7 @@ import { withTransaction } from '../../../src/db';
 import { pruneExpiredResponses } from '../../../src/delivery/deletions';
 import { onEmbeddedDb } from '../../support/db';
 import { formWorkspace, goodAnswers, keyFor, type FormWorkspace } from '../../support/given';
-import { useWebhookApp } from '../webhooks/harness';
+import { eventsReadable, useWebhookApp } from '../webhooks/harness';
 
 jest.setTimeout(60_000);
 
@@ -29,20 +29,7 @@ interface EventA {
   data: Record<string, unknown>;
 }
 
-/**
- * Waits until every event of `ws` is readable: a reader returns only events below the oldest transaction still open
- * in the cluster, and other test files (other databases of the same server) may hold one open for a moment.
- */
-async function settled(ws: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { rows } = (await t.db.raw('SELECT count(*) AS n FROM event_log WHERE workspace_id = ? AND xid >= pg_snapshot_xmin(pg_current_snapshot())', [
-      ws,
-    ])) as { rows: Array<{ n: string | number }> };
-    if (Number(rows[0]!.n) === 0) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('events stayed unreadable for 5 s');
-}
+const settled = (ws: string) => eventsReadable(t.db, ws);
 
 const listA = async (w: { ws: string; key: string }, query = '') => {
   await settled(w.ws);

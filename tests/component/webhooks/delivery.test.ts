@@ -138,6 +138,7 @@ describe('delivery attempts', () => {
       last_status_code: 204,
       last_error: null,
       next_attempt_at: null,
+      recovery_id: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -509,5 +510,44 @@ describe('the queue on our connection', () => {
     };
     await expect(boss.maintain()).resolves.toEqual(expect.objectContaining({ ms: expect.any(Number) }));
     expect(typeof (await boss.getQueueSize('webhook-delivery'))).toBe('number');
+  });
+});
+
+describe('recovering missed events on the worker (docs/webhooks.md, "Recovering missed events")', () => {
+  it('a receiver down until its deliveries failed gets each missed event once, in log order, after POST …/recover', async () => {
+    let down = true;
+    const r = await hook(() => ({ status: down ? 503 : 200 }));
+    const w = await workspace();
+    const ep = await endpoint(w, `${r.url}/hook`, ['row.created']);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    for (const id of ['c-1', 'c-2', 'c-3']) {
+      const row = await t
+        .http()
+        .post(`${w.api}/datatables/${w.table}/rows`)
+        .set('X-API-Key', w.key)
+        .send({ data: { id, plan: 'pro' } });
+      expect(row.status).toBe(201);
+    }
+    // 4 attempts each on the short schedule, then `failed`.
+    await eventually(
+      () => deliveries(w, ep.id, '?status=failed'),
+      (l) => l.length === 3,
+    );
+    const missed = (await deliveries(w, ep.id)).map((d) => d.event_id).reverse();
+    down = false;
+    const before = r.received.length;
+
+    const asked = await t.http().post(`${w.api}/webhook-endpoints/${ep.id}/recover`).set('X-API-Key', w.key).send({ since });
+    expect(asked.status).toBe(202);
+    const done = await eventually(
+      async () => (await t.http().get(`${w.api}/webhook-endpoints/${ep.id}/recoveries/${asked.body.data.id}`).set('X-API-Key', w.key)).body.data,
+      (d) => d.status === 'succeeded',
+    );
+    expect(done).toMatchObject({ total: 3, done: 3, redelivered: 3 });
+    await r.waitFor(before + 3);
+    await sleep(300);
+    expect(r.received.slice(before).map((g) => g.headers['webhook-id'])).toEqual(missed);
+    const marked = await deliveries(w, ep.id);
+    expect(marked.filter((d) => d.recovery_id === asked.body.data.id).map((d) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
   });
 });

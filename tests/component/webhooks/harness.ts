@@ -94,6 +94,21 @@ export async function receiver(answer: (r: Received, i: number) => Answer = () =
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Waits until every event of `ws` is readable: a reader returns only events below the oldest transaction still open
+ * in the cluster, and other test files (other databases of the same server) may hold one open for a moment.
+ */
+export async function eventsReadable(db: Db, ws: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = (await db.raw('SELECT count(*) AS n FROM event_log WHERE workspace_id = ? AND xid >= pg_snapshot_xmin(pg_current_snapshot())', [ws])) as {
+      rows: Array<{ n: string | number }>;
+    };
+    if (Number(rows[0]!.n) === 0) return;
+    await sleep(25);
+  }
+  throw new Error('events stayed unreadable for 5 s');
+}
+
 /** A freshly created and migrated database for this file; `drop()` removes it. */
 export async function ownDatabase(): Promise<{ url: string; db: Db; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_PG_ADMIN_URL;
