@@ -11,7 +11,7 @@
 import { EMAIL_EVENT_TYPES } from '../email-events/email-events.store';
 import { snakeCase } from '../query/fields';
 import { ANSWER_FIELD_PREFIX, isAnswerField } from '../responses/answer-filter';
-import { SENTIMENT_LABELS } from '../responses/answers';
+import { SENTIMENT_LABELS } from '../responses/sentiment-labels';
 import { FilterSyntaxError, parseFilter, type FilterClause, type FilterValue } from '../query/filter-parser';
 import { REFUSED_BY_B, Untranslatable, type QueryPairs } from './translate-types';
 

@@ -10,6 +10,7 @@
 import { scoreQuestion, type FormDefinition, type FormOption, type FormQuestion, type QuestionType, type QuestionValidation } from '../forms/form-model';
 import { isCalendarDate } from '../query/dates';
 import { isPlainObject } from '../plain-object';
+import type { SentimentLabel } from './sentiment-labels';
 
 /** An answer as a client or a fixture gives it (docs/collecting.md, "Answers"; docs/import.md, "The fixture document"). */
 export interface RawAnswer {
@@ -38,10 +39,6 @@ export interface StoredAnswer {
    */
   sentiment?: Sentiment | null;
 }
-
-/** The labels of a sentiment score, from negative to positive (docs/analytics.md, "Sentiment"). */
-export const SENTIMENT_LABELS = ['negative', 'neutral', 'positive'] as const;
-export type SentimentLabel = (typeof SENTIMENT_LABELS)[number];
 
 /** A text answer's or a response's sentiment: `score` in -1..1 (3 decimals) and its label. */
 export interface Sentiment {

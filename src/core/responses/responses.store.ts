@@ -17,7 +17,7 @@ import type { PersonKey } from '../respondents/person-key';
 import { compileTypedFilter, keyedFilterParams, typedFilterParams, type TypedFilterParam } from '../query/typed-filter';
 import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, Sentiment, StoredAnswer } from './responses.types';
-import { SENTIMENT_LABELS, type SentimentLabel } from './answers';
+import { SENTIMENT_LABELS, type SentimentLabel } from './sentiment-labels';
 import { errors } from '../errors';
 import { formNames, listQuestionsOf } from '../forms/forms.store';
 import { type CompiledFilter, combineExtraFields, compileFilter, type ExtraFields } from '../query/filter';

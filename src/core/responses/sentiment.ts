@@ -20,7 +20,8 @@
  */
 import winkNLP from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
-import { SENTIMENT_LABELS, type Sentiment, type SentimentLabel, type StoredAnswer } from './answers';
+import type { Sentiment, StoredAnswer } from './answers';
+import { SENTIMENT_LABELS, type SentimentLabel } from './sentiment-labels';
 
 export { SENTIMENT_LABELS, type Sentiment, type SentimentLabel };
 
