@@ -6,6 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import { errors } from '../core/errors';
+import { camelCase } from '../core/query/fields';
 import { personAddress } from '../core/respondents/person-data';
 import { recordAudit } from '../core/audit/audit.store';
 import { suppressionLifted } from '../core/audit/audit-events';
@@ -20,7 +21,7 @@ import { param, workspaceOf } from './query-values';
 type Style = 'A' | 'B';
 
 /** A name in the style's spelling: Style A as given (snake_case), Style B in camelCase. */
-const spell = (style: Style, name: string) => (style === 'A' ? name : name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()));
+const spell = (style: Style, name: string) => (style === 'A' ? name : camelCase(name));
 
 /** Counts by kind, keys spelled in the style. */
 function countsIn(style: Style, counts: ErasedCounts): Record<string, number> {

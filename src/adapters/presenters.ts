@@ -8,6 +8,7 @@
 import type { Row } from '../core/datatables/datatables.store';
 import type { EmailEvent } from '../core/email-events/email-events.store';
 import type { EventResource } from '../core/events/events.types';
+import { camelCase } from '../core/query/fields';
 import type { ResponseRecord } from '../core/responses/responses.types';
 import type { EndpointStyle } from '../core/webhooks/webhooks.store';
 import type { EmailEventA, EmailEventB, ResponseA, ResponseB, RowA, RowB } from '../wire/types.gen';
@@ -37,8 +38,6 @@ export type EventData =
   | { erasureId: string; removed: Record<string, number> }
   | { endpoint_id: string; message: string };
 
-const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-
 /** `data` of one event in one style. */
 export function renderData(resource: EventResource, style: EndpointStyle): EventData {
   const present = presentersByStyle[style];
@@ -57,7 +56,7 @@ export function renderData(resource: EventResource, style: EndpointStyle): Event
     case 'respondent_erased':
       // The erasure request's fields in each style (Style A `erasure_id`, Style B `erasureId`); never the address.
       return style === 'B'
-        ? { erasureId: resource.erasureId, removed: Object.fromEntries(Object.entries(resource.removed).map(([k, n]) => [camel(k), n])) }
+        ? { erasureId: resource.erasureId, removed: Object.fromEntries(Object.entries(resource.removed).map(([k, n]) => [camelCase(k), n])) }
         : { erasure_id: resource.erasureId, removed: resource.removed };
     case 'test':
       return { endpoint_id: resource.endpointId, message: 'This is a test event from feedback-service.' };

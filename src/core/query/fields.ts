@@ -32,6 +32,11 @@ export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+/** snake_case → camelCase (`created_at` → `createdAt`): a Style B name of a Style A one (STYLE.md, the adapters). */
+export function camelCase(name: string): string {
+  return name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
 /** Finds a field by exact name, then by its snake_case spelling. */
 export function lookupField(fields: ReadonlyMap<string, ListField>, name: string): ListField | undefined {
   return fields.get(name) ?? fields.get(snakeCase(name));
