@@ -45,7 +45,7 @@ import { responsesFilterA } from '../src/adapters/style-a/responses.routes';
 import { API_KEY_PREFIX, hashApiKeySecret } from '../src/core/api-keys/secrets';
 import { prepareRowUpsert, writeRowUpsert } from '../src/core/datatables/datatables.store';
 import { listResponsesKeyset } from '../src/core/responses/responses.store';
-import { withTransactionIf } from '../src/db';
+import { withTransaction } from '../src/db';
 import { createDb } from '../src/db/connection';
 import { loadOpenApiDocument, openApiValidator } from '../src/platform/openapi';
 import { newRequestId } from '../src/platform/request-id';
@@ -194,7 +194,7 @@ export async function startFloorServer(databaseUrl: string, redisUrl: string): P
       single: !many,
       maxItems: 100,
     });
-    const rows = await withTransactionIf(upsert.needsTransaction, db, (h) => writeRowUpsert(h, upsert));
+    const rows = await withTransaction(db, (trx) => writeRowUpsert(trx, upsert));
     res.status(rows.every((row) => row.created) ? 201 : 200);
     res.json({ data: many ? rows.map(presentRowA) : presentRowA(rows[0]!), meta: {}, links: {}, request_id: requestIdOf(res) });
   });

@@ -44,14 +44,6 @@ export function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promis
 }
 
 /**
- * withTransaction when `needed`, else `fn` straight on `db`: for a write the core says is one statement
- * when it can be (e.g. RowUpsert.needsTransaction), which is atomic by itself and needs no BEGIN/COMMIT.
- */
-export function withTransactionIf<T>(needed: boolean, db: Db, fn: (handle: DbHandle) => Promise<T>): Promise<T> {
-  return needed ? withTransaction(db, fn) : fn(db);
-}
-
-/**
  * Runs an UPDATE or DELETE builder and returns how many rows it touched, counted from `RETURNING`,
  * so PostgreSQL and the embedded PGlite answer alike (knex-pglite returns a result object instead of
  * a count for DELETE: docs/api-rules.md, "Both databases answer alike").

@@ -6,9 +6,8 @@
  * Row writes (docs/writes-keys-limits.md, "Row writes"): one upsert on `data.id` for Style A `POST …/rows`
  * and Style B `POST …/entries` / `…/bulk-entries`, a merging patch and a delete. The caller owns the
  * transaction (docs/decisions.md, "Who opens transactions"): patchRow and deleteRow run in the one it
- * passes; an upsert says whether it needs one (`needsTransaction`), so a single INSERT runs without
- * BEGIN/COMMIT. Each write records its webhook events (`row.created`, `row.updated`, `row.deleted`) in
- * the same transaction as the write.
+ * passes, an upsert included. Each write records its events (`row.created`, `row.updated`, `row.deleted`:
+ * the event log and the webhook outbox) in the same transaction as the write.
  */
 import type { Knex } from 'knex';
 import { affectedRows, type DbHandle } from '../../db';
@@ -322,11 +321,6 @@ async function writeContext(db: DbHandle, workspaceId: string, datatableId: stri
 export interface RowUpsert {
   workspaceId: string;
   datatableId: string;
-  /**
-   * True when the write is more than one statement: always since the event log (docs/live.md, "Event log"), which
-   * records every row written in the write's transaction; the caller runs writeRowUpsert in a transaction.
-   */
-  needsTransaction: true;
   endpoints: SubscribedEndpoint[];
   items: PreparedItem[];
 }
@@ -353,8 +347,7 @@ export async function prepareRowUpsert(
   if (items.length === 0) throw errors.invalid('body', 'data', '`data` needs at least one row.');
   const { fields, endpoints } = await writeContext(db, workspaceId, datatableId);
   const prepared = prepareItems(items, fields, opts);
-  // The rows' events go to the event log in the same transaction (docs/live.md, "Event log"), so the write is never one statement.
-  return { workspaceId, datatableId, needsTransaction: true, endpoints, items: prepared };
+  return { workspaceId, datatableId, endpoints, items: prepared };
 }
 
 /**
@@ -364,10 +357,11 @@ export async function prepareRowUpsert(
  * `row.updated` events in the same transaction.
  * @param db the caller's transaction (the rows' events are recorded in it).
  * @returns the rows in request order, each with `created`; times are UTC Dates.
- * @throws Error when `upsert.needsTransaction` and `db` is not a transaction (a programming error).
+ * @throws Error when `db` is not a transaction (a programming error).
  */
 export async function writeRowUpsert(db: DbHandle, upsert: RowUpsert): Promise<UpsertedRow[]> {
-  if (!db.isTransaction) throw new Error('a row upsert needs a transaction (RowUpsert.needsTransaction)');
+  // The rows' events go to the event log in the same transaction (docs/live.md, "Event log").
+  if (!db.isTransaction) throw new Error('a row upsert needs a transaction');
   const { workspaceId, datatableId, endpoints } = upsert;
   const result = await upsertStatement(db, workspaceId, datatableId, upsert.items);
   await recordEvents(
