@@ -32,7 +32,7 @@ export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-/** snake_case → camelCase (`created_at` → `createdAt`): a Style B name of a Style A one (STYLE.md, the adapters). */
+/** snake_case → camelCase (`created_at` → `createdAt`): the Style B spelling of a Style A name (docs/api-rules.md, "Sorting"). */
 export function camelCase(name: string): string {
   return name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 }
