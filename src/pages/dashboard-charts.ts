@@ -80,8 +80,14 @@ const axisCommon = { axisLine: { lineStyle: { color: COLOURS.text } }, axisLabel
 /**
  * Horizontal bars: one per category (choices, long labels), the count at the end of each bar.
  * @param colours per bar, else the one bar colour.
+ * @param wide the wide rendering's width in px: WIDE for a card of the two-column grid, FULL for a full-width card.
  */
-export function barChart(label: string, categories: string[], counts: number[], opts: { horizontal?: boolean; colours?: string[] } = {}): string {
+export function barChart(
+  label: string,
+  categories: string[],
+  counts: number[],
+  opts: { horizontal?: boolean; colours?: string[]; wide?: number } = {},
+): string {
   const horizontal = opts.horizontal ?? true;
   const data = counts.map((value, i) => ({ value, itemStyle: { color: opts.colours?.[i] ?? COLOURS.bar } }));
   // Many bars (a number question's values): no count over each and thinned axis labels; the figures table has them all.
@@ -119,6 +125,7 @@ export function barChart(label: string, categories: string[], counts: number[], 
       };
     },
     () => (horizontal ? Math.max(120, 36 * categories.length + 40) : 220),
+    opts.wide,
   );
 }
 

@@ -5,7 +5,7 @@
 import { INTERVALS } from '../core/analytics/analytics.store';
 import type { DashboardData } from '../core/dashboards/dashboard';
 import type { FormQuestion } from '../core/forms/form-model';
-import { barChart, COLOURS, lineChart } from './dashboard-charts';
+import { barChart, COLOURS, FULL, lineChart } from './dashboard-charts';
 import { dashboardStrings, type DashboardStrings } from './dashboard-i18n';
 import { keywordCard, type KeywordCardView } from './dashboard-keywords';
 
@@ -52,11 +52,6 @@ function localTexts(data: DashboardData, lang: string) {
 }
 
 /**
- * Builds the page's view.
- * @param base the page's path (`/d/{token}`), for the interval and download links.
- * @param downloadToken the page's one-time download token.
- */
-/**
  * The topics card: the form's responses per topic of the workspace (docs/analytics.md, "Topics"), a bar per topic
  * and the same counts as a table; only names and counts, no text from the responses.
  */
@@ -68,11 +63,16 @@ function topicsView(data: DashboardData, s: DashboardStrings, fmt: (n: number) =
     id: 'topics',
     title: s.topics,
     note: s.topicsNote,
-    svg: counts.some((n) => n > 0) ? barChart(s.topics, names, counts) : '',
+    svg: counts.some((n) => n > 0) ? barChart(s.topics, names, counts, { wide: FULL }) : '',
     table: { head: [s.topic, s.responses], rows: data.topics.map((t) => [t.name, fmt(t.responses)]) },
   };
 }
 
+/**
+ * Builds the page's view.
+ * @param base the page's path (`/d/{token}`), for the interval and download links.
+ * @param downloadToken the page's one-time download token.
+ */
 export function buildDashboardView(data: DashboardData, lang: string, base: string, downloadToken: string, expiresAt: Date): DashboardView {
   const s = dashboardStrings(lang);
   const num = new Intl.NumberFormat(lang, { maximumFractionDigits: 2 });
