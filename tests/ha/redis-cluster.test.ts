@@ -120,7 +120,7 @@ maybe('Redis Cluster', () => {
     const after = await keyOn(victim!.redis, 100_000);
     const { answers, stop } = load([a, b], loadKey);
     await sleep(500);
-    const replicaPort = await until('the victim to have a replica', 5_000, async () => {
+    const replicaPort = await until('the victim to have a replica', 20_000, async () => {
       const info = await victim!.redis.info('replication');
       return Number(/slave0:ip=[^,]+,port=(\d+)/.exec(info)?.[1]) || undefined;
     });

@@ -35,6 +35,12 @@ beforeAll(async () => {
     .set(auth)
     .send({ ids: ['rsp_none'] });
   const erasure = await t.http().post(`${ws}/erasure-requests`).set(auth).send({ email: 'nobody@example.com' });
+  const topic = await t.http().post(`${ws}/topics`).set(auth).send({ name: 'speed', query: 'slow | fast' });
+  const recovery = await t
+    .http()
+    .post(`${ws}/webhook-endpoints/${endpoint.body.data.id as string}/recover`)
+    .set(auth)
+    .send({ since: new Date(Date.now() - 3600_000).toISOString() });
   const dashboardUrl = new URL(dashboard.body.data.url as string);
   const openUrl = new URL(email.body.data.open_url as string);
   ids = {
@@ -51,6 +57,8 @@ beforeAll(async () => {
     token: dashboardUrl.pathname.slice('/d/'.length),
     deletion_id: deletion.body.data.id,
     erasure_id: erasure.body.data.id,
+    topic_id: topic.body.data.id,
+    recovery_id: recovery.body.data.id,
   };
   // The open pixel's path is `/e/{token}.gif`; the dashboard export's query needs the page's format and token.
   ids['token.gif'] = openUrl.pathname.slice('/e/'.length);
