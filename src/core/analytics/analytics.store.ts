@@ -399,16 +399,15 @@ export async function responseDaySpan(db: DbHandle, workspaceId: string, formId:
 
 /**
  * The answers of one question of a form whose value key (migration 005's `response_answer_keys`: `''` for answered,
- * an option id, a number) is one of `valueKeys`, over all time, summed from `answer_rollups`: a few rows per UTC day
- * whatever the number of responses. The responses list's `filteredTotal` for a form and one answer filter
- * (src/core/responses/responses.store.ts; the keys from answer-filter.ts, answerRollupKeys). 0 for no keys.
+ * an option id, a number) is one of `valueKeys`, over all time: `SUM(answers)` over `answer_rollups` as a query to run
+ * or nest (value column `n`; NULL, i.e. 0, for no keys or no rows). One index-only range per key of
+ * `answer_rollups_question_idx` (migration 029): a row per UTC day and key, whatever the number of responses. The
+ * responses list's `filteredTotal` for a form and one answer filter (src/core/responses/responses.store.ts; the keys
+ * from answer-filter.ts, answerRollupKeys).
  */
-export async function countAnswerKeys(db: DbHandle, workspaceId: string, formId: string, questionId: string, valueKeys: readonly string[]): Promise<number> {
-  if (valueKeys.length === 0) return 0;
-  const row = (await db('answer_rollups')
+export function answerKeysSum(db: DbHandle, workspaceId: string, formId: string, questionId: string, valueKeys: readonly string[]): Knex.QueryBuilder {
+  return db('answer_rollups')
     .where({ workspace_id: workspaceId, form_id: formId, question_id: questionId })
-    .whereIn('value_key', valueKeys)
-    .sum({ n: 'answers' })
-    .first()) as { n: unknown } | undefined;
-  return Number(row?.n ?? 0);
+    .whereIn('value_key', [...valueKeys])
+    .sum({ n: 'answers' });
 }

@@ -25,10 +25,10 @@ import { isTopicField, topicFields } from '../topics/topics.store';
 import { FilterSyntaxError, parseFilter, type FilterClause } from '../query/filter-parser';
 import { snakeCase } from '../query/fields';
 import { answerFields, answerRollupKeys, isAnswerField, type AnswerForm, type AnswerRollupCount } from './answer-filter';
-import { countAnswerKeys } from '../analytics/analytics.store';
+import { answerKeysSum } from '../analytics/analytics.store';
 import { orderByClause } from '../query/keyset';
 import { parseSort } from '../query/sort';
-import { prepareSearch, RELEVANCE_FIELD, searchExcerpts, type ResponseSearch } from './search';
+import { EXCERPT_COLUMN, prepareSearch, RELEVANCE_FIELD, searchExcerptColumn, type ResponseSearch } from './search';
 
 const col = (name: string, type: ListField['type'], nullable = false): ListField => ({
   name,
@@ -183,24 +183,33 @@ export async function findResponse(db: DbHandle, workspaceId: string, id: string
   return row && toRecord(row, include);
 }
 
-/** Number of responses of the workspace, from the counters. */
-export async function countAllResponses(db: DbHandle, workspaceId: string): Promise<number> {
-  const row = (await db('response_counts').where('workspace_id', workspaceId).sum({ n: 'responses' }).first()) as { n: unknown };
+/** `SUM(responses)` of the workspace's counters: its number of responses (a query to run or nest, not run here). */
+function allResponsesSum(db: DbHandle, workspaceId: string): Knex.QueryBuilder {
+  return db('response_counts').where('workspace_id', workspaceId).sum({ n: 'responses' });
+}
+
+/**
+ * The count of the responses after narrowing, as a query to run or nest: a sum over the counters when only form and
+ * score narrow (a handful of rows); otherwise an index-assisted COUNT over responses.
+ */
+function narrowedCount(db: DbHandle, workspaceId: string, n: ResponseNarrowing, countersSuffice: boolean): Knex.QueryBuilder {
+  if (countersSuffice && n.created.length === 0) return applyNarrowing(db('response_counts'), workspaceId, n, false).sum({ n: 'responses' });
+  return applyNarrowing(db('responses'), workspaceId, n).count({ n: '*' });
+}
+
+/** Number of responses after narrowing (narrowedCount, run). */
+export async function countNarrowed(db: DbHandle, workspaceId: string, n: ResponseNarrowing, countersSuffice: boolean): Promise<number> {
+  const row = (await narrowedCount(db, workspaceId, n, countersSuffice).first()) as { n: unknown } | undefined;
   return Number(row?.n ?? 0);
 }
 
 /**
- * Number of responses after narrowing. From the counters when only form and score narrow
- * (a sum over a handful of rows); otherwise an index-assisted COUNT over responses.
+ * A Style B page's `total` and `filteredTotal` in one statement (two scalar subqueries: one round trip, not two).
+ * @param total, filtered single-value queries whose value is the column `n` (a SUM or COUNT; NULL counts as 0)
  */
-export async function countNarrowed(db: DbHandle, workspaceId: string, n: ResponseNarrowing, countersSuffice: boolean): Promise<number> {
-  if (countersSuffice && n.created.length === 0) {
-    const q = applyNarrowing(db('response_counts'), workspaceId, n, false).sum({ n: 'responses' }).first();
-    const row = (await q) as { n: unknown } | undefined;
-    return Number(row?.n ?? 0);
-  }
-  const row = (await applyNarrowing(db('responses'), workspaceId, n).count({ n: '*' }).first()) as { n: unknown } | undefined;
-  return Number(row?.n ?? 0);
+async function pageTotals(db: DbHandle, total: Knex.QueryBuilder, filtered: Knex.QueryBuilder): Promise<{ total: number; filteredTotal: number }> {
+  const row = (await db.select(total.as('total'), filtered.as('filtered_total')).first()) as { total: unknown; filtered_total: unknown };
+  return { total: Number(row.total ?? 0), filteredTotal: Number(row.filtered_total ?? 0) };
 }
 
 /**
@@ -377,27 +386,25 @@ async function prepareList(db: DbHandle, workspaceId: string, q: ResponseFilterQ
   return { keys, compiled, narrowing, search, answerForm, include: q.include ?? {} };
 }
 
-/** The records of a page's rows, with form names when asked for and the search excerpts with a search. */
+/** A list page's query: responsesQuery, plus each row's search excerpt (search.ts, searchExcerptColumn) with a search. */
+function pageQuery(db: DbHandle, workspaceId: string, narrowing: ResponseNarrowing, include: ResponseIncludes, search: ResponseSearch | undefined) {
+  const q = responsesQuery(db, workspaceId, narrowing, include);
+  if (search === undefined) return q;
+  const excerpt = searchExcerptColumn(search);
+  return q.select(db.raw(excerpt.sql, excerpt.bindings));
+}
+
+/** The records of a page's rows (pageQuery's), with form names when asked for and the search excerpts with a search. */
 async function recordsOf(
   db: DbHandle,
   workspaceId: string,
-  rows: ResponseRow[],
+  rows: Array<ResponseRow & { [EXCERPT_COLUMN]?: string | null }>,
   include: ResponseIncludes,
   search: ResponseSearch | undefined,
 ): Promise<ResponseRecord[]> {
   const records = rows.map((r) => toRecord(r, include));
-  const [, excerpts] = await Promise.all([
-    include.formName ? attachFormNames(db, workspaceId, records) : undefined,
-    search
-      ? searchExcerpts(
-          db,
-          workspaceId,
-          records.map((r) => r.id),
-          search,
-        )
-      : undefined,
-  ]);
-  if (excerpts) for (const r of records) r.searchExcerpt = excerpts.get(r.id) ?? null;
+  if (search) records.forEach((r, i) => (r.searchExcerpt = rows[i]![EXCERPT_COLUMN] ?? null));
+  if (include.formName) await attachFormNames(db, workspaceId, records);
   return records;
 }
 
@@ -407,7 +414,7 @@ async function recordsOf(
  */
 export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: KeysetQuery<ResponseFilterQuery>): Promise<KeysetPage<ResponseRecord>> {
   const { keys, narrowing, search, include } = await prepareList(db, workspaceId, q);
-  const base = responsesQuery(db, workspaceId, narrowing, include);
+  const base = pageQuery(db, workspaceId, narrowing, include, search);
   const { limit, cursor } = q.pagination;
   // A cursor in relevance order carries a rank of this `q`: it belongs to this search's list only.
   const byRank = search !== undefined && keys.some((k) => k.field.name === RELEVANCE_FIELD);
@@ -424,7 +431,7 @@ export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: 
  */
 export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: OffsetQuery<ResponseFilterQuery>): Promise<OffsetPage<ResponseRecord>> {
   const { keys, compiled, narrowing, search, answerForm, include } = await prepareList(db, workspaceId, q);
-  const base = responsesQuery(db, workspaceId, narrowing, include);
+  const base = pageQuery(db, workspaceId, narrowing, include, search);
   const { page, limit } = q.pagination;
   // A form and one answer filter: filteredTotal from the answer rollups, not a COUNT over the form's responses.
   const rollup = rollupCountOf(answerForm, compiled?.clauses ?? [], narrowing);
@@ -435,12 +442,13 @@ export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: 
   // Pages in created_at order narrowed only by form and score start at the day the counters name.
   const byDay = countersSuffice && narrowing.created.length === 0 && keys.length === 2 && keys[0]!.field.name === 'created_at';
   const seek = byDay ? (offset: number) => findDayStart(db, workspaceId, narrowing, keys[0]!.dir, offset) : undefined;
-  const [rows, total, filteredTotal] = await Promise.all([
-    fetchOffsetPage<ResponseRow>(base, keys, page, limit, ['workspace_id', 'id'], seek),
-    countAllResponses(db, workspaceId),
+  const filtered =
     rollup === undefined
-      ? countNarrowed(db, workspaceId, narrowing, countersSuffice)
-      : countAnswerKeys(db, workspaceId, answerForm!.id, rollup.questionId, rollup.valueKeys),
+      ? narrowedCount(db, workspaceId, narrowing, countersSuffice)
+      : answerKeysSum(db, workspaceId, answerForm!.id, rollup.questionId, rollup.valueKeys);
+  const [rows, { total, filteredTotal }] = await Promise.all([
+    fetchOffsetPage<ResponseRow>(base, keys, page, limit, ['workspace_id', 'id'], seek),
+    pageTotals(db, allResponsesSum(db, workspaceId), filtered),
   ]);
   return { kind: 'page', items: await recordsOf(db, workspaceId, rows, include, search), page, limit, total, filteredTotal };
 }

@@ -151,26 +151,17 @@ function groupByQuery(rows: ReadonlyArray<{ config: string; query: string }>): S
 /** `ts_headline` options: matches in `<mark>`, up to two fragments of at most 25 words (short words kept at their edges). */
 const HEADLINE_OPTIONS = 'StartSel=<mark>, StopSel=</mark>, MaxWords=25, MinWords=10, ShortWord=0, MaxFragments=2, FragmentDelimiter=" … "';
 
+/** The column of a row's excerpt in a list query with a search (searchExcerptColumn). */
+export const EXCERPT_COLUMN = 'search_excerpt';
+
 /**
- * The highlighted excerpts of some responses: `ts_headline` over their text answers (HTML-escaped first: `&`, `<`
- * and `>` become entities), matches wrapped in `<mark>…</mark>`, up to two fragments joined by " … ".
- * @param ids the responses of a page (one query for all)
- * @returns excerpt by response id; null for a response without text answers
+ * The highlighted excerpt of a row, a column of the list's own query (EXCERPT_COLUMN): `ts_headline` over its text
+ * answers (HTML-escaped first: `&`, `<` and `>` become entities), matches wrapped in `<mark>…</mark>`, up to two
+ * fragments joined by " … "; null for a response without text answers. PostgreSQL computes it for the rows the page
+ * returns only: above the `LIMIT` of an index-ordered page, after the top-N sort of a relevance page (an expensive
+ * output is evaluated after the sort when there is a limit), on the outer rows of a deep page's deferred join.
  */
-export async function searchExcerpts(db: DbHandle, workspaceId: string, ids: readonly string[], search: ResponseSearch): Promise<Map<string, string | null>> {
-  if (ids.length === 0) return new Map();
+export function searchExcerptColumn(search: ResponseSearch): Sql {
   const doc = `replace(replace(replace(response_search_text(??), '&', '&amp;'), '<', '&lt;'), '>', '&gt;')`;
-  const rows = (await db('responses')
-    .select(
-      'id',
-      db.raw(`ts_headline(${CONFIG_OF_ROW}, ${doc}, ${search.rowQuery.sql}, ?) AS excerpt`, [
-        'language',
-        'answers',
-        ...search.rowQuery.bindings,
-        HEADLINE_OPTIONS,
-      ]),
-    )
-    .where('workspace_id', workspaceId)
-    .whereIn('id', [...ids])) as Array<{ id: string; excerpt: string | null }>;
-  return new Map(rows.map((r) => [r.id, r.excerpt]));
+  return sql(`ts_headline(${CONFIG_OF_ROW}, ${doc}, ${search.rowQuery.sql}, ?) AS ??`, 'language', 'answers', ...search.rowQuery.bindings, HEADLINE_OPTIONS, EXCERPT_COLUMN);
 }
