@@ -127,6 +127,24 @@ export async function listQuestionsOf(db: DbHandle, workspaceId: string, formId:
   return rows.map(toQuestion);
 }
 
+/**
+ * A form's name and its questions in form order in one statement (`forms` LEFT JOIN `questions`); undefined for a form
+ * the workspace does not have. The responses list reads it when it filters on answers: the questions compile the
+ * filter, the name is each item's form name (Style B's `form.name`) without a query of its own.
+ */
+export async function formNameAndQuestions(db: DbHandle, workspaceId: string, formId: string): Promise<{ name: string; questions: Question[] } | undefined> {
+  const rows = (await db('forms as f')
+    .select('f.name as form_name', ...QUESTION_COLUMNS.map((c) => `q.${c}`))
+    .leftJoin('questions as q', function joinQuestions() {
+      this.on('q.workspace_id', 'f.workspace_id').andOn('q.form_id', 'f.id');
+    })
+    .where({ 'f.workspace_id': workspaceId, 'f.id': formId })
+    .orderBy([{ column: 'q.position' }, { column: 'q.id' }])) as Array<QuestionRow & { form_name: string }>;
+  if (rows.length === 0) return undefined;
+  // A form without questions joins one row of NULL question columns.
+  return { name: rows[0]!.form_name, questions: rows.filter((r) => r.id !== null).map(toQuestion) };
+}
+
 /** @throws AppError resource_not_found for the form */
 export async function listQuestions(db: DbHandle, workspaceId: string, formId: string): Promise<Question[]> {
   await assertFormExists(db, workspaceId, formId);

@@ -19,7 +19,7 @@ import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, Sentiment, StoredAnswer } from './responses.types';
 import { SENTIMENT_LABELS, type SentimentLabel } from './sentiment-labels';
 import { errors } from '../errors';
-import { formNames, listQuestionsOf } from '../forms/forms.store';
+import { formNameAndQuestions, formNames } from '../forms/forms.store';
 import { type CompiledFilter, combineExtraFields, compileFilter, type ExtraFields } from '../query/filter';
 import { isTopicField, topicFields } from '../topics/topics.store';
 import { FilterSyntaxError, parseFilter, type FilterClause } from '../query/filter-parser';
@@ -169,12 +169,14 @@ export function toRecord(row: ResponseRow, include: ResponseIncludes): ResponseR
   return r;
 }
 
-/** Fills `formName` on records with one query for the distinct forms of the page. */
-export async function attachFormNames(db: DbHandle, workspaceId: string, records: ResponseRecord[]): Promise<void> {
-  const ids = [...new Set(records.map((r) => r.formId))];
-  if (ids.length === 0) return;
-  const forms = await formNames(db, workspaceId, ids);
-  const names = new Map(forms.map((f) => [f.id, f.name]));
+/**
+ * Fills `formName` on records with one query for the distinct forms of the page; none for the forms `known` names
+ * (id → name, e.g. the form a list filtered on answers read with its questions).
+ */
+export async function attachFormNames(db: DbHandle, workspaceId: string, records: ResponseRecord[], known?: ReadonlyMap<string, string>): Promise<void> {
+  const names = new Map(known);
+  const ids = [...new Set(records.map((r) => r.formId))].filter((id) => !names.has(id));
+  if (ids.length > 0) for (const f of await formNames(db, workspaceId, ids)) names.set(f.id, f.name);
   for (const r of records) r.formName = names.get(r.formId) ?? '';
 }
 
@@ -278,17 +280,22 @@ function clausesOrNone(expression: string | undefined): FilterClause[] {
  * The form whose questions a list's answer fields name (answer-filter.ts): the one form the list is narrowed to, by
  * the `form_id` parameter (or the path), else by the first `form_id = v` condition of `filter` with a value (not
  * null, not empty: the translator reads it so too), with its questions; read only when the list filters on
- * answers. Undefined without such a form: an answer filter is then a 400 asking for `form_id`.
+ * answers, with its name in the same statement (formNameAndQuestions; undefined for a form the workspace does not
+ * have). Undefined without such a form: an answer filter is then a 400 asking for `form_id`.
  */
-async function answerFormOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<AnswerForm | undefined> {
+async function answerFormOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<NamedAnswerForm | undefined> {
   const clauses = clausesOrNone(q.filter);
   const asked = clauses.some((c) => isAnswerField(c.field)) || RESPONSE_ANSWER_PARAMS.some((p) => q.typed?.[p.name] !== undefined);
   if (!asked) return undefined;
   const byFilter = clauses.find((c) => isFormClause(c) && named(c));
   const formId = q.formId ?? byFilter?.values[0]!.text;
   if (formId === undefined) return undefined;
-  return { id: formId, questions: await listQuestionsOf(db, workspaceId, formId) };
+  const form = await formNameAndQuestions(db, workspaceId, formId);
+  return { id: formId, name: form?.name, questions: form?.questions ?? [] };
 }
+
+/** The form of a list's answer filters (answerFormOf) and its name, when the workspace has it. */
+type NamedAnswerForm = AnswerForm & { name: string | undefined };
 
 /** A `form_id = v` clause (any spelling of the field). */
 const isFormClause = (c: FilterClause) => snakeCase(c.field) === 'form_id' && c.op === '=';
@@ -394,17 +401,20 @@ function pageQuery(db: DbHandle, workspaceId: string, narrowing: ResponseNarrowi
   return q.select(db.raw(excerpt.sql, excerpt.bindings));
 }
 
-/** The records of a page's rows (pageQuery's), with form names when asked for and the search excerpts with a search. */
+/**
+ * The records of a page's rows (pageQuery's), with form names when asked for (the name of `answerForm` known already)
+ * and the search excerpts with a search.
+ */
 async function recordsOf(
   db: DbHandle,
   workspaceId: string,
   rows: Array<ResponseRow & { [EXCERPT_COLUMN]?: string | null }>,
-  include: ResponseIncludes,
-  search: ResponseSearch | undefined,
+  { include, search, answerForm }: { include: ResponseIncludes; search: ResponseSearch | undefined; answerForm: NamedAnswerForm | undefined },
 ): Promise<ResponseRecord[]> {
   const records = rows.map((r) => toRecord(r, include));
   if (search) records.forEach((r, i) => (r.searchExcerpt = rows[i]![EXCERPT_COLUMN] ?? null));
-  if (include.formName) await attachFormNames(db, workspaceId, records);
+  const known = answerForm?.name === undefined ? undefined : new Map([[answerForm.id, answerForm.name]]);
+  if (include.formName) await attachFormNames(db, workspaceId, records, known);
   return records;
 }
 
@@ -413,14 +423,15 @@ async function recordsOf(
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or cursor.
  */
 export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: KeysetQuery<ResponseFilterQuery>): Promise<KeysetPage<ResponseRecord>> {
-  const { keys, narrowing, search, include } = await prepareList(db, workspaceId, q);
+  const list = await prepareList(db, workspaceId, q);
+  const { keys, narrowing, search, include } = list;
   const base = pageQuery(db, workspaceId, narrowing, include, search);
   const { limit, cursor } = q.pagination;
   // A cursor in relevance order carries a rank of this `q`: it belongs to this search's list only.
   const byRank = search !== undefined && keys.some((k) => k.field.name === RELEVANCE_FIELD);
   const listId = byRank ? `responses:${workspaceId}:q:${search.fingerprint}` : `responses:${workspaceId}`;
   const page = await fetchKeysetPage<ResponseRow & Record<string, unknown>>(db, base, keys, limit, cursor, listId);
-  const items = await recordsOf(db, workspaceId, page.rows, include, search);
+  const items = await recordsOf(db, workspaceId, page.rows, list);
   return { kind: 'keyset', items, limit, nextCursor: page.nextCursor, prevCursor: page.prevCursor };
 }
 
@@ -430,7 +441,8 @@ export async function listResponsesKeyset(db: DbHandle, workspaceId: string, q: 
  * @throws AppError validation_error for an unknown sort or filter field, a bad filter or a `page` too large.
  */
 export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: OffsetQuery<ResponseFilterQuery>): Promise<OffsetPage<ResponseRecord>> {
-  const { keys, compiled, narrowing, search, answerForm, include } = await prepareList(db, workspaceId, q);
+  const list = await prepareList(db, workspaceId, q);
+  const { keys, compiled, narrowing, search, answerForm, include } = list;
   const base = pageQuery(db, workspaceId, narrowing, include, search);
   const { page, limit } = q.pagination;
   // A form and one answer filter: filteredTotal from the answer rollups, not a COUNT over the form's responses.
@@ -450,7 +462,7 @@ export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: 
     fetchOffsetPage<ResponseRow>(base, keys, page, limit, ['workspace_id', 'id'], seek),
     pageTotals(db, allResponsesSum(db, workspaceId), filtered),
   ]);
-  return { kind: 'page', items: await recordsOf(db, workspaceId, rows, include, search), page, limit, total, filteredTotal };
+  return { kind: 'page', items: await recordsOf(db, workspaceId, rows, list), page, limit, total, filteredTotal };
 }
 
 /**
