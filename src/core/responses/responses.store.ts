@@ -19,7 +19,7 @@ import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, Sentiment, StoredAnswer } from './responses.types';
 import { SENTIMENT_LABELS, type SentimentLabel } from './sentiment-labels';
 import { errors } from '../errors';
-import { formNameAndQuestions, formNames } from '../forms/forms.store';
+import { formNameAndQuestions, formNames, listQuestionsOf } from '../forms/forms.store';
 import { type CompiledFilter, combineExtraFields, compileFilter, type ExtraFields } from '../query/filter';
 import { isTopicField, topicFields } from '../topics/topics.store';
 import { FilterSyntaxError, parseFilter, type FilterClause } from '../query/filter-parser';
@@ -280,8 +280,8 @@ function clausesOrNone(expression: string | undefined): FilterClause[] {
  * The form whose questions a list's answer fields name (answer-filter.ts): the one form the list is narrowed to, by
  * the `form_id` parameter (or the path), else by the first `form_id = v` condition of `filter` with a value (not
  * null, not empty: the translator reads it so too), with its questions; read only when the list filters on
- * answers, with its name in the same statement (formNameAndQuestions; undefined for a form the workspace does not
- * have). Undefined without such a form: an answer filter is then a 400 asking for `form_id`.
+ * answers, with its name in the same statement when the items carry form names (formNameAndQuestions; undefined for
+ * a form the workspace does not have). Undefined without such a form: an answer filter is then a 400 asking for `form_id`.
  */
 async function answerFormOf(db: DbHandle, workspaceId: string, q: ResponseFilterQuery): Promise<NamedAnswerForm | undefined> {
   const clauses = clausesOrNone(q.filter);
@@ -290,6 +290,8 @@ async function answerFormOf(db: DbHandle, workspaceId: string, q: ResponseFilter
   const byFilter = clauses.find((c) => isFormClause(c) && named(c));
   const formId = q.formId ?? byFilter?.values[0]!.text;
   if (formId === undefined) return undefined;
+  // The name only when the items carry it (Style B): the join costs a little more than the questions alone.
+  if (!q.include?.formName) return { id: formId, name: undefined, questions: await listQuestionsOf(db, workspaceId, formId) };
   const form = await formNameAndQuestions(db, workspaceId, formId);
   return { id: formId, name: form?.name, questions: form?.questions ?? [] };
 }
