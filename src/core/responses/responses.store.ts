@@ -214,6 +214,20 @@ async function pageTotals(db: DbHandle, total: Knex.QueryBuilder, filtered: Knex
   return { total: Number(row.total ?? 0), filteredTotal: Number(row.filtered_total ?? 0) };
 }
 
+/** The columns of a page's rows that carry its totals (withTotals). */
+const TOTAL_COLUMN = '__total';
+const FILTERED_TOTAL_COLUMN = '__filtered_total';
+type TotalsColumns = { [TOTAL_COLUMN]?: unknown; [FILTERED_TOTAL_COLUMN]?: unknown };
+
+/**
+ * The page's query with its totals as two more columns of every row: uncorrelated scalar subqueries, which
+ * PostgreSQL runs once per statement (InitPlans), so a page whose totals are sums over counters needs no statement of
+ * its own for them. An empty page carries none: pageTotals then.
+ */
+function withTotals(page: Knex.QueryBuilder, total: Knex.QueryBuilder, filtered: Knex.QueryBuilder): Knex.QueryBuilder {
+  return page.clone().select(total.as(TOTAL_COLUMN), filtered.as(FILTERED_TOTAL_COLUMN));
+}
+
 /**
  * Where the row at `offset` of a created_at-ordered list lies, from `response_day_counts`: the list
  * narrowed to that UTC day and the days after it in `dir` order, and how many rows the days before
@@ -456,14 +470,22 @@ export async function listResponsesOffset(db: DbHandle, workspaceId: string, q: 
   // Pages in created_at order narrowed only by form and score start at the day the counters name.
   const byDay = countersSuffice && narrowing.created.length === 0 && keys.length === 2 && keys[0]!.field.name === 'created_at';
   const seek = byDay ? (offset: number) => findDayStart(db, workspaceId, narrowing, keys[0]!.dir, offset) : undefined;
-  const filtered =
+  // Fresh builders per statement: a builder nested as a subquery takes that statement's alias.
+  const filtered = () =>
     rollup === undefined
       ? narrowedCount(db, workspaceId, narrowing, countersSuffice)
       : answerKeysSum(db, workspaceId, answerForm!.id, rollup.questionId, rollup.valueKeys);
-  const [rows, { total, filteredTotal }] = await Promise.all([
-    fetchOffsetPage<ResponseRow>(base, keys, page, limit, ['workspace_id', 'id'], seek),
-    pageTotals(db, allResponsesSum(db, workspaceId), filtered),
+  const totals = () => pageTotals(db, allResponsesSum(db, workspaceId), filtered());
+  // Sums over counters ride on the page's statement; a COUNT over responses runs beside it, on its own connection.
+  const onPage = rollup !== undefined || (countersSuffice && narrowing.created.length === 0);
+  const paged = onPage ? withTotals(base, allResponsesSum(db, workspaceId), filtered()) : base;
+  const [rows, beside] = await Promise.all([
+    fetchOffsetPage<ResponseRow & TotalsColumns>(paged, keys, page, limit, ['workspace_id', 'id'], seek),
+    onPage ? undefined : totals(),
   ]);
+  const first = rows[0];
+  const { total, filteredTotal } =
+    beside ?? (first ? { total: Number(first[TOTAL_COLUMN] ?? 0), filteredTotal: Number(first[FILTERED_TOTAL_COLUMN] ?? 0) } : await totals());
   return { kind: 'page', items: await recordsOf(db, workspaceId, rows, list), page, limit, total, filteredTotal };
 }
 
