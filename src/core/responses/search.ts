@@ -163,5 +163,12 @@ export const EXCERPT_COLUMN = 'search_excerpt';
  */
 export function searchExcerptColumn(search: ResponseSearch): Sql {
   const doc = `replace(replace(replace(response_search_text(??), '&', '&amp;'), '<', '&lt;'), '>', '&gt;')`;
-  return sql(`ts_headline(${CONFIG_OF_ROW}, ${doc}, ${search.rowQuery.sql}, ?) AS ??`, 'language', 'answers', ...search.rowQuery.bindings, HEADLINE_OPTIONS, EXCERPT_COLUMN);
+  return sql(
+    `ts_headline(${CONFIG_OF_ROW}, ${doc}, ${search.rowQuery.sql}, ?) AS ??`,
+    'language',
+    'answers',
+    ...search.rowQuery.bindings,
+    HEADLINE_OPTIONS,
+    EXCERPT_COLUMN,
+  );
 }
