@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { nanoid } from 'nanoid';
 import supertest from 'supertest';
+import { changeVersion, pruneChangeMarks } from '../../../src/core/changes/change-marks.store';
 import { importFixture } from '../../../src/core/import/importer';
+import { DAY_MS } from '../../../src/core/query/dates';
 import { everyTypeForm, formWorkspace, goodAnswers, uid, type FormWorkspace } from '../../support/given';
 import { useWebhookApp } from '../webhooks/harness';
 
@@ -167,6 +169,24 @@ describe('a change moves the tag of the answers it can alter', () => {
           .whereIn('id', t.db('api_key_workspaces').select('api_key_id').where({ workspace_id: w.ws })),
       ['/api-keys'],
     );
+  });
+
+  it("the prune drops day-old marks but keeps the version: each workspace's newest settled mark stays", async () => {
+    const w = await formWorkspace(t.db);
+    const old = new Date(Date.now() - 3 * DAY_MS);
+    const older = new Date(Date.now() - 4 * DAY_MS);
+    // Two day-old marks of long-ended transactions (ids 3 and 4, below any snapshot's xmin), under the fresh ones.
+    await t.db('change_marks').insert([
+      { workspace_id: w.ws, xid: '3', created_at: older },
+      { workspace_id: w.ws, xid: '4', created_at: old },
+    ]);
+    const before = await changeVersion(t.db, [w.ws]);
+    const tag = await tagOf(w, '/forms');
+    expect(await pruneChangeMarks(t.db, new Date(), { pauseMs: 0 })).toBeGreaterThanOrEqual(1);
+    const left = (await t.db('change_marks').where({ workspace_id: w.ws }).whereIn('xid', ['3', '4']).pluck('xid')) as string[];
+    expect(left.map(String)).toEqual(['4']);
+    expect(await changeVersion(t.db, [w.ws])).toBe(before);
+    expect((await get(w, '/forms', 'A', tag)).status).toBe(304);
   });
 
   it('another workspace changing leaves the tag alone', async () => {
