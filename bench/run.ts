@@ -416,6 +416,8 @@ async function main(): Promise<void> {
       }
       if (created.get(floor) !== created.get(app))
         throw new Error(`the floor's upsert answer is not shaped as the app's:\n${created.get(app)}\n${created.get(floor)}`);
+      // The workspace's last write before the conditional run: its tag is final once that write is a minute old.
+      const lastWrite = Date.now();
       const [p1, pDeep] = [
         await probe(app.url + page1W.path, { headers: auth }, [200], 'page 1'),
         await probe(app.url + pageDeepW.path, { headers: auth }, [200], 'deep page'),
@@ -434,11 +436,12 @@ async function main(): Promise<void> {
       traceExports = { requests: sink.requests(), bytes: sink.bytes() };
       // A polling client (docs/api-rules.md, "Conditional requests"): the unchanged list's tag in If-None-Match, so
       // every answer is a 304 that runs no list query, against the bare server's full list. Before the upsert
-      // writes; the tag is read now, after the seed's marks settled (a minute) during the runs above.
+      // writes; the tag is read once the last write is a minute old (SETTLE_AFTER), so it stays for the whole run.
+      await new Promise((r) => setTimeout(r, Math.max(0, lastWrite + 61_000 - Date.now())));
       const tagged = await fetch(app.url + listW.path, { headers: auth });
       const etag = tagged.headers.get('etag');
       if (tagged.status !== 200 || !etag) throw new Error(`the list answered ${tagged.status} without an ETag`);
-      log('conditional list: the app answering 304 vs the bare server\'s full list…');
+      log("conditional list: the app answering 304 vs the bare server's full list…");
       conditional = await interleave(
         [
           { label: 'app (304)', url: app.url, workload: { ...listW, name: 'Style A list, If-None-Match', headers: { ...auth, 'If-None-Match': etag } } },
@@ -516,7 +519,8 @@ async function main(): Promise<void> {
     const condRatio = condApp!.medianRps / condBare!.medianRps;
     // Every answer of the polling client must be a 304 (autocannon counts it as non-2xx), every bare one a 2xx.
     const condOther = condApp!.runs.reduce((a, r) => a + r.errors + Object.entries(r.statuses).reduce((b, [st, n]) => b + (st === '304' ? 0 : n), 0), 0);
-    const condProblem = [condOther > 0 ? `${fmt(condOther)} answers other than 304` : '', problemOf(condBare!.runs) ?? ''].filter(Boolean).join('; ') || undefined;
+    const condProblem =
+      [condOther > 0 ? `${fmt(condOther)} answers other than 304` : '', problemOf(condBare!.runs) ?? ''].filter(Boolean).join('; ') || undefined;
     const [pageFirst, pageDeep] = pages;
     const listRatio = listApp!.medianRps / listBare!.medianRps;
     const upRatio = upApp!.medianRps / upBare!.medianRps;
