@@ -42,16 +42,13 @@ const MARKED = [
 const MARKED_ON_DELETE = ['event_log', 'audit_events'];
 const EVENTS = ['insert', 'update', 'delete'] as const;
 
-const trigger = (table: string, event: (typeof EVENTS)[number], fn: string) =>
+const trigger = (table: string, event: (typeof EVENTS)[number]) =>
   `DROP TRIGGER IF EXISTS ${table}_mark_${event} ON ${table};
 CREATE TRIGGER ${table}_mark_${event} AFTER ${event.toUpperCase()} ON ${table}
-  REFERENCING ${event === 'delete' ? 'OLD' : 'NEW'} TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();`;
+  REFERENCING ${event === 'delete' ? 'OLD' : 'NEW'} TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION change_marks_apply();`;
 
-const TRIGGERS: Array<[string, (typeof EVENTS)[number], string]> = [
-  ...MARKED.flatMap((t) => EVENTS.map((e): [string, (typeof EVENTS)[number], string] => [t, e, 'change_marks_apply'])),
-  ...MARKED_ON_DELETE.map((t): [string, (typeof EVENTS)[number], string] => [t, 'delete', 'change_marks_apply']),
-  ...EVENTS.map((e): [string, (typeof EVENTS)[number], string] => ['workspaces', e, 'change_marks_apply_workspace']),
-];
+/** Every (table, event) marked through change_marks_apply; `workspaces` by its `id`. */
+const TRIGGERS = [...[...MARKED, 'workspaces'].flatMap((t) => EVENTS.map((e) => [t, e] as const)), ...MARKED_ON_DELETE.map((t) => [t, 'delete'] as const)];
 
 const SQL_UP = String.raw`
 CREATE TABLE IF NOT EXISTS change_marks (
@@ -62,16 +59,14 @@ CREATE TABLE IF NOT EXISTS change_marks (
 );
 CREATE INDEX IF NOT EXISTS change_marks_prune_idx ON change_marks (created_at);
 
+-- PL/pgSQL compiles a trigger function once per table, so the branch for the other tables' column is never planned.
 CREATE OR REPLACE FUNCTION change_marks_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  INSERT INTO change_marks (workspace_id) SELECT DISTINCT workspace_id FROM changed_rows ON CONFLICT DO NOTHING;
-  RETURN NULL;
-END
-$fn$;
-
-CREATE OR REPLACE FUNCTION change_marks_apply_workspace() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  INSERT INTO change_marks (workspace_id) SELECT DISTINCT id FROM changed_rows ON CONFLICT DO NOTHING;
+  IF TG_TABLE_NAME = 'workspaces' THEN
+    INSERT INTO change_marks (workspace_id) SELECT DISTINCT id FROM changed_rows ON CONFLICT DO NOTHING;
+  ELSE
+    INSERT INTO change_marks (workspace_id) SELECT DISTINCT workspace_id FROM changed_rows ON CONFLICT DO NOTHING;
+  END IF;
   RETURN NULL;
 END
 $fn$;
@@ -90,14 +85,13 @@ $fn$;
 DROP TRIGGER IF EXISTS api_keys_mark_update ON api_keys;
 CREATE TRIGGER api_keys_mark_update AFTER UPDATE ON api_keys
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION change_marks_apply_api_key();
-${TRIGGERS.map(([t, e, fn]) => trigger(t, e, fn)).join('\n')}
+${TRIGGERS.map(([t, e]) => trigger(t, e)).join('\n')}
 `;
 
 const SQL_DOWN = String.raw`
 DROP TRIGGER IF EXISTS api_keys_mark_update ON api_keys;
 ${TRIGGERS.map(([t, e]) => `DROP TRIGGER IF EXISTS ${t}_mark_${e} ON ${t};`).join('\n')}
 DROP FUNCTION IF EXISTS change_marks_apply_api_key();
-DROP FUNCTION IF EXISTS change_marks_apply_workspace();
 DROP FUNCTION IF EXISTS change_marks_apply();
 DROP TABLE IF EXISTS change_marks;
 `;

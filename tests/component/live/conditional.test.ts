@@ -76,6 +76,9 @@ describe('an unchanged answer', () => {
     // A tag that does not match counts as a full answer does.
     const miss = await get(w, '/responses', 'A', 'W/"other"');
     expect([miss.status, Number(miss.headers['x-ratelimit-remaining'])]).toEqual([200, before - 2]);
+    // So does an error before the tag is made (here the validator's 400): no request escapes the budget.
+    const bad = await get(w, '/responses?limit=0', 'A', tag);
+    expect([bad.status, Number(bad.headers['x-ratelimit-remaining']), bad.headers.etag]).toEqual([400, before - 3, undefined]);
   });
 
   it('runs no list query for a 304: only the version lookup', async () => {
