@@ -53,7 +53,7 @@ import { nodeSupportsTracing, TRACING_MIN_NODE } from '../src/platform/tracing-s
 import { explainWhat, measureExport, measureLatency, type ExportRun, type Latency, type Plan } from './details';
 import { measureImport, sentimentRatio, withAndWithoutSentiment, type ImportRun, type ImportVariant } from './import-run';
 import { measureReplica } from './replica-run';
-import { interleave, median, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
+import { interleave, median, runLoad, unexpectedAnswers, type Interleaved, type LoadRun, type Workload } from './load';
 import { serve, watchMemory, type Runtime, type ServeMode, type Served } from './procs';
 import { DEFAULT_SERVER_URL, dropBenchDatabase, seed, withDatabase } from './seed';
 
@@ -444,7 +444,11 @@ async function main(): Promise<void> {
       log("conditional list: the app answering 304 vs the bare server's full list…");
       conditional = await interleave(
         [
-          { label: 'app (304)', url: app.url, workload: { ...listW, name: 'Style A list, If-None-Match', headers: { ...auth, 'If-None-Match': etag } } },
+          {
+            label: 'app (304)',
+            url: app.url,
+            workload: { ...listW, name: 'Style A list, If-None-Match', headers: { ...auth, 'If-None-Match': etag }, status: 304 },
+          },
           { label: 'bare', url: bare.url, workload: listW },
         ],
         lo,
@@ -518,9 +522,10 @@ async function main(): Promise<void> {
     const [condApp, condBare] = conditional;
     const condRatio = condApp!.medianRps / condBare!.medianRps;
     // Every answer of the polling client must be a 304 (autocannon counts it as non-2xx), every bare one a 2xx.
-    const condOther = condApp!.runs.reduce((a, r) => a + r.errors + Object.entries(r.statuses).reduce((b, [st, n]) => b + (st === '304' ? 0 : n), 0), 0);
+    const condOther = condApp!.runs.reduce((n, r) => n + unexpectedAnswers(r, { ...listW, status: 304 }), 0);
     const condProblem =
       [condOther > 0 ? `${fmt(condOther)} answers other than 304` : '', problemOf(condBare!.runs) ?? ''].filter(Boolean).join('; ') || undefined;
+    [condOther > 0 ? `${fmt(condOther)} answers other than 304` : '', problemOf(condBare!.runs) ?? ''].filter(Boolean).join('; ') || undefined;
     const [pageFirst, pageDeep] = pages;
     const listRatio = listApp!.medianRps / listBare!.medianRps;
     const upRatio = upApp!.medianRps / upBare!.medianRps;
