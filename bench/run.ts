@@ -525,7 +525,6 @@ async function main(): Promise<void> {
     const condOther = condApp!.runs.reduce((n, r) => n + unexpectedAnswers(r, { ...listW, status: 304 }), 0);
     const condProblem =
       [condOther > 0 ? `${fmt(condOther)} answers other than 304` : '', problemOf(condBare!.runs) ?? ''].filter(Boolean).join('; ') || undefined;
-    [condOther > 0 ? `${fmt(condOther)} answers other than 304` : '', problemOf(condBare!.runs) ?? ''].filter(Boolean).join('; ') || undefined;
     const [pageFirst, pageDeep] = pages;
     const listRatio = listApp!.medianRps / listBare!.medianRps;
     const upRatio = upApp!.medianRps / upBare!.medianRps;
