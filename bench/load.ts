@@ -17,6 +17,14 @@ export interface Workload {
   headers: Record<string, string>;
   /** For POST: a new body per request; `run` distinguishes the runs (e.g. fresh ids to create). */
   body?: (n: number, run: string) => string;
+  /** The status every answer must have (a polling client's 304); absent, any 2xx. */
+  status?: number;
+}
+
+/** How many of a run's answers `w` does not expect (any but `w.status`, else non-2xx), errors included. */
+export function unexpectedAnswers(run: LoadRun, w: Workload): number {
+  if (w.status === undefined) return run.non2xx + run.errors;
+  return run.errors + Object.entries(run.statuses).reduce((n, [status, count]) => n + (status === String(w.status) ? 0 : count), 0);
 }
 
 export interface LoadRun {
@@ -100,9 +108,9 @@ export async function interleave(
   for (const c of contenders) {
     const w = await runLoad(c.label, c.url, c.workload, opts.warmup, opts.connections);
     // No answer at all is allowed: a deep page under 32 connections may take longer than the warm-up.
-    if (w.non2xx > 0 || w.errors > 0) {
+    if (unexpectedAnswers(w, c.workload) > 0) {
       throw new Error(
-        `${c.workload.name} on ${c.label}: warm-up got ${w.non2xx} non-2xx and ${w.errors} errors of ${w.requests} (statuses ${JSON.stringify(w.statuses)})`,
+        `${c.workload.name} on ${c.label}: warm-up got ${unexpectedAnswers(w, c.workload)} unexpected answers or errors of ${w.requests} (statuses ${JSON.stringify(w.statuses)})`,
       );
     }
   }

@@ -16,6 +16,8 @@
  *   1. Style A list (`form_id` + `score_gte`, limit 20): app vs bare vs floor, interleaved rounds, median
  *      req/s, ratios app / bare, app / floor and floor / bare; and the same app with traces on (every request
  *      sampled, exported over OTLP/HTTP to a sink in this process, traceSink) / the app: issue 32's ≥ 0.85x;
+ *   1b. (issue 31 item 4) a polling client: the same list with its unchanged `If-None-Match` (every answer a 304
+ *      that runs no list query) vs the bare server's full list, interleaved (target above 1.0x);
  *   2. Style A upsert of one row (POST rows with `data.id`; half updates of 10,000 existing ids,
  *      half new ids): app vs bare vs floor, interleaved, the same ratios;
  *   3. Style B page 5,000 vs page 1 with `form_id` + `filter=score in [7,8,9,10]`, interleaved, ratio;
@@ -51,7 +53,7 @@ import { nodeSupportsTracing, TRACING_MIN_NODE } from '../src/platform/tracing-s
 import { explainWhat, measureExport, measureLatency, type ExportRun, type Latency, type Plan } from './details';
 import { measureImport, sentimentRatio, withAndWithoutSentiment, type ImportRun, type ImportVariant } from './import-run';
 import { measureReplica } from './replica-run';
-import { interleave, median, runLoad, type Interleaved, type LoadRun, type Workload } from './load';
+import { interleave, median, runLoad, unexpectedAnswers, type Interleaved, type LoadRun, type Workload } from './load';
 import { serve, watchMemory, type Runtime, type ServeMode, type Served } from './procs';
 import { DEFAULT_SERVER_URL, dropBenchDatabase, seed, withDatabase } from './seed';
 
@@ -390,6 +392,7 @@ async function main(): Promise<void> {
         })
       : undefined;
     let list: Interleaved[];
+    let conditional: Interleaved[];
     let upsert: Interleaved[];
     let pages: Interleaved[];
     let pageItems: { first: number; deep: number; filteredTotal: number };
@@ -413,6 +416,8 @@ async function main(): Promise<void> {
       }
       if (created.get(floor) !== created.get(app))
         throw new Error(`the floor's upsert answer is not shaped as the app's:\n${created.get(app)}\n${created.get(floor)}`);
+      // The workspace's last write before the conditional run: its tag is final once that write is a minute old.
+      const lastWrite = Date.now();
       const [p1, pDeep] = [
         await probe(app.url + page1W.path, { headers: auth }, [200], 'page 1'),
         await probe(app.url + pageDeepW.path, { headers: auth }, [200], 'deep page'),
@@ -429,6 +434,25 @@ async function main(): Promise<void> {
       ];
       list = await interleave([...contenders(listW), ...(traced ? [{ label: TRACED, url: traced.url, workload: listW }] : [])], lo);
       traceExports = { requests: sink.requests(), bytes: sink.bytes() };
+      // A polling client (docs/api-rules.md, "Conditional requests"): the unchanged list's tag in If-None-Match, so
+      // every answer is a 304 that runs no list query, against the bare server's full list. Before the upsert
+      // writes; the tag is read once the last write is a minute old (SETTLE_AFTER), so it stays for the whole run.
+      await new Promise((r) => setTimeout(r, Math.max(0, lastWrite + 61_000 - Date.now())));
+      const tagged = await fetch(app.url + listW.path, { headers: auth });
+      const etag = tagged.headers.get('etag');
+      if (tagged.status !== 200 || !etag) throw new Error(`the list answered ${tagged.status} without an ETag`);
+      log("conditional list: the app answering 304 vs the bare server's full list…");
+      conditional = await interleave(
+        [
+          {
+            label: 'app (304)',
+            url: app.url,
+            workload: { ...listW, name: 'Style A list, If-None-Match', headers: { ...auth, 'If-None-Match': etag }, status: 304 },
+          },
+          { label: 'bare', url: bare.url, workload: listW },
+        ],
+        lo,
+      );
       log('upsert: app vs bare vs floor…');
       upsert = await interleave(contenders(upsertW), lo);
       log(`Style B: page 1 vs page ${DEEP_PAGE} on the app…`);
@@ -495,6 +519,12 @@ async function main(): Promise<void> {
     // ---- verdicts
     const [listApp, listBare, listDefaults, listFloor, listTraced] = list;
     const [upApp, upBare, upDefaults, upFloor] = upsert;
+    const [condApp, condBare] = conditional;
+    const condRatio = condApp!.medianRps / condBare!.medianRps;
+    // Every answer of the polling client must be a 304 (autocannon counts it as non-2xx), every bare one a 2xx.
+    const condOther = condApp!.runs.reduce((n, r) => n + unexpectedAnswers(r, { ...listW, status: 304 }), 0);
+    const condProblem =
+      [condOther > 0 ? `${fmt(condOther)} answers other than 304` : '', problemOf(condBare!.runs) ?? ''].filter(Boolean).join('; ') || undefined;
     const [pageFirst, pageDeep] = pages;
     const listRatio = listApp!.medianRps / listBare!.medianRps;
     const upRatio = upApp!.medianRps / upBare!.medianRps;
@@ -510,6 +540,14 @@ async function main(): Promise<void> {
         ratio: `${listRatio.toFixed(2)}x`,
         target: '≥ 0.8x bare',
         verdict: verdict(listRatio >= 0.8, problemOf(runsOf(listApp!, listBare!))),
+      },
+      {
+        what: 'Style A list polled with `If-None-Match` (unchanged: 304, no list query), req/s',
+        app: fmt(condApp!.medianRps),
+        baseline: `bare full list ${fmt(condBare!.medianRps)}`,
+        ratio: `${condRatio.toFixed(2)}x`,
+        target: '> 1.0x bare',
+        verdict: verdict(condRatio > 1, condProblem),
       },
       {
         what: 'Style A upsert of one row (POST rows, `data.id`), req/s',
@@ -671,7 +709,7 @@ async function main(): Promise<void> {
     out();
     out('| Workload | Server | Round | Req/s | p50 (ms) | p99 (ms) | Requests | Statuses | Errors |');
     out('|---|---|---:|---:|---:|---:|---:|---|---:|');
-    for (const l of loadRows([...list, ...upsert, ...pages, ...answerRuns])) out(l);
+    for (const l of loadRows([...list, ...conditional, ...upsert, ...pages, ...answerRuns])) out(l);
     for (const r of peaks.flatMap((p) => p.runs)) {
       out(
         `| ${r.workload} (RSS load) | ${r.server} | — | ${fmt(r.rps)} | ${r.latencyP50} | ${r.latencyP99} | ${fmt(r.requests)} | ${Object.entries(r.statuses)

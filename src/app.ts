@@ -19,7 +19,8 @@
  *    then the key's rate limit) → workspaceAccess → scopeCheck (scopes, 404, 405 from openapi/) → reportStyleError (its 400);
  * 8. body checks (reportBodyError: parse errors, depth, lone surrogates, NUL in the path) → `GET /api/v1/openapi` →
  *    openapi validator → idempotency (`Idempotency-Key` on POST, PATCH, DELETE);
- * 9. routers: the selector for the shared paths (responses v1 and v2, dashboard links), Style A, analytics, Style B,
+ * 9. conditionalGet (a conditional GET's `ETag`, its 304 without the handler, the key budget a 304 leaves uncounted:
+ *    platform/conditional.ts), then the routers: the selector for the shared paths (responses v1 and v2, dashboard links), Style A, analytics, Style B,
  *    Style A writes, Style B writes, email events, links, webhooks; with read replicas, built once per database and
  *    picked per request by readRouting (GET on a replica, the rest on the primary: docs/operations.md, "Read replicas");
  * 10. notFound → errorHandler.
@@ -54,6 +55,7 @@ import { deferBodyErrors, errorHandler, notFound, reportBodyError } from './plat
 import { httpLog } from './platform/http-log';
 import { idempotency, memoryIdempotencyStore, personIdempotencyRecords, redisIdempotencyStore, type IdempotencyStore } from './platform/idempotency';
 import { inOrder } from './platform/in-order';
+import { conditionalGet } from './platform/conditional';
 import type { Logger } from './platform/logger';
 import { migrationGuidePage } from './pages/migration-guide-page';
 import { createMetrics, type Metrics } from './platform/metrics';
@@ -294,6 +296,7 @@ export function apiRouterTable(core: CoreDeps, publicUrl: string): ApiRouter[] {
 /** Step 9, the API routers, all on `core.db`. */
 function apiRouters(core: CoreDeps, publicUrl: string): Router {
   const r = express.Router();
+  r.use(conditionalGet(core.db));
   for (const { mount, router } of apiRouterTable(core, publicUrl)) r.use(mount, router);
   return r;
 }
@@ -306,6 +309,7 @@ function mountApi(app: Express, config: Config, deps: AppDeps, core: CoreDeps, m
   const { replicas } = deps;
   if (!replicas) {
     // On the app itself: a request enters only the routers it reaches, not a router of routers first.
+    app.use(conditionalGet(core.db));
     for (const { mount, router } of apiRouterTable(core, config.publicUrl)) app.use(mount, router);
     return;
   }

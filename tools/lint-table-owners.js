@@ -54,6 +54,7 @@ const OWNERS = {
   erasure_requests: 'src/core/respondents/erasure.store.ts',
   email_suppressions: 'src/core/respondents/erasure.store.ts',
   topics: 'src/core/topics/topics.store.ts',
+  change_marks: 'src/core/changes/change-marks.store.ts',
   response_topics: 'src/core/topics/topics.store.ts',
 };
 

@@ -205,6 +205,11 @@ export function errorHandler(logger: Logger, opts: { exposeInternals: boolean; d
       return;
     }
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    // A conditional GET's tag and cache rule are its answer's, not an error's (docs/api-rules.md, "Conditional requests").
+    if (res.hasHeader('ETag')) {
+      res.removeHeader('ETag');
+      res.setHeader('Cache-Control', 'no-store');
+    }
     const error: Record<string, unknown> = { code: appError.code, message: appError.message, status: appError.status };
     if (appError.details && appError.details.length > 0) error.details = appError.details;
     res.status(appError.status).json({ error, request_id: req.requestId });

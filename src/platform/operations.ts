@@ -64,6 +64,11 @@ export interface Operation {
    * here (a key reads its own migration report). Undefined on every other operation.
    */
   ownKeyParam: string | undefined;
+  /**
+   * A GET that declares a `304` answer: it carries an `ETag` and answers `If-None-Match` (docs/api-rules.md,
+   * "Conditional requests"), and a 304 does not count against the key's rate limit.
+   */
+  conditional: boolean;
 }
 
 export interface PathMatch {
@@ -147,6 +152,7 @@ function buildIndex(doc: OpenApiDocument): OperationIndex {
         scope: isRequiredScope(declared) ? declared : undefined,
         declared,
         ownKeyParam: typeof op['x-own-key-param'] === 'string' ? op['x-own-key-param'] : undefined,
+        conditional: method === 'get' && Object.hasOwn((op.responses as Record<string, unknown> | undefined) ?? {}, '304'),
       };
       ops.set(operation.method, operation);
       operations.push(operation);

@@ -13,7 +13,8 @@
  * the window resets, as X-RateLimit-Reset minus now). The policy text is made once per budget, the service-limit text
  * once per request, from the same decision as the X- ones (docs/writes-keys-limits.md, "Rate limits").
  */
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { beforeEnd } from './answer-hooks';
 import type { RedisClient } from './redis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errors } from '../core/errors';
@@ -43,6 +44,8 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /** Counts one request of `subject` against a budget of `points` per minute. */
   consume(bucket: RateLimitBucket, subject: string, points: number): Promise<RateLimitDecision>;
+  /** Where `subject`'s budget stands, counting nothing (the headers of a 304: docs/api-rules.md, "Conditional requests"). */
+  peek(bucket: RateLimitBucket, subject: string, points: number): Promise<RateLimitDecision>;
 }
 
 /** A budget's store and its `RateLimit-Policy` text, made together once. */
@@ -102,7 +105,49 @@ export function createRateLimiter(opts: { redis?: RedisClient | undefined; logge
         throw e;
       }
     },
+    async peek(bucket, subject, points) {
+      if (opts.redis) await redisStarted(opts.redis);
+      const budget = budgetFor(bucket, points);
+      // No record yet: the whole budget, a full window ahead.
+      const r = (await budget.limiter.get(subject)) ?? new RateLimiterRes(points, WINDOW_SECONDS * 1000, 0);
+      return decision(r, points, budget, false);
+    },
   };
+}
+
+/** A conditional GET's key budget, left uncounted until the request is known to be a 304 or not (settleKeyBudget). */
+export interface DeferredBudget {
+  limiter: RateLimiter;
+  keyId: string;
+  points: number;
+}
+
+/**
+ * Leaves a conditional GET's key budget uncounted (apiKeyAuth): conditionalGet settles it once it knows whether the
+ * answer is a 304 (not counted, as GitHub does). An answer that ends before it is settled (an error of the checks
+ * between them) is counted then, so no request escapes the budget; its headers are set if still possible.
+ */
+export function deferKeyBudget(req: Request, res: Response, budget: DeferredBudget): void {
+  req.context.deferredBudget = budget;
+  beforeEnd(res, async () => {
+    if (!req.context.deferredBudget) return;
+    req.context.deferredBudget = undefined;
+    const d = await budget.limiter.consume('key', budget.keyId, budget.points);
+    if (!res.headersSent) applyDecision(res, { ...d, retryAfter: undefined });
+  });
+}
+
+/**
+ * Settles a deferred key budget (no-op when none): a 304 (`notModified`) only reads where the budget stands for the
+ * headers; any other answer counts, as every request does.
+ * @throws AppError rate_limit_exceeded (429) past the budget, when the answer is not a 304.
+ */
+export async function settleKeyBudget(req: Request, res: Response, notModified: boolean): Promise<void> {
+  const budget = req.context.deferredBudget;
+  if (!budget) return;
+  req.context.deferredBudget = undefined;
+  const { limiter, keyId, points } = budget;
+  applyDecision(res, await (notModified ? limiter.peek('key', keyId, points) : limiter.consume('key', keyId, points)));
 }
 
 /**

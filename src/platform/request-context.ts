@@ -13,6 +13,7 @@
  * | `workspaceId` | workspaceAccess | handlers |
  * | `operation` | scopeCheck | usage |
  * | `readTarget` | readRouting | (metrics through its callback) |
+ * | `deferredBudget` | apiKeyAuth (a conditional GET) | conditionalGet (rate-limit.ts, settleKeyBudget) |
  * | `errorCode` | errorHandler | metrics |
  *
  * Handlers read `req.requestId`, `req.auth`, `req.workspaceId` and `req.style`: read-only accessors of the context,
@@ -24,6 +25,7 @@ import type { ApiKeyMeta } from '../core/api-keys/api-keys.store';
 import type { AppError } from '../core/errors';
 import type { Operation, OperationIndex, PathMatch } from './operations';
 import { watchAnswer } from './answer-hooks';
+import type { DeferredBudget } from './rate-limit';
 import type { ReadTarget } from './read-routing';
 import { newRequestId } from './request-id';
 import type { Style } from './style';
@@ -78,6 +80,11 @@ export interface RequestContext {
   readTarget: ReadTarget | undefined;
   /** The error code of an error answer (for `auth_failures_total`). */
   errorCode: string | undefined;
+  /**
+   * A conditional GET's key budget, not yet counted: a 304 does not count (rate-limit.ts, deferKeyBudget); undefined
+   * once settled or when nothing was deferred.
+   */
+  deferredBudget: DeferredBudget | undefined;
 }
 
 /**
@@ -130,6 +137,7 @@ export function requestContext(app: Express, operations: OperationIndex): Reques
       operation: undefined,
       readTarget: undefined,
       errorCode: undefined,
+      deferredBudget: undefined,
     };
     req.context = context;
     res.setHeader('X-Request-Id', context.requestId);

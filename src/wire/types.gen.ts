@@ -2562,7 +2562,7 @@ export type XApiStyle = 'A' | 'B' | 'a' | 'b';
 export type IdempotencyKey = string;
 
 /**
- * One or more entity tags (comma-separated) or `*`. When one matches the current `ETag`, the answer is 304 with no body.
+ * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
  */
 export type IfNoneMatch = string;
 
@@ -3358,6 +3358,12 @@ export type DeliveryId = string;
 
 export type ListWorkspacesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/api/v1/workspaces';
@@ -3403,6 +3409,12 @@ export type ListWorkspacesResponse = ListWorkspacesResponses[keyof ListWorkspace
 
 export type GetWorkspaceData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3457,6 +3469,12 @@ export type GetWorkspaceResponse = GetWorkspaceResponses[keyof GetWorkspaceRespo
 
 export type ListFormsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3524,6 +3542,12 @@ export type ListFormsResponse = ListFormsResponses[keyof ListFormsResponses];
 
 export type GetFormData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3589,7 +3613,7 @@ export type GetFormSchemaData = {
     body?: never;
     headers?: {
         /**
-         * One or more entity tags (comma-separated) or `*`. When one matches the current `ETag`, the answer is 304 with no body.
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
          */
         'If-None-Match'?: string;
     };
@@ -3651,6 +3675,12 @@ export type GetFormSchemaResponse = GetFormSchemaResponses[keyof GetFormSchemaRe
 
 export type GetFormAnalyticsSummaryData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3709,6 +3739,12 @@ export type GetFormAnalyticsSummaryResponse = GetFormAnalyticsSummaryResponses[k
 
 export type GetFormQuestionAnalyticsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3784,6 +3820,12 @@ export type GetFormQuestionAnalyticsResponse = GetFormQuestionAnalyticsResponses
 
 export type GetFormTimeseriesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3868,6 +3910,10 @@ export type GetFormKeywordsData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -3948,6 +3994,12 @@ export type GetFormKeywordsResponse = GetFormKeywordsResponses[keyof GetFormKeyw
 
 export type GetFormTopicCountsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -4027,6 +4079,12 @@ export type GetFormTopicCountsResponse = GetFormTopicCountsResponses[keyof GetFo
 
 export type ListFormQuestionsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -4085,6 +4143,12 @@ export type ListFormQuestionsResponse = ListFormQuestionsResponses[keyof ListFor
 
 export type GetFormQuestionData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -4152,6 +4216,10 @@ export type ListResponsesData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -4939,6 +5007,10 @@ export type GetErasureRequestData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -5143,6 +5215,10 @@ export type GetResponseData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -5292,6 +5368,10 @@ export type GetResponseDeletionData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -5351,6 +5431,12 @@ export type GetResponseDeletionResponse = GetResponseDeletionResponses[keyof Get
 
 export type ListFormResponsesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -5631,6 +5717,10 @@ export type ListResponsesV2Data = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -5927,6 +6017,12 @@ export type ListResponsesV2Response = ListResponsesV2Responses[keyof ListRespons
 
 export type ListDatatablesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -5994,6 +6090,12 @@ export type ListDatatablesResponse = ListDatatablesResponses[keyof ListDatatable
 
 export type GetDatatableData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6057,6 +6159,12 @@ export type GetDatatableResponse = GetDatatableResponses[keyof GetDatatableRespo
 
 export type ListDatatableRowsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6284,6 +6392,12 @@ export type DeleteDatatableRowResponse = DeleteDatatableRowResponses[keyof Delet
 
 export type GetDatatableRowData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6422,6 +6536,12 @@ export type UpdateDatatableRowResponse = UpdateDatatableRowResponses[keyof Updat
 
 export type ListTablesBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6476,6 +6596,12 @@ export type ListTablesBResponse = ListTablesBResponses[keyof ListTablesBResponse
 
 export type ListTableRowsBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6563,6 +6689,12 @@ export type ListTableRowsBResponse = ListTableRowsBResponses[keyof ListTableRows
 
 export type ListTableFieldsBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6621,6 +6753,12 @@ export type ListTableFieldsBResponse = ListTableFieldsBResponses[keyof ListTable
 
 export type ListTableEntriesBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6928,6 +7066,12 @@ export type DeleteTableEntryBResponse = DeleteTableEntryBResponses[keyof DeleteT
 
 export type GetTableEntryBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7066,6 +7210,12 @@ export type UpdateTableEntryBResponse = UpdateTableEntryBResponses[keyof UpdateT
 
 export type ListEmailEventsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7225,6 +7375,12 @@ export type CreateEmailEventsResponse = CreateEmailEventsResponses[keyof CreateE
 
 export type ListEmailEventsForEmailData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7312,6 +7468,12 @@ export type ListEmailEventsForEmailResponse = ListEmailEventsForEmailResponses[k
 
 export type ListEmailEventsBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7403,6 +7565,12 @@ export type ListEmailEventsBResponse = ListEmailEventsBResponses[keyof ListEmail
 
 export type ListWebhookEndpointsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7597,6 +7765,12 @@ export type DeleteWebhookEndpointResponse = DeleteWebhookEndpointResponses[keyof
 
 export type GetWebhookEndpointData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7727,6 +7901,12 @@ export type UpdateWebhookEndpointResponse = UpdateWebhookEndpointResponses[keyof
 
 export type ListApiKeysData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -8052,6 +8232,10 @@ export type ListAuditEventsData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -8161,6 +8345,10 @@ export type ListTopicsData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -8369,6 +8557,10 @@ export type GetTopicData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -8509,6 +8701,10 @@ export type ListEventsData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -8686,6 +8882,10 @@ export type GetWebhookRecoveryData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -9009,6 +9209,10 @@ export type ListDashboardLinksData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -9711,6 +9915,12 @@ export type TestWebhookEndpointResponse = TestWebhookEndpointResponses[keyof Tes
 
 export type ListWebhookDeliveriesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -9782,6 +9992,12 @@ export type ListWebhookDeliveriesResponse = ListWebhookDeliveriesResponses[keyof
 
 export type GetWebhookDeliveryData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).

@@ -7,6 +7,7 @@ import type { KeysetPage } from '../../core/query/list';
 import type { SortedKeysetParams } from '../../core/query/simple-list';
 import type { Db } from '../../db';
 import type { CoreDeps } from '../deps';
+import { answeredNotModified } from '../../platform/conditional';
 import { listApiKeys } from '../../core/api-keys/api-keys.store';
 import { getDatatable, getRow, listDatatables, listRowsKeyset } from '../../core/datatables/datatables.store';
 import { listEmailEventsKeyset } from '../../core/email-events/email-events.store';
@@ -55,10 +56,7 @@ export function styleARouter(deps: CoreDeps): Router {
     const schema = await getFormSchema(db, workspaceOf(req), param(req, 'form_id'));
     res.setHeader('ETag', schema.etag);
     res.setHeader('Cache-Control', 'private, no-cache');
-    if (ifNoneMatch(req.get('If-None-Match'), schema.etag)) {
-      res.status(304).end();
-      return;
-    }
+    if (await answeredNotModified(req, res)) return;
     res.json(single(req, presentSchemaA(schema)));
   });
   r.get('/:workspace_id/forms/:form_id/analytics/summary', async (req, res) => {
@@ -114,12 +112,4 @@ export function styleARouter(deps: CoreDeps): Router {
     res.json(wholeListA(req, (await listApiKeys(db, workspaceOf(req), callerOf(req))).map(presentApiKey)));
   });
   return r;
-}
-
-/** RFC 9110 If-None-Match: `*` or a list of entity tags (weak comparison). */
-export function ifNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const strip = (t: string) => t.trim().replace(/^W\//, '');
-  return header.split(',').some((t) => strip(t) === strip(etag));
 }

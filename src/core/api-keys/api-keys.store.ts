@@ -105,6 +105,21 @@ export async function listApiKeys(db: DbHandle, workspaceId: string, viewer: Pic
   return rows.map(toMeta).map((k) => ({ ...k, workspaceIds: k.workspaceIds.filter((w) => visible.has(w)) }));
 }
 
+/**
+ * When a key of the workspace was last used (the latest `last_used_at`, ISO, or '' when none was): moves once a
+ * minute at most per key (touchLastUsed), which marks no change (migration 027), so the key list's ETag folds it in
+ * (docs/api-rules.md, "Conditional requests").
+ */
+export async function keysLastUsed(db: DbHandle, workspaceId: string): Promise<string> {
+  const row = (await db('api_keys as k')
+    .join('api_key_workspaces as w', 'w.api_key_id', 'k.id')
+    .where('w.workspace_id', workspaceId)
+    .max({ at: 'k.last_used_at' })
+    .first()) as { at: Date | string | null } | undefined;
+  const at = row?.at;
+  return at == null ? '' : new Date(at).toISOString();
+}
+
 /** True when the key can no longer be used. */
 export function isKeyInactive(key: ApiKeyMeta, now = new Date()): boolean {
   return key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime());

@@ -1,7 +1,8 @@
 /**
  * X-API-Key authentication and the per-key rate limit, in the contract's order of checks
  * (docs/api-rules.md, "Order of checks"): missing/unknown key 401 invalid_api_key (past the per-address budget 429)
- * → revoked/expired 401 api_key_expired → per-key rate limit 429. Fills `auth` of the request context and, as soon as
+ * → revoked/expired 401 api_key_expired → per-key rate limit 429 (a conditional GET's is settled by conditionalGet: a
+ * 304 is not counted). Fills `auth` of the request context and, as soon as
  * the key is known, decides the style (decideStyle), so the 429 is answered in the key's style too
  * (docs/migrating-between-styles.md, "How the style is chosen"). Keys come from the in-process key cache (revocations
  * reach it through change notices, within 1 s in every case).
@@ -13,7 +14,8 @@ import { errors } from '../../core/errors';
 import type { Db } from '../../db/connection';
 import { isApiKeyParam } from '../secret-params';
 import type { Logger } from '../logger';
-import { applyDecision, type RateLimiter } from '../rate-limit';
+import { operationOf } from '../operations';
+import { applyDecision, deferKeyBudget, type RateLimiter } from '../rate-limit';
 import { decideStyle } from '../style-selection';
 import type { ApiKeyCache } from './key-cache';
 
@@ -63,7 +65,11 @@ export function apiKeyAuth(opts: AuthOptions): RequestHandler {
   const authenticate = keyAuthenticator(opts);
   return async (req, res, next) => {
     const key = await authenticate(req, res, req.get('X-API-Key'));
-    applyDecision(res, await opts.limiter.consume('key', key.id, key.rateLimitPerMinute ?? opts.rateLimitPerMinute));
+    const points = key.rateLimitPerMinute ?? opts.rateLimitPerMinute;
+    // A conditional GET may end as a 304, which is not counted: conditionalGet settles the budget once it knows.
+    if (req.get('If-None-Match') !== undefined && req.context.match && operationOf(req.context.match, req.method)?.conditional) {
+      deferKeyBudget(req, res, { limiter: opts.limiter, keyId: key.id, points });
+    } else applyDecision(res, await opts.limiter.consume('key', key.id, points));
     next();
   };
 }

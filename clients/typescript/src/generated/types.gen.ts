@@ -2561,7 +2561,7 @@ export type XApiStyle = 'A' | 'B' | 'a' | 'b';
 export type IdempotencyKey = string;
 
 /**
- * One or more entity tags (comma-separated) or `*`. When one matches the current `ETag`, the answer is 304 with no body.
+ * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
  */
 export type IfNoneMatch = string;
 
@@ -3357,6 +3357,12 @@ export type DeliveryId = string;
 
 export type ListWorkspacesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/api/v1/workspaces';
@@ -3402,6 +3408,12 @@ export type ListWorkspacesResponse = ListWorkspacesResponses[keyof ListWorkspace
 
 export type GetWorkspaceData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3456,6 +3468,12 @@ export type GetWorkspaceResponse = GetWorkspaceResponses[keyof GetWorkspaceRespo
 
 export type ListFormsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3523,6 +3541,12 @@ export type ListFormsResponse = ListFormsResponses[keyof ListFormsResponses];
 
 export type GetFormData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3588,7 +3612,7 @@ export type GetFormSchemaData = {
     body?: never;
     headers?: {
         /**
-         * One or more entity tags (comma-separated) or `*`. When one matches the current `ETag`, the answer is 304 with no body.
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
          */
         'If-None-Match'?: string;
     };
@@ -3650,6 +3674,12 @@ export type GetFormSchemaResponse = GetFormSchemaResponses[keyof GetFormSchemaRe
 
 export type GetFormAnalyticsSummaryData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3708,6 +3738,12 @@ export type GetFormAnalyticsSummaryResponse = GetFormAnalyticsSummaryResponses[k
 
 export type GetFormQuestionAnalyticsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3783,6 +3819,12 @@ export type GetFormQuestionAnalyticsResponse = GetFormQuestionAnalyticsResponses
 
 export type GetFormTimeseriesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -3867,6 +3909,10 @@ export type GetFormKeywordsData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -3947,6 +3993,12 @@ export type GetFormKeywordsResponse = GetFormKeywordsResponses[keyof GetFormKeyw
 
 export type GetFormTopicCountsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -4026,6 +4078,12 @@ export type GetFormTopicCountsResponse = GetFormTopicCountsResponses[keyof GetFo
 
 export type ListFormQuestionsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -4084,6 +4142,12 @@ export type ListFormQuestionsResponse = ListFormQuestionsResponses[keyof ListFor
 
 export type GetFormQuestionData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -4151,6 +4215,10 @@ export type ListResponsesData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -4938,6 +5006,10 @@ export type GetErasureRequestData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -5142,6 +5214,10 @@ export type GetResponseData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -5291,6 +5367,10 @@ export type GetResponseDeletionData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -5350,6 +5430,12 @@ export type GetResponseDeletionResponse = GetResponseDeletionResponses[keyof Get
 
 export type ListFormResponsesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -5630,6 +5716,10 @@ export type ListResponsesV2Data = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -5926,6 +6016,12 @@ export type ListResponsesV2Response = ListResponsesV2Responses[keyof ListRespons
 
 export type ListDatatablesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -5993,6 +6089,12 @@ export type ListDatatablesResponse = ListDatatablesResponses[keyof ListDatatable
 
 export type GetDatatableData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6056,6 +6158,12 @@ export type GetDatatableResponse = GetDatatableResponses[keyof GetDatatableRespo
 
 export type ListDatatableRowsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6283,6 +6391,12 @@ export type DeleteDatatableRowResponse = DeleteDatatableRowResponses[keyof Delet
 
 export type GetDatatableRowData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6421,6 +6535,12 @@ export type UpdateDatatableRowResponse = UpdateDatatableRowResponses[keyof Updat
 
 export type ListTablesBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6475,6 +6595,12 @@ export type ListTablesBResponse = ListTablesBResponses[keyof ListTablesBResponse
 
 export type ListTableRowsBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6562,6 +6688,12 @@ export type ListTableRowsBResponse = ListTableRowsBResponses[keyof ListTableRows
 
 export type ListTableFieldsBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6620,6 +6752,12 @@ export type ListTableFieldsBResponse = ListTableFieldsBResponses[keyof ListTable
 
 export type ListTableEntriesBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -6927,6 +7065,12 @@ export type DeleteTableEntryBResponse = DeleteTableEntryBResponses[keyof DeleteT
 
 export type GetTableEntryBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7065,6 +7209,12 @@ export type UpdateTableEntryBResponse = UpdateTableEntryBResponses[keyof UpdateT
 
 export type ListEmailEventsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7224,6 +7374,12 @@ export type CreateEmailEventsResponse = CreateEmailEventsResponses[keyof CreateE
 
 export type ListEmailEventsForEmailData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7311,6 +7467,12 @@ export type ListEmailEventsForEmailResponse = ListEmailEventsForEmailResponses[k
 
 export type ListEmailEventsBData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7402,6 +7564,12 @@ export type ListEmailEventsBResponse = ListEmailEventsBResponses[keyof ListEmail
 
 export type ListWebhookEndpointsData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7596,6 +7764,12 @@ export type DeleteWebhookEndpointResponse = DeleteWebhookEndpointResponses[keyof
 
 export type GetWebhookEndpointData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -7726,6 +7900,12 @@ export type UpdateWebhookEndpointResponse = UpdateWebhookEndpointResponses[keyof
 
 export type ListApiKeysData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -8051,6 +8231,10 @@ export type ListAuditEventsData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -8160,6 +8344,10 @@ export type ListTopicsData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -8368,6 +8556,10 @@ export type GetTopicData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -8508,6 +8700,10 @@ export type ListEventsData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -8685,6 +8881,10 @@ export type GetWebhookRecoveryData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -9008,6 +9208,10 @@ export type ListDashboardLinksData = {
          * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
          */
         'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
     };
     path: {
         /**
@@ -9710,6 +9914,12 @@ export type TestWebhookEndpointResponse = TestWebhookEndpointResponses[keyof Tes
 
 export type ListWebhookDeliveriesData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
@@ -9781,6 +9991,12 @@ export type ListWebhookDeliveriesResponse = ListWebhookDeliveriesResponses[keyof
 
 export type GetWebhookDeliveryData = {
     body?: never;
+    headers?: {
+        /**
+         * One or more entity tags (comma-separated, weak or strong: compared weakly, as RFC 9110 says) or `*`. When one matches the current `ETag`, the answer is 304 with no body, and it is not counted against the key's rate limit (docs/api-rules.md, "Conditional requests").
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Workspace id (from `GET /api/v1/workspaces`).
