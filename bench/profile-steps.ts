@@ -2,7 +2,7 @@
  * Where the app's CPU goes under one bench workload, step by step of its pipeline (docs/performance.md, "Where a list
  * request's CPU goes"; issue 28):
  *
- *   node dist/bench/profile-steps.js --database-url URL [--workload list|upsert] [--server app|floor] [--warmup 5] [--duration 15]
+ *   node dist/bench/profile-steps.js --database-url URL [--workload list|upsert] [--server app|floor] [--warmup 5] [--duration 15] [--otlp URL]
  *   node dist/bench/profile-steps.js --analyze FILE.cpuprofile [FILE.cpuprofile…]
  *
  * The first form starts the app as the bench does (bench/serve.ts, `--node`, the memory settings of `serve`) on a
@@ -219,6 +219,8 @@ interface Options {
   node: string;
   memoryFlags: string;
   out?: string;
+  /** The app exports every request's trace to this OTLP/HTTP endpoint (docs/operations.md, "Traces"). */
+  otlp?: string;
 }
 
 const log = (line: string) => process.stderr.write(`[profile] ${line}\n`);
@@ -275,7 +277,8 @@ async function workloadOn(databaseUrl: string, which: 'list' | 'upsert'): Promis
 async function profileApp(o: Options): Promise<{ file: string; requests: number }> {
   const w = await workloadOn(o.databaseUrl!, o.workload);
   const out = o.out ?? path.join(os.tmpdir(), `feedback-${o.server}-${o.workload}-${Date.now()}.cpuprofile`);
-  const app = await serve(o.server, o.databaseUrl!, { node: o.node, execArgv: o.memoryFlags.split(/\s+/).filter(Boolean) });
+  const env = o.otlp ? { OTEL_EXPORTER_OTLP_ENDPOINT: o.otlp, OTEL_TRACES_SAMPLER: 'always_on', OTEL_SERVICE_NAME: 'feedback-profile' } : undefined;
+  const app = await serve(o.server, o.databaseUrl!, { node: o.node, execArgv: o.memoryFlags.split(/\s+/).filter(Boolean), ...(env ? { env } : {}) });
   try {
     const warm = await runLoad(o.server, app.url, w, o.warmup, o.connections);
     if (warm.non2xx > 0 || warm.errors > 0) throw new Error(`warm-up: statuses ${JSON.stringify(warm.statuses)}, ${warm.errors} errors`);
@@ -302,7 +305,8 @@ async function main(): Promise<void> {
     .option('--connections <n>', 'autocannon connections', Number, 32)
     .option('--node <path>', 'node binary of the app (default: BENCH_NODE, else this node)', process.env.BENCH_NODE || process.execPath)
     .option('--memory-flags <flags>', 'node flags of the app', MEMORY_DEFAULT_FLAGS.join(' '))
-    .option('--out <file>', 'where to write the profile');
+    .option('--out <file>', 'where to write the profile')
+    .option('--otlp <url>', 'the app exports every trace (100 % sampled) to this OTLP/HTTP endpoint (a receiver you run)');
   const o = program.parse().opts<Options>();
   if (o.workload !== 'list' && o.workload !== 'upsert') throw new Error('--workload is list or upsert');
   if (o.server !== 'app' && o.server !== 'floor') throw new Error('--server is app or floor');

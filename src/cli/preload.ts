@@ -3,7 +3,7 @@
  * any module of ours but config is required), only when main.ts is the program being run:
  * 1. `serve` and `import` restart once with the heap settings of docs/operations.md ("Memory"; memory-defaults.ts).
  * 2. `serve`, `worker` and `demo` start the OpenTelemetry traces when `OTEL_EXPORTER_OTLP_ENDPOINT` is set
- *    (docs/operations.md, "Traces"): src/platform/tracing.ts registers the HTTP, Express, pg and ioredis instrumentations,
+ *    (docs/operations.md, "Traces"): src/platform/tracing.ts registers the HTTP, pg and ioredis instrumentations,
  *    which patch those modules as they are first required, so it must come first. It is required here and nowhere else:
  *    with the variable unset no OpenTelemetry module is loaded. On a Node older than the packages support
  *    (tracing-state.ts, TRACING_MIN_NODE) nothing is loaded either, and the start-up log carries one warning.

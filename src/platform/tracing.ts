@@ -9,9 +9,12 @@
  *   (`GET /api/v1/workspaces/{workspace_id}/responses`), with the request's style, operation id, key id, workspace id and
  *   request id; its URL attributes go through the log's redaction (http-log.ts, redactUrl), so a dashboard or email-link
  *   token or a secret query value never leaves the process; headers and bodies are not recorded;
- * - Express's request handler span (its middleware and router layers are left out: the pipeline's steps and the API's
- *   routers, each entered by every request, would add a dozen spans per request that cost throughput and say less than
- *   the log line);
+ * - no span of Express's own: the Express instrumentation is not loaded. Its middleware and router layer spans would add
+ *   a dozen spans per request that say less than the log line, and even with every layer type ignored it wraps each
+ *   layer and builds the layer's route and metadata on every request; with its one remaining span (the route handler)
+ *   it cost about 4 % of a traced list request's CPU (a profile with bench/profile-steps.ts --otlp: 3 % in its layer
+ *   wrappers, and a quarter of the spans to make and export), while the server span already carries the route
+ *   (named by the openapi/ template below; docs/performance.md, "Traces");
  * - a CLIENT span per query (pg instrumentation): the statement text with its `$1` placeholders, never the values
  *   (`enhancedDatabaseReporting` stays off); a span per Redis command (ioredis instrumentation) holding the command
  *   name only (the default serializer would record keys and arguments); both only inside a trace (`requireParentSpan`),
@@ -23,7 +26,6 @@
  */
 import { IncomingMessage } from 'node:http';
 import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -57,7 +59,8 @@ function redactUrlAttributes(span: Span): void {
 }
 
 /**
- * Names the server span after the request's openapi/ template and adds what the pipeline decided (request-context.ts):
+ * Names the server span after the request's openapi/ template (off the API: its Express route) and adds what the
+ * pipeline decided (request-context.ts):
  * called by the HTTP instrumentation once the answer is finished, just before the span ends.
  */
 function annotateServerSpan(span: Span, req: Request): void {
@@ -65,7 +68,10 @@ function annotateServerSpan(span: Span, req: Request): void {
   if (!ctx) return;
   const method = req.method;
   const operation = ctx.operation ?? ctx.match?.operations.get(method === 'HEAD' ? 'GET' : method);
-  const template = operation?.template ?? ctx.match?.template;
+  // Off the API (the form and dashboard pages), the Express route that answered (`/d/:token`): never the path itself,
+  // which holds a link's token.
+  const routePath = (req.route as { path?: unknown } | undefined)?.path;
+  const template = operation?.template ?? ctx.match?.template ?? (typeof routePath === 'string' ? routePath : undefined);
   if (template) {
     span.updateName(`${method} ${template}`);
     span.setAttribute('http.route', template);
@@ -93,7 +99,6 @@ function instrumentations() {
         if (request instanceof IncomingMessage) annotateServerSpan(span, request as Request);
       },
     }),
-    new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
     new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
     new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
   ];

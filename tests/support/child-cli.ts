@@ -16,16 +16,23 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
+/** Variables of a child: an undefined value removes the variable. */
+export type ChildEnv = Record<string, string | undefined>;
+
 /**
  * Spawns `feedback-service` children with the test's environment plus `baseEnv` plus each call's `env` (an undefined
- * value removes the variable; REDIS_URL is always removed); `killAll` (for an afterAll) ends those still running.
+ * value removes the variable; REDIS_URL is removed unless `baseEnv` or `env` gives it, so a child runs on in-process
+ * stores by default); `killAll` (for an afterAll) ends those still running.
+ * @param nodeArgs node options put before the CLI's path (`--require probe.js`).
  */
-export function childProcesses(baseEnv: Record<string, string> = {}) {
+export function childProcesses(baseEnv: ChildEnv = {}, nodeArgs: string[] = []) {
   const children: ChildProcess[] = [];
-  function cli(args: string[], env: Record<string, string | undefined>): Child {
-    const e: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...baseEnv, ...env };
-    for (const k of ['REDIS_URL', ...Object.keys(env).filter((k) => env[k] === undefined)]) delete e[k];
-    const proc = spawn(process.execPath, [cliJs, ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+  function cli(args: string[], env: ChildEnv): Child {
+    const given: ChildEnv = { ...baseEnv, ...env };
+    const e: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...given };
+    for (const k of Object.keys(given)) if (given[k] === undefined) delete e[k];
+    if (given.REDIS_URL === undefined) delete e.REDIS_URL;
+    const proc = spawn(process.execPath, [...nodeArgs, cliJs, ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(proc);
     let out = '';
     const listeners: Array<() => void> = [];

@@ -11,6 +11,14 @@ describe('IdTable', () => {
     expect(table.get('rsp_20000')).toBeUndefined();
   });
 
+  it('sized for the expected ids, still takes more of them and of any length', () => {
+    const table = new IdTable(1000);
+    for (let i = 0; i < 5000; i++) expect(table.add(`${'x'.repeat(i % 64)}_${i}`, i)).toBeUndefined();
+    expect(table.add('_0', 5000)).toBe(0);
+    expect(table.get(`${'x'.repeat(4999 % 64)}_4999`)).toBe(4999);
+    expect(table.get('_5000')).toBeUndefined();
+  });
+
   it('tells apart ids that differ only in non-ASCII characters or length', () => {
     const table = new IdTable();
     const ids = ['é', 'e', 'ée', '', 'x'.repeat(300), 'x'.repeat(301), '😀', '\u0000'];

@@ -52,8 +52,8 @@ describe('textSentiment', () => {
   });
 });
 
-describe('the pipe of one sentence', () => {
-  // The reference: wink's pipe with sentence detection, for every text.
+describe("wink's pipe with sentence detection", () => {
+  // The reference: wink's pipe with sentence detection, made here, for texts of one sentence and of several.
   const reference = winkNLP(model, ['sbd', 'negation', 'sentiment']);
   const score = (t: string) => {
     const raw = reference.readDoc(t).out(reference.its.sentiment) as unknown as number;

@@ -82,6 +82,11 @@ export class ImportContext {
     return UTC_ISO.test(v) ? v : new Date(v).toISOString();
   }
 
+  /** Sizes the id table of a big collection for `expected` ids before its first claim (IdTable's constructor). */
+  expectIds(collection: Collection, expected: number): void {
+    if (!this.firstIds.has(collection)) this.firstIds.set(collection, new IdTable(expected));
+  }
+
   /**
    * The id of `collection[index]`: the given one (a duplicate of an earlier item is reported at
    * `.id`), or a new one when absent or not a string.

@@ -264,7 +264,11 @@ async function run(db: Db, source: FixtureSource, opts: ImportOptions & { dryRun
       const outline = await importRun.readOutline();
       const keys = await importRun.checkOutline(outline);
       if (outline.rows > 0) await importRun.importRows();
-      if ((outline.lengths.get('responses') ?? 0) + (outline.lengths.get('email_events') ?? 0) > 0) await importRun.importResponses();
+      const responses = outline.lengths.get('responses') ?? 0;
+      const emailEvents = outline.lengths.get('email_events') ?? 0;
+      ctx.expectIds('responses', responses);
+      ctx.expectIds('email_events', emailEvents);
+      if (responses + emailEvents > 0) await importRun.importResponses();
       return importRun.finish(trx, keys);
     });
   } catch (e) {

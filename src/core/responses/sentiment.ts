@@ -2,8 +2,9 @@
  * Sentiment of text answers (docs/analytics.md, "Sentiment"), computed in the process when a response is written:
  * no outside call, no word list of our own. The library is wink-nlp 2.4 with its English model
  * (`wink-eng-lite-web-model` 1.8): a lexicon (AFINN-style word scores plus emoticons and emoji) with negation
- * (`not bad at all` is positive, `not good` negative) and sentence averaging, about 30 µs per short answer (a text of
- * one sentence skips sentence detection, which gives it the same score at half the cost).
+ * (`not bad at all` is positive, `not good` negative) and sentence averaging, about 30 µs per short answer. One pipe
+ * (with sentence detection) serves every text: a second pipe without it for texts of one sentence saved ~5 µs a text
+ * but held a second copy of the model, ~22 MB more RSS in every process (the import's peak RSS target, issue 11).
  * Why this library and not `@nlpjs/sentiment`: docs/analytics.md, "Sentiment".
  *
  * - Per text answer: `{score, label}`, the score in -1..1 (wink's normalized document sentiment, rounded to 3
@@ -33,15 +34,8 @@ export const SENTIMENT_LANGUAGES: readonly string[] = ['en'];
 
 let enabled = true;
 type Wink = ReturnType<typeof winkNLP>;
-/** Two pipes over the one model: with sentence detection for texts of several sentences, without it for one. */
-let pipes: { several: Wink; one: Wink } | undefined;
-
-/**
- * Whether a text may hold more than one sentence: end punctuation (or a line break) followed by more text. Only
- * then is sentence detection needed; a single sentence scores the same without it (tests/unit/sentiment.test.ts
- * compares both pipes), at about half the cost.
- */
-const SEVERAL_SENTENCES = /[.!?…;:\n\r]\s*[^\s.!?…]/u;
+/** The pipe (sentence detection, negation, sentiment), made at the first text. */
+let pipe: Wink | undefined;
 
 /** Turns sentiment on or off for this running service (`SENTIMENT`, read once by the configuration; default on). */
 export function setSentimentEnabled(on: boolean): void {
@@ -77,9 +71,8 @@ export function sentimentSupports(language: string): boolean {
 export function textSentiment(text: string, language: string): Sentiment | null {
   if (!sentimentSupports(language)) return null;
   if (!/[\p{L}\p{N}\p{Extended_Pictographic}]/u.test(text)) return { score: 0, label: 'neutral' };
-  // Made once: loading the model takes ~0.2 s and ~50 MB of RSS, at the first text.
-  pipes ??= { several: winkNLP(model, ['sbd', 'negation', 'sentiment']), one: winkNLP(model, ['negation', 'sentiment']) };
-  const nlp = SEVERAL_SENTENCES.test(text) ? pipes.several : pipes.one;
+  // Made once, at the first text: ~0.2 s and ~22 MB of RSS (the model's module itself holds ~20 MB more).
+  const nlp = (pipe ??= winkNLP(model, ['sbd', 'negation', 'sentiment']));
   // wink's `its` helpers are plain functions the document calls without `this`.
   // eslint-disable-next-line @typescript-eslint/unbound-method
   const raw = nlp.readDoc(text).out(nlp.its.sentiment) as unknown as number;

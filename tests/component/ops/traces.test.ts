@@ -11,7 +11,6 @@
  *   sent in the query), an email address or an answer, and the log lines of the request and of the attempt carry their
  *   spans' ids.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -19,18 +18,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { nodeSupportsTracing, TRACING_MIN_NODE } from '../../../src/platform/tracing-state';
 import type { Db } from '../../../src/db/connection';
-import { cliJs } from '../../support/cli';
+import { childProcesses, type Child } from '../../support/child-cli';
 import { formWorkspace, goodAnswers } from '../../support/given';
 import { ownDatabase, receiver, type Receiver } from '../webhooks/harness';
 
 jest.setTimeout(90_000);
 
-const root = path.resolve(__dirname, '../../..');
 const supported = nodeSupportsTracing(process.versions.node);
 let own: { url: string; db: Db; drop(): Promise<void> };
 let dir: string;
 let probe: string;
-const children: ChildProcess[] = [];
+let children: ReturnType<typeof childProcesses>;
 
 beforeAll(async () => {
   own = await ownDatabase();
@@ -43,65 +41,28 @@ beforeAll(async () => {
     probe,
     "process.on('SIGUSR2', () => process.stderr.write(`opentelemetry modules: ${Object.keys(require.cache).filter((k) => k.includes('/@opentelemetry/') && !k.includes('/@opentelemetry/api/')).length}\\n`));\n",
   );
+  // The machine's OTEL_* variables removed: a child has only those its test gives.
+  const noOtel = Object.fromEntries(Object.keys(process.env).flatMap((k) => (k.startsWith('OTEL_') ? [[k, undefined]] : [])));
+  children = childProcesses(noOtel, ['--require', probe]);
 });
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  children.killAll();
   await own.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-interface Child {
-  proc: ChildProcess;
-  output: () => string;
-  /** Resolves when the output (stdout and stderr) contains `text`. */
-  waitFor(text: string, ms?: number): Promise<void>;
-}
-
-/** `feedback-service …args` on this file's database and the tests' Redis, no OTEL_* variable but those of `env`. */
+/**
+ * `feedback-service …args` on this file's database and the tests' Redis, with the probe preloaded and no OTEL_* variable
+ * but those of `env` (tests/support/child-cli.ts).
+ */
 function cli(args: string[], env: Record<string, string>): Child {
-  const e: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(e)) if (k.startsWith('OTEL_')) delete e[k];
-  Object.assign(e, {
+  return children.cli(args, {
     DATABASE_URL: own.url,
     REDIS_URL: process.env.TEST_REDIS_URL,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
-    LOG_LEVEL: 'info',
     ...env,
   });
-  const proc = spawn(process.execPath, ['--require', probe, cliJs, ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(proc);
-  let out = '';
-  const listeners: Array<() => void> = [];
-  const onData = (c: Buffer) => {
-    out += c.toString();
-    listeners.forEach((l) => l());
-  };
-  proc.stdout!.on('data', onData);
-  proc.stderr!.on('data', onData);
-  return {
-    proc,
-    output: () => out,
-    waitFor(text, ms = 30_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "${text}" within ${ms} ms: ${out}`)), ms);
-        const check = () => {
-          if (out.includes(text)) {
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        listeners.push(check);
-        proc.once('exit', (code) => {
-          if (!out.includes(text)) {
-            clearTimeout(timer);
-            reject(new Error(`exited with ${code} before "${text}": ${out}`));
-          }
-        });
-        check();
-      });
-    },
-  };
 }
 
 function freePort(): Promise<number> {
