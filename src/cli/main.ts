@@ -14,6 +14,7 @@ import { setSentimentEnabled } from '../core/responses/sentiment';
 import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from '../db/connection';
 import type { DbTransaction } from '../db';
 import { lockDataDir } from '../db/data-dir-lock';
+import { settleFollowUps } from '../db/follow-up';
 import { startServer } from '../server';
 import { createDeliveryWorker } from '../delivery/worker';
 import { createLogger } from '../platform/logger';
@@ -78,6 +79,8 @@ async function withDb<T>(config: Config, migrate: boolean, fn: (db: Db) => Promi
     if (migrate) await migrateLatest(db);
     return await fn(db);
   } finally {
+    // The audit seals the command's writes started (docs/security.md, "The audit trail") finish before the exit.
+    await settleFollowUps(db);
     await db.destroy();
   }
 }

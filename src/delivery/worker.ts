@@ -8,6 +8,7 @@
 import type { Config } from '../config';
 import { DELIVERY_QUEUE, type AttemptJob } from '../core/webhooks/queue';
 import { countPendingDeliveries } from '../core/webhooks/webhooks.store';
+import { sealAllAudit } from '../core/audit/audit.store';
 import type { Db } from '../db';
 import { knexExecutor, PgBoss, type PgBossInstance } from '../db/pg-boss';
 import type { Logger } from '../platform/logger';
@@ -140,6 +141,11 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
         requeueStuckDeliveries(db).then(
           (n) => n > 0 && logger.warn({ deliveries: n }, 'webhook deliveries overdue by 15 min were queued again'),
           (e: unknown) => logger.warn({ err: e }, 'webhook sweep failed'),
+        );
+        // Audit records a stopped process or a failed seal left unsealed (docs/security.md, "The audit trail").
+        sealAllAudit(db).then(
+          (ws) => ws.length > 0 && logger.info({ workspaces: ws.length }, 'unsealed audit records were sealed'),
+          (e: unknown) => logger.warn({ err: e }, 'audit seal sweep failed'),
         );
       }, 60_000);
       sweeper.unref();
