@@ -1,17 +1,18 @@
 /**
- * The audit trail (docs/security.md, "The audit trail"; issue 30, item 5): the store of `audit_events` and
- * `audit_chain_heads` (migration 017). Every change that is not a response submission is recorded here, append-only,
- * in the transaction of the change, by calling `recordAudit(trx, origin, event)`; the list
- * (`GET {ws}/audit-events`), the chain check (`feedback-service audit verify`) and the retention prune read and
- * delete through this module only.
+ * The audit trail (docs/security.md, "The audit trail"; issue 30, item 5; issue 28 for the seal): the store of
+ * `audit_events` and `audit_chain_heads` (migrations 017, 026). Every change that is not a response submission is
+ * recorded here, append-only, in the transaction of the change, by calling `recordAudit(trx, origin, event)`; the list
+ * (`GET {ws}/audit-events`), the chain check (`feedback-service audit verify`), the seal and the retention prune read,
+ * seal and delete through this module only.
  *
- * The chain: a workspace's records are numbered `seq` 1, 2, 3, … in the order they were appended; each holds the
- * `hash` of the record before it (`prevHash`; GENESIS_HASH for the first) and its own `hash`, the SHA-256 (hex) of
- * the canonical JSON (core/canonical-json.ts) of every stored field (recordHash). Appends in one workspace are
- * serialized by locking the workspace's row of `audit_chain_heads` FOR UPDATE (the same on PostgreSQL and PGlite),
- * which also holds the last `seq`, `hash` and time, and the last pruned record's `seq` and `hash`: the oldest kept
- * record must follow it, and the last record must be the head, so a record changed, removed (first, last or in the
- * middle) or inserted afterwards is named by verifyAuditChains.
+ * The chain: a workspace's records are numbered `seq` 1, 2, 3, … in the order they are sealed; each holds the `hash`
+ * of the record before it (`prevHash`; GENESIS_HASH for the first) and its own `hash`, the SHA-256 (hex) of the
+ * canonical JSON (core/canonical-json.ts) of every stored field (recordHash). A write inserts its record unsealed and
+ * takes no lock; the sealer (sealBatch, in a transaction of its own after the commit) locks the workspace's row of
+ * `audit_chain_heads` FOR UPDATE (the same on PostgreSQL and PGlite), numbers and hashes the committed unsealed records
+ * in `append_no` order and moves the head, which holds the last `seq`, `hash` and time, and the last pruned record's
+ * `seq` and `hash`: the oldest kept record must follow it, and the last record must be the head, so a record changed,
+ * removed (first, last or in the middle) or inserted afterwards is named by verifyAuditChains.
  */
 import { createHash } from 'node:crypto';
 import type { Db, DbHandle, DbTransaction } from '../../db';
