@@ -7,8 +7,9 @@
  * and hashes the committed unsealed records afterwards, in a short transaction of its own that locks the head.
  *
  * - `audit_events.seq`, `prev_hash` and `hash` may be NULL, all three together (CHECK `audit_events_sealed_whole`):
- *   an unsealed record. `(workspace_id, seq)` stays unique (index `audit_events_seq_idx`); the primary key becomes
- *   `(workspace_id, id)` (it was `(workspace_id, seq)`, and the old unique `audit_events_id_idx` goes).
+ *   an unsealed record. `(workspace_id, seq)` stays unique among sealed records (partial index
+ *   `audit_events_seq_idx`); the primary key becomes `(workspace_id, id)` (it was `(workspace_id, seq)`, and the
+ *   old unique `audit_events_id_idx` goes).
  * - `append_no`: a number from a sequence given at insert, the order the sealer seals a workspace's records in; the
  *   partial index `audit_events_unsealed_idx` finds the unsealed ones.
  * - The append-only trigger allows one UPDATE: sealing, i.e. setting `seq`, `prev_hash` and `hash` of an unsealed
@@ -25,7 +26,7 @@ CREATE SEQUENCE IF NOT EXISTS audit_events_append_no_seq OWNED BY audit_events.a
 ALTER TABLE audit_events ALTER COLUMN append_no SET DEFAULT nextval('audit_events_append_no_seq');
 ALTER TABLE audit_events DROP CONSTRAINT IF EXISTS audit_events_pkey;
 ALTER TABLE audit_events ALTER COLUMN seq DROP NOT NULL, ALTER COLUMN prev_hash DROP NOT NULL, ALTER COLUMN hash DROP NOT NULL;
-CREATE UNIQUE INDEX IF NOT EXISTS audit_events_seq_idx ON audit_events (workspace_id, seq);
+CREATE UNIQUE INDEX IF NOT EXISTS audit_events_seq_idx ON audit_events (workspace_id, seq) WHERE seq IS NOT NULL;
 ALTER TABLE audit_events ADD CONSTRAINT audit_events_pkey PRIMARY KEY (workspace_id, id);
 DROP INDEX IF EXISTS audit_events_id_idx;
 DROP INDEX IF EXISTS audit_events_prune_idx;
