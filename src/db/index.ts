@@ -2,7 +2,8 @@
  * The database handle types and helpers core code uses (below the core in the layer order: every layer
  * imports from here). Opening the database and migrating are in connection.ts, LISTEN in
  * notifications.ts, read replicas in replicas.ts, pg-boss in pg-boss.ts and COPY in copy-writer.ts: the
- * only modules of src/ that import `pg`, `pg-boss` or `pg-copy-streams`.
+ * only modules of src/ that import `pg`, `pg-boss` or `pg-copy-streams`. Work after a commit, in a transaction
+ * of its own (the audit seal), is in follow-up.ts.
  */
 import type { Knex } from 'knex';
 import { forwardCommitHook, trackCommitHooks } from './follow-up';
