@@ -276,16 +276,34 @@ async function sealBatch(trx: DbTransaction, workspaceId: string): Promise<numbe
     prevHash = hash;
     return { id: row.id, seq, prevHash: fields.prevHash, hash };
   });
+  // The records and the head in one statement; the head moves only when every record was still unsealed.
   const { rows } = (await trx.raw(
-    `UPDATE audit_events a SET seq = v.seq, prev_hash = v.prev_hash, hash = v.hash
-       FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[]) AS v(id, seq, prev_hash, hash)
-      WHERE a.workspace_id = ? AND a.id = v.id AND a.seq IS NULL
-      RETURNING a.id`,
-    [sealed.map((r) => r.id), sealed.map((r) => r.seq), sealed.map((r) => r.prevHash), sealed.map((r) => r.hash), workspaceId],
-  )) as { rows: unknown[] };
-  if (rows.length !== sealed.length) throw new Error(`audit seal of ${workspaceId}: ${sealed.length - rows.length} records changed while sealing`);
-  const last = pending[pending.length - 1]!;
-  await trx('audit_chain_heads').where('workspace_id', workspaceId).update({ last_seq: seq, last_hash: prevHash, last_at: last.created_at });
+    `WITH sealed AS (
+       UPDATE audit_events a SET seq = v.seq, prev_hash = v.prev_hash, hash = v.hash
+         FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[]) AS v(id, seq, prev_hash, hash)
+        WHERE a.workspace_id = ? AND a.id = v.id AND a.seq IS NULL
+        RETURNING a.id
+     ), moved AS (
+       UPDATE audit_chain_heads SET last_seq = ?, last_hash = ?, last_at = ?
+        WHERE workspace_id = ? AND (SELECT count(*) FROM sealed) = ?
+        RETURNING workspace_id
+     )
+     SELECT (SELECT count(*) FROM sealed)::int AS n, (SELECT count(*) FROM moved)::int AS moved`,
+    [
+      sealed.map((r) => r.id),
+      sealed.map((r) => r.seq),
+      sealed.map((r) => r.prevHash),
+      sealed.map((r) => r.hash),
+      workspaceId,
+      seq,
+      prevHash,
+      pending[pending.length - 1]!.created_at,
+      workspaceId,
+      sealed.length,
+    ],
+  )) as { rows: Array<{ n: number; moved: number }> };
+  const n = Number(rows[0]?.n ?? 0);
+  if (n !== sealed.length || Number(rows[0]?.moved) !== 1) throw new Error(`audit seal of ${workspaceId}: ${sealed.length - n} records changed while sealing`);
   return sealed.length;
 }
 
