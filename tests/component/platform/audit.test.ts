@@ -378,10 +378,20 @@ describe('sealing (appends that never wait for each other)', () => {
     const where = { workspace_id: s.ws, target_id: 'we_1' };
     // Unsealed: neither its content nor a seal that also changes its content.
     await expect(t.db('audit_events').where(where).update({ actor: 'x' })).rejects.toThrow(/append-only/);
-    await expect(t.db('audit_events').where(where).update({ actor: 'x', seq: 1, prev_hash: GENESIS_HASH, hash: 'f'.repeat(64) })).rejects.toThrow(/append-only/);
+    await expect(
+      t
+        .db('audit_events')
+        .where(where)
+        .update({ actor: 'x', seq: 1, prev_hash: GENESIS_HASH, hash: 'f'.repeat(64) }),
+    ).rejects.toThrow(/append-only/);
     await sealAudit(t.db, s.ws);
     // Sealed: not even sealed again.
-    await expect(t.db('audit_events').where(where).update({ seq: 5, prev_hash: GENESIS_HASH, hash: 'f'.repeat(64) })).rejects.toThrow(/append-only/);
+    await expect(
+      t
+        .db('audit_events')
+        .where(where)
+        .update({ seq: 5, prev_hash: GENESIS_HASH, hash: 'f'.repeat(64) }),
+    ).rejects.toThrow(/append-only/);
     await tamper(() => t.db('audit_events').where(where).update({ target_id: 'we_2' }));
     expect((await chainOf(s.ws)).firstBad).toMatchObject({ seq: 1, problem: expect.stringMatching(/hash does not match/) });
   });
