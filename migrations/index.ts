@@ -26,6 +26,7 @@ import * as m020 from './20261127_020_topics';
 import * as m021 from './20261127_021_keywords';
 import * as m022 from './20261127_022_event_log';
 import * as m025 from './20261127_025_webhook_recovery';
+import * as m026 from './20261127_026_audit_seal';
 import * as m027 from './20261127_027_change_marks';
 import * as m029 from './20261127_029_answer_rollup_question_idx';
 
@@ -59,6 +60,7 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_021_keywords', ...m021 },
   { name: '20261127_022_event_log', ...m022 },
   { name: '20261127_025_webhook_recovery', ...m025 },
+  { name: '20261127_026_audit_seal', ...m026 },
   { name: '20261127_027_change_marks', ...m027 },
   { name: '20261127_029_answer_rollup_question_idx', ...m029 },
 ];

@@ -161,6 +161,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const idempotencyStore = deps.redis ? redisIdempotencyStore(deps.redis) : memoryIdempotencyStore();
   const core = {
     db,
+    primary: db,
     eventRetentionDays: config.eventRetentionDays,
     exportSlots,
     idempotencyRecords: personIdempotencyRecords({ store: idempotencyStore, sealKey }),

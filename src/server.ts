@@ -12,6 +12,7 @@ import type { Config } from './config';
 import type { Db } from './db';
 import { createDb, isEmbedded, migrateLatest } from './db/connection';
 import { createReadReplicas, type ReadReplicas } from './db/replicas';
+import { settleFollowUps } from './db/follow-up';
 import { createHttpServer } from './platform/http-server';
 import { createLogger, writeAfterLog, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
@@ -226,6 +227,8 @@ function shutdown(c: ServerContext, app: Express, server: Server, drainMs: numbe
       }
       // Requests have drained: the usage counter writes its last counts before the pools close (docs/analytics.md, "Migration insight").
       await stopAppBackground(app).catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
+      // And the audit seals the last writes started (docs/security.md, "The audit trail"; the worker's sweep otherwise).
+      await settleFollowUps(db);
       await Promise.all([db.destroy(), c.replicas?.stop()]);
       if (redis) await redis.quit().catch(() => redis.disconnect());
     })());

@@ -6,7 +6,13 @@ import type { Db } from '../db';
 import type { ExportSlots } from '../platform/export-slots';
 
 export interface CoreDeps {
+  /** The database this set of routers reads and writes: the primary, or a read replica in a replica's routers (GETs). */
   db: Db;
+  /**
+   * The primary even in a replica's routers (app.ts, mountApi): for a read that writes first, the audit list's seal
+   * (docs/security.md, "The audit trail"). Absent: `db` is the primary.
+   */
+  primary?: Db;
   /** Base of every absolute link the service prints (config.publicUrl, README.md, "Configuration"). */
   publicUrl?: string;
   /** RATE_LIMIT_PER_MINUTE: the limit of a key whose own is null (the cap of keys it creates, "Key lineage"). */

@@ -14,6 +14,7 @@ import { setSentimentEnabled } from '../core/responses/sentiment';
 import { createDb, isEmbedded, migrateLatest, withTransaction, type Db } from '../db/connection';
 import type { DbTransaction } from '../db';
 import { lockDataDir } from '../db/data-dir-lock';
+import { settleFollowUps } from '../db/follow-up';
 import { startServer } from '../server';
 import { createDeliveryWorker } from '../delivery/worker';
 import { createLogger } from '../platform/logger';
@@ -78,6 +79,8 @@ async function withDb<T>(config: Config, migrate: boolean, fn: (db: Db) => Promi
     if (migrate) await migrateLatest(db);
     return await fn(db);
   } finally {
+    // The audit seals the command's writes started (docs/security.md, "The audit trail") finish before the exit.
+    await settleFollowUps(db);
     await db.destroy();
   }
 }
@@ -243,8 +246,9 @@ async function createDemoKeyAudited(trx: DbTransaction, previous?: { secret: str
 }
 
 /**
- * `audit verify` (docs/security.md, "The audit trail"): walks every workspace's chain (or one) and prints one line per
- * workspace; a broken chain names its first bad record on stderr and exits 1.
+ * `audit verify` (docs/security.md, "The audit trail"): seals what waits, walks every workspace's chain (or one) and
+ * prints one line per workspace (records committed meanwhile as pending); a broken chain names its first bad record on
+ * stderr and exits 1.
  */
 async function runAuditVerify(opts: { workspace?: string }): Promise<void> {
   const config = readConfig();
@@ -253,7 +257,7 @@ async function runAuditVerify(opts: { workspace?: string }): Promise<void> {
   for (const c of checks) {
     const line = c.firstBad
       ? `${c.workspaceId}: BROKEN at record ${c.firstBad.id ?? '(none)'} (seq ${c.firstBad.seq}): ${c.firstBad.problem}`
-      : `${c.workspaceId}: ${c.records} record${c.records === 1 ? '' : 's'}, chain intact, head ${c.headHash}`;
+      : `${c.workspaceId}: ${c.records} record${c.records === 1 ? '' : 's'}, chain intact, head ${c.headHash}${c.pending ? ` (${c.pending} committed since, not sealed yet)` : ''}`;
     process.stdout.write(`${line}\n`);
   }
   if (checks.length === 0) note(opts.workspace ? `no audit records for workspace "${opts.workspace}"` : 'no audit records yet');

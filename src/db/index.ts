@@ -2,9 +2,11 @@
  * The database handle types and helpers core code uses (below the core in the layer order: every layer
  * imports from here). Opening the database and migrating are in connection.ts, LISTEN in
  * notifications.ts, read replicas in replicas.ts, pg-boss in pg-boss.ts and COPY in copy-writer.ts: the
- * only modules of src/ that import `pg`, `pg-boss` or `pg-copy-streams`.
+ * only modules of src/ that import `pg`, `pg-boss` or `pg-copy-streams`. Work after a commit, in a transaction
+ * of its own (the audit seal), is in follow-up.ts.
  */
 import type { Knex } from 'knex';
+import { forwardCommitHook, trackCommitHooks } from './follow-up';
 
 /** The process's knex instance (PostgreSQL or embedded PGlite). */
 export type Db = Knex;
@@ -37,10 +39,23 @@ export function isEmbedded(db: Db): boolean {
  * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. The use case at
  * the edge (a route or page handler, a CLI command, the worker) calls it; core functions run in the
  * transaction they are handed and never open one (docs/decisions.md, "Who opens transactions").
+ * Work registered with afterCommit (follow-up.ts) starts once the commit is done, not awaited.
  * @param config e.g. `{ readOnly: true }` for a read that must see one snapshot.
  */
-export function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>, config?: Knex.TransactionConfig): Promise<T> {
-  return db.transaction(fn, config);
+export async function withTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>, config?: Knex.TransactionConfig): Promise<T> {
+  const hooks: Array<(db: Db) => void> = [];
+  const result = await db.transaction((trx) => {
+    trackCommitHooks(trx, hooks);
+    return fn(trx);
+  }, config);
+  // Inside an outer transaction this one only released a savepoint: its hooks wait for the outer commit.
+  if ((db as Knex.Transaction).isTransaction) {
+    const outer = db as Knex.Transaction;
+    hooks.forEach((h) => forwardCommitHook(outer, h));
+  } else {
+    for (const h of hooks) h(db);
+  }
+  return result;
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { Config } from '../config';
 import { DELIVERY_QUEUE, type AttemptJob } from '../core/webhooks/queue';
 import { countPendingDeliveries } from '../core/webhooks/webhooks.store';
+import { sealAllAudit } from '../core/audit/audit.store';
 import type { Db } from '../db';
 import { knexExecutor, PgBoss, type PgBossInstance } from '../db/pg-boss';
 import type { Logger } from '../platform/logger';
@@ -136,13 +137,7 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       const workOptions = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1, batchSize: opts.batchSize ?? 5 };
       for (let i = 0; i < 2; i++) await boss.work<AttemptJob>(DELIVERY_QUEUE, workOptions, handle as never);
       await workLongJobs(boss, ctx, config, workOptions.pollingIntervalSeconds, longJobs.signal);
-      sweeper = setInterval(() => {
-        requeueStuckDeliveries(db).then(
-          (n) => n > 0 && logger.warn({ deliveries: n }, 'webhook deliveries overdue by 15 min were queued again'),
-          (e: unknown) => logger.warn({ err: e }, 'webhook sweep failed'),
-        );
-      }, 60_000);
-      sweeper.unref();
+      sweeper = startSweeper(db, logger);
       retention = startRetention({
         db,
         logger,
@@ -171,6 +166,25 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorke
       return stopping;
     },
   };
+}
+
+/**
+ * Every minute: deliveries overdue by 15 min are queued again, and audit records a stopped process or a failed seal
+ * left unsealed are sealed (docs/security.md, "The audit trail").
+ */
+function startSweeper(db: Db, logger: Logger): NodeJS.Timeout {
+  const sweeper = setInterval(() => {
+    requeueStuckDeliveries(db).then(
+      (n) => n > 0 && logger.warn({ deliveries: n }, 'webhook deliveries overdue by 15 min were queued again'),
+      (e: unknown) => logger.warn({ err: e }, 'webhook sweep failed'),
+    );
+    sealAllAudit(db).then(
+      (ws) => ws.length > 0 && logger.info({ workspaces: ws.length }, 'unsealed audit records were sealed'),
+      (e: unknown) => logger.warn({ err: e }, 'audit seal sweep failed'),
+    );
+  }, 60_000);
+  sweeper.unref();
+  return sweeper;
 }
 
 /**

@@ -9,6 +9,7 @@ import supertest from 'supertest';
 import { buildApp, stopAppBackground } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Db } from '../../src/db/connection';
+import { settleFollowUps } from '../../src/db/follow-up';
 import { createLogger } from '../../src/platform/logger';
 import { createRateLimiter } from '../../src/platform/rate-limit';
 import { openTestDb } from './db';
@@ -43,6 +44,8 @@ export function useTestApp(overrides: Partial<Config> = {}): TestContext {
   });
   afterAll(async () => {
     if (ctx.app) await stopAppBackground(ctx.app);
+    // The audit seals the last writes started (docs/security.md, "The audit trail") end before the pool does.
+    if (ctx.db) await settleFollowUps(ctx.db);
     await ctx.db?.destroy();
     ctx.redis?.disconnect();
   });

@@ -30,9 +30,10 @@ export function presentAuditEventA(e: AuditEvent): AuditEventA {
 
 /** `GET {ws}/audit-events` in Style A. */
 export const auditListA =
-  ({ db }: CoreDeps): RequestHandler =>
+  ({ db, primary }: CoreDeps): RequestHandler =>
   async (req, res) => {
-    const page = await listAuditKeyset(db, workspaceOf(req), {
+    // On the primary, also behind read replicas: the list seals the workspace's committed records first.
+    const page = await listAuditKeyset(primary ?? db, workspaceOf(req), {
       actor: str(req, 'actor'),
       action: str(req, 'action'),
       targetType: str(req, 'target_type'),

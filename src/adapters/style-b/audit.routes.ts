@@ -30,9 +30,10 @@ export function presentAuditEventB(e: AuditEvent): AuditEventB {
 
 /** `GET {ws}/audit-events` in Style B. */
 export const auditListB =
-  ({ db }: CoreDeps): RequestHandler =>
+  ({ db, primary }: CoreDeps): RequestHandler =>
   async (req, res) => {
-    const page = await listAuditOffset(db, workspaceOf(req), {
+    // On the primary, also behind read replicas: the list seals the workspace's committed records first.
+    const page = await listAuditOffset(primary ?? db, workspaceOf(req), {
       actor: str(req, 'actor'),
       action: str(req, 'action'),
       targetType: str(req, 'target_type'),

@@ -1,20 +1,22 @@
 /**
- * The audit trail (docs/security.md, "The audit trail"; issue 30, item 5): the store of `audit_events` and
- * `audit_chain_heads` (migration 017). Every change that is not a response submission is recorded here, append-only,
- * in the transaction of the change, by calling `recordAudit(trx, origin, event)`; the list
- * (`GET {ws}/audit-events`), the chain check (`feedback-service audit verify`) and the retention prune read and
- * delete through this module only.
+ * The audit trail (docs/security.md, "The audit trail"; issue 30, item 5; issue 28 for the seal): the store of
+ * `audit_events` and `audit_chain_heads` (migrations 017, 026). Every change that is not a response submission is
+ * recorded here, append-only, in the transaction of the change, by calling `recordAudit(trx, origin, event)`; the list
+ * (`GET {ws}/audit-events`), the chain check (`feedback-service audit verify`), the seal and the retention prune read,
+ * seal and delete through this module only.
  *
- * The chain: a workspace's records are numbered `seq` 1, 2, 3, … in the order they were appended; each holds the
- * `hash` of the record before it (`prevHash`; GENESIS_HASH for the first) and its own `hash`, the SHA-256 (hex) of
- * the canonical JSON (core/canonical-json.ts) of every stored field (recordHash). Appends in one workspace are
- * serialized by locking the workspace's row of `audit_chain_heads` FOR UPDATE (the same on PostgreSQL and PGlite),
- * which also holds the last `seq`, `hash` and time, and the last pruned record's `seq` and `hash`: the oldest kept
- * record must follow it, and the last record must be the head, so a record changed, removed (first, last or in the
- * middle) or inserted afterwards is named by verifyAuditChains.
+ * The chain: a workspace's records are numbered `seq` 1, 2, 3, … in the order they are sealed; each holds the `hash`
+ * of the record before it (`prevHash`; GENESIS_HASH for the first) and its own `hash`, the SHA-256 (hex) of the
+ * canonical JSON (core/canonical-json.ts) of every stored field (recordHash). A write inserts its record unsealed and
+ * takes no lock; the sealer (sealBatch, in a transaction of its own after the commit) locks the workspace's row of
+ * `audit_chain_heads` FOR UPDATE (the same on PostgreSQL and PGlite), numbers and hashes the committed unsealed records
+ * in `append_no` order and moves the head, which holds the last `seq`, `hash` and time, and the last pruned record's
+ * `seq` and `hash`: the oldest kept record must follow it, and the last record must be the head, so a record changed,
+ * removed (first, last or in the middle) or inserted afterwards is named by verifyAuditChains.
  */
 import { createHash } from 'node:crypto';
-import type { DbHandle, DbTransaction } from '../../db';
+import type { Db, DbHandle, DbTransaction } from '../../db';
+import { afterCommit, runFollowUp } from '../../db/follow-up';
 import { canonicalJson } from '../canonical-json';
 import { newId } from '../ids';
 import type { DateBound } from '../query/dates';
@@ -65,7 +67,7 @@ export interface AuditEventInput {
   changes?: Record<string, unknown>;
 }
 
-/** A stored record (times are UTC Dates). */
+/** A sealed record (times are UTC Dates). */
 export interface AuditEvent {
   id: string;
   workspaceId: string;
@@ -82,10 +84,11 @@ export interface AuditEvent {
   hash: string;
 }
 
+/** A row of `audit_events`; `seq`, `prev_hash` and `hash` are null until the record is sealed. */
 interface AuditRow {
   id: string;
   workspace_id: string;
-  seq: string | number;
+  seq: string | number | null;
   created_at: Date;
   actor: string;
   action: string;
@@ -94,8 +97,8 @@ interface AuditRow {
   request_id: string | null;
   client_address: string | null;
   changes: Record<string, unknown>;
-  prev_hash: string;
-  hash: string;
+  prev_hash: string | null;
+  hash: string | null;
 }
 
 const COLUMNS = [
@@ -114,6 +117,7 @@ const COLUMNS = [
   'hash',
 ] as const;
 
+/** A sealed row as a record (the lists and the chain check read sealed rows only). */
 const toEvent = (r: AuditRow): AuditEvent => ({
   id: r.id,
   workspaceId: r.workspace_id,
@@ -126,8 +130,8 @@ const toEvent = (r: AuditRow): AuditEvent => ({
   requestId: r.request_id,
   clientAddress: r.client_address,
   changes: r.changes,
-  prevHash: r.prev_hash,
-  hash: r.hash,
+  prevHash: r.prev_hash ?? '',
+  hash: r.hash ?? '',
 });
 
 // Masking.
@@ -191,93 +195,139 @@ export function recordHash(e: Omit<AuditEvent, 'hash'>): string {
 
 // Writes.
 
+/**
+ * Appends records to the audit trail in the caller's transaction, UNSEALED (no `seq`, `prevHash`, `hash` yet), with no
+ * lock: appends never wait for each other. Once the transaction commits, the workspace's sealer starts (not awaited):
+ * it numbers and hashes every committed unsealed record of the workspace (sealAudit). A transaction that rolls back
+ * leaves neither the change nor its record.
+ * @param trx the transaction of the change (never the bare database handle: the record must commit with the change);
+ *   one opened by withTransaction starts the sealer on commit, any other leaves it to the next reader or the sweep.
+ * @param origin who and from where (auditOrigin(req) in an adapter; SYSTEM_ORIGIN, CLI_ORIGIN).
+ * @param events one record, or several (a batch write: one per row, sealed in this order); several workspaces may be mixed.
+ * Spec: docs/security.md, "The audit trail".
+ */
+export async function recordAudit(trx: DbTransaction, origin: AuditOrigin, events: AuditEventInput | readonly AuditEventInput[]): Promise<void> {
+  const list = Array.isArray(events) ? (events as readonly AuditEventInput[]) : [events as AuditEventInput];
+  const createdAt = new Date();
+  const rows = list.map((e) => ({
+    workspace_id: e.workspaceId,
+    id: newId('auditEvent'),
+    created_at: createdAt,
+    actor: origin.actor,
+    action: e.action,
+    target_type: e.targetType,
+    target_id: e.targetId,
+    request_id: origin.requestId,
+    client_address: origin.clientAddress,
+    changes: JSON.stringify(maskChanges(e.changes ?? {})),
+  }));
+  // One insert per 500 keeps the bind parameters small; `append_no` follows the order given.
+  for (let i = 0; i < rows.length; i += 500) await trx('audit_events').insert(rows.slice(i, i + 500));
+  for (const workspaceId of new Set(list.map((e) => e.workspaceId))) afterCommit(trx, sealKey(workspaceId), sealWork(workspaceId));
+}
+
+// Sealing.
+
+/** Records sealed per transaction of the sealer. */
+const SEAL_BATCH = 1000;
+
+const sealKey = (workspaceId: string) => `audit-seal:${workspaceId}`;
+const sealWork = (workspaceId: string) => async (trx: DbTransaction) => (await sealBatch(trx, workspaceId)) === SEAL_BATCH;
+
 interface HeadRow {
   last_seq: string | number;
   last_hash: string;
-  last_at: Date | null;
 }
 
-/**
- * Appends records to the audit trail in the caller's transaction, in order, each chained to the one before it in its
- * workspace. Appends to one workspace wait for each other (the chain head's row lock, held until the caller's
- * transaction ends), so call it late in the transaction, after the change itself has been checked and written; a
- * transaction that rolls back leaves neither the change nor its record.
- * @param trx the transaction of the change (never the bare database handle: the record must commit with the change).
- * @param origin who and from where (auditOrigin(req) in an adapter; SYSTEM_ORIGIN, CLI_ORIGIN).
- * @param events one record, or several (a batch write: one per row); several workspaces may be mixed.
- * @returns the stored records, in the order given.
- * Spec: docs/security.md, "The audit trail".
- */
-export async function recordAudit(trx: DbTransaction, origin: AuditOrigin, events: AuditEventInput | readonly AuditEventInput[]): Promise<AuditEvent[]> {
-  const list = Array.isArray(events) ? (events as readonly AuditEventInput[]) : [events as AuditEventInput];
-  const stored = new Array<AuditEvent>(list.length);
-  // Heads are locked in workspace order, so two transactions writing to the same workspaces never wait on each other in a circle.
-  for (const workspaceId of [...new Set(list.map((e) => e.workspaceId))].sort()) {
-    const at = list.flatMap((e, i) => (e.workspaceId === workspaceId ? [i] : []));
-    const records = await appendToChain(
-      trx,
-      origin,
-      workspaceId,
-      at.map((i) => list[i]!),
-    );
-    at.forEach((i, k) => (stored[i] = records[k]!));
-  }
-  return stored;
-}
-
-async function appendToChain(trx: DbTransaction, origin: AuditOrigin, workspaceId: string, events: readonly AuditEventInput[]): Promise<AuditEvent[]> {
+/** The head of a workspace's chain, locked FOR UPDATE in `trx` (made when missing): one sealer per workspace at a time. */
+async function lockHead(trx: DbTransaction, workspaceId: string): Promise<HeadRow> {
+  const locked = () => trx('audit_chain_heads').where('workspace_id', workspaceId).forUpdate().first('last_seq', 'last_hash') as Promise<HeadRow | undefined>;
+  const head = await locked();
+  if (head) return head;
   await trx('audit_chain_heads')
     .insert({ workspace_id: workspaceId, last_seq: 0, last_hash: GENESIS_HASH, pruned_seq: 0, pruned_hash: GENESIS_HASH })
     .onConflict('workspace_id')
     .ignore();
-  const head = (await trx('audit_chain_heads').where('workspace_id', workspaceId).forUpdate().first('last_seq', 'last_hash', 'last_at')) as HeadRow;
+  return (await locked())!;
+}
+
+/**
+ * Seals up to SEAL_BATCH committed unsealed records of a workspace in `trx`, in `append_no` order: each gets the next
+ * `seq`, the previous record's hash as `prevHash` and its own hash; the head moves to the last. The head's row lock
+ * makes sealers of one workspace take turns; the records are read after the lock is granted (a new snapshot under
+ * READ COMMITTED), so a record sealed by the sealer before is never sealed twice, and the UPDATE checks it anyway.
+ * @returns the records sealed.
+ */
+async function sealBatch(trx: DbTransaction, workspaceId: string): Promise<number> {
+  const head = await lockHead(trx, workspaceId);
+  const pending = (await trx('audit_events')
+    .select(...COLUMNS)
+    .where('workspace_id', workspaceId)
+    .whereNull('seq')
+    .orderBy('append_no')
+    .limit(SEAL_BATCH)) as AuditRow[];
+  if (pending.length === 0) return 0;
   let seq = Number(head.last_seq);
   let prevHash = head.last_hash;
-  // Never earlier than the record before (clocks of instances differ): the prune deletes by time and must take the oldest.
-  const now = new Date();
-  const createdAt = head.last_at !== null && head.last_at.getTime() > now.getTime() ? head.last_at : now;
-  const out: AuditEvent[] = [];
-  for (const e of events) {
+  const sealed = pending.map((row) => {
     seq += 1;
-    const record: Omit<AuditEvent, 'hash'> = {
-      id: newId('auditEvent'),
+    const fields = { ...toEvent(row), seq, prevHash };
+    const hash = recordHash(fields);
+    prevHash = hash;
+    return { id: row.id, seq, prevHash: fields.prevHash, hash };
+  });
+  // The records and the head in one statement; the head moves only when every record was still unsealed.
+  const { rows } = (await trx.raw(
+    `WITH sealed AS (
+       UPDATE audit_events a SET seq = v.seq, prev_hash = v.prev_hash, hash = v.hash
+         FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[]) AS v(id, seq, prev_hash, hash)
+        WHERE a.workspace_id = ? AND a.id = v.id AND a.seq IS NULL
+        RETURNING a.id
+     ), moved AS (
+       UPDATE audit_chain_heads SET last_seq = ?, last_hash = ?, last_at = ?
+        WHERE workspace_id = ? AND (SELECT count(*) FROM sealed) = ?
+        RETURNING workspace_id
+     )
+     SELECT (SELECT count(*) FROM sealed)::int AS n, (SELECT count(*) FROM moved)::int AS moved`,
+    [
+      sealed.map((r) => r.id),
+      sealed.map((r) => r.seq),
+      sealed.map((r) => r.prevHash),
+      sealed.map((r) => r.hash),
       workspaceId,
       seq,
-      createdAt,
-      actor: origin.actor,
-      action: e.action,
-      targetType: e.targetType,
-      targetId: e.targetId,
-      requestId: origin.requestId,
-      clientAddress: origin.clientAddress,
-      changes: maskChanges(e.changes ?? {}),
       prevHash,
-    };
-    const hash = recordHash(record);
-    out.push({ ...record, hash });
-    prevHash = hash;
-  }
-  for (let i = 0; i < out.length; i += 500) {
-    await trx('audit_events').insert(
-      out.slice(i, i + 500).map((r) => ({
-        workspace_id: r.workspaceId,
-        seq: r.seq,
-        id: r.id,
-        created_at: r.createdAt,
-        actor: r.actor,
-        action: r.action,
-        target_type: r.targetType,
-        target_id: r.targetId,
-        request_id: r.requestId,
-        client_address: r.clientAddress,
-        changes: JSON.stringify(r.changes),
-        prev_hash: r.prevHash,
-        hash: r.hash,
-      })),
-    );
-  }
-  await trx('audit_chain_heads').where('workspace_id', workspaceId).update({ last_seq: seq, last_hash: prevHash, last_at: createdAt });
-  return out;
+      pending[pending.length - 1]!.created_at,
+      workspaceId,
+      sealed.length,
+    ],
+  )) as { rows: Array<{ n: number; moved: number }> };
+  const n = Number(rows[0]?.n ?? 0);
+  if (n !== sealed.length || Number(rows[0]?.moved) !== 1) throw new Error(`audit seal of ${workspaceId}: ${sealed.length - n} records changed while sealing`);
+  return sealed.length;
+}
+
+/**
+ * Seals every committed unsealed record of a workspace, in transactions of its own (follow-up.ts: single-flight per
+ * workspace in this process, joined when one is under way), and resolves once a run that started after this call is
+ * done. Never call it inside a transaction (on PGlite's one connection it would wait for itself).
+ * @throws what the database throws; the records stay unsealed for the next try.
+ * Spec: docs/security.md, "The audit trail".
+ */
+export async function sealAudit(db: Db, workspaceId: string): Promise<void> {
+  const unsealed = (await db('audit_events').where('workspace_id', workspaceId).whereNull('seq').first('id')) as { id: string } | undefined;
+  if (unsealed) await runFollowUp(db, sealKey(workspaceId), sealWork(workspaceId));
+}
+
+/**
+ * Seals the unsealed records of every workspace (sealAudit each): the worker's sweep, for records left unsealed by a
+ * process that stopped between a write's commit and its seal, or a seal that failed.
+ * @returns the workspaces that had unsealed records.
+ */
+export async function sealAllAudit(db: Db): Promise<string[]> {
+  const ids = ((await db('audit_events').distinct('workspace_id').whereNull('seq')) as Array<{ workspace_id: string }>).map((r) => r.workspace_id).sort();
+  for (const workspaceId of ids) await sealAudit(db, workspaceId);
+  return ids;
 }
 
 // Reads.
@@ -309,7 +359,8 @@ function auditQuery(db: DbHandle, workspaceId: string, q: AuditListQuery) {
   const keys = parseSortNewestFirst(undefined, { fields: SORT_FIELDS, tieBreaker: ID, multi: false });
   const base = db('audit_events')
     .select(...COLUMNS)
-    .where('workspace_id', workspaceId);
+    .where('workspace_id', workspaceId)
+    .whereNotNull('seq');
   if (q.actor !== undefined) base.where('actor', q.actor);
   if (q.action !== undefined) base.where('action', q.action);
   if (q.targetType !== undefined) base.where('target_type', q.targetType);
@@ -324,10 +375,13 @@ function auditQuery(db: DbHandle, workspaceId: string, q: AuditListQuery) {
 
 /**
  * A workspace's audit records, newest first (`created_at`, then `id`), narrowed by q, as a keyset page (Style A).
+ * The workspace's committed unsealed records are sealed first (sealAudit), so the list holds every record committed
+ * before it was asked for, each with its `seq` and hashes; it shows sealed records only.
  * @throws AppError validation_error for a cursor of another list or order.
  * Spec: GET {ws}/audit-events (Style A).
  */
-export async function listAuditKeyset(db: DbHandle, workspaceId: string, q: KeysetQuery<AuditListQuery>): Promise<KeysetPage<AuditEvent>> {
+export async function listAuditKeyset(db: Db, workspaceId: string, q: KeysetQuery<AuditListQuery>): Promise<KeysetPage<AuditEvent>> {
+  await sealAudit(db, workspaceId);
   const { keys, base } = auditQuery(db, workspaceId, q);
   const { limit, cursor } = q.pagination;
   const page = await fetchKeysetPage<AuditRow & Record<string, unknown>>(db, base, keys, limit, cursor, `audit_events:${workspaceId}`);
@@ -335,16 +389,18 @@ export async function listAuditKeyset(db: DbHandle, workspaceId: string, q: Keys
 }
 
 /**
- * The same list as an offset page (Style B) with `total` (the workspace's records) and `filteredTotal`.
+ * The same list as an offset page (Style B) with `total` (the workspace's sealed records) and `filteredTotal`;
+ * sealed first, as listAuditKeyset.
  * @throws AppError validation_error for a filter problem or a `page` too large.
  * Spec: GET {ws}/audit-events (Style B).
  */
-export async function listAuditOffset(db: DbHandle, workspaceId: string, q: OffsetQuery<AuditListQuery>): Promise<OffsetPage<AuditEvent>> {
+export async function listAuditOffset(db: Db, workspaceId: string, q: OffsetQuery<AuditListQuery>): Promise<OffsetPage<AuditEvent>> {
+  await sealAudit(db, workspaceId);
   const { keys, base } = auditQuery(db, workspaceId, q);
   const { page, limit } = q.pagination;
   const [rows, total, filteredTotal] = await Promise.all([
     fetchOffsetPage<AuditRow>(base, keys, page, limit, ['workspace_id', 'seq']),
-    countRows(db('audit_events').where('workspace_id', workspaceId)),
+    countRows(db('audit_events').where('workspace_id', workspaceId).whereNotNull('seq')),
     countRows(base),
   ]);
   return { kind: 'page', items: rows.map(toEvent), page, limit, total, filteredTotal };
@@ -361,6 +417,8 @@ export interface ChainCheck {
   headHash: string;
   /** The first record found wrong, and why; undefined when the chain is intact. */
   firstBad?: { id: string | null; seq: number; problem: string };
+  /** Records committed after the check sealed the chain, not yet sealed (so not checked); absent when none. */
+  pending?: number;
 }
 
 interface FullHead {
@@ -371,14 +429,18 @@ interface FullHead {
 }
 
 /**
- * Walks every chain (or one workspace's) from its oldest kept record to its head, 1,000 records at a time: each
+ * Seals every chain (or one workspace's: sealAudit), then walks it from its oldest kept record to its head, 1,000
+ * records at a time: each
  * record must carry the next `seq`, the previous record's hash (the oldest kept one: the last pruned record's, or
  * GENESIS_HASH), and a hash equal to recordHash of its fields; the last one must be the head `audit_chain_heads`
- * holds. A workspace with records and no head, or a head with missing records, fails too.
- * @returns one ChainCheck per workspace, sorted by id; read-only.
+ * holds. A workspace with records and no head, or a head with missing records, fails too. A record still unsealed
+ * after the seal (committed meanwhile) is counted as `pending`, not as a problem.
+ * @returns one ChainCheck per workspace, sorted by id; writes nothing but the seal.
  * Spec: `feedback-service audit verify` (README.md, "CLI"; docs/security.md, "The audit trail").
  */
-export async function verifyAuditChains(db: DbHandle, opts: { workspaceId?: string | undefined } = {}): Promise<ChainCheck[]> {
+export async function verifyAuditChains(db: Db, opts: { workspaceId?: string | undefined } = {}): Promise<ChainCheck[]> {
+  if (opts.workspaceId !== undefined) await sealAudit(db, opts.workspaceId);
+  else await sealAllAudit(db);
   const heads = db('audit_chain_heads').select('workspace_id');
   const recorded = db('audit_events').distinct('workspace_id');
   if (opts.workspaceId !== undefined) {
@@ -393,7 +455,7 @@ export async function verifyAuditChains(db: DbHandle, opts: { workspaceId?: stri
   return out;
 }
 
-async function verifyChain(db: DbHandle, workspaceId: string): Promise<ChainCheck> {
+async function verifyChain(db: Db, workspaceId: string): Promise<ChainCheck> {
   const head = (await db('audit_chain_heads').where('workspace_id', workspaceId).first('last_seq', 'last_hash', 'pruned_seq', 'pruned_hash')) as
     FullHead | undefined;
   let expectedSeq = head ? Number(head.pruned_seq) + 1 : 1;
@@ -429,18 +491,20 @@ async function verifyChain(db: DbHandle, workspaceId: string): Promise<ChainChec
       `the chain ends at seq ${expectedSeq - 1} but its head is seq ${Number(head.last_seq)}: records missing at the end`,
     );
   }
-  return { workspaceId, records, headHash: prevHash };
+  const pending = await countRows(db('audit_events').where('workspace_id', workspaceId).whereNull('seq'));
+  return { workspaceId, records, headHash: prevHash, ...(pending > 0 ? { pending } : {}) };
 }
 
 // Retention.
 
 /**
- * Deletes records older than `retentionDays` before `now`, oldest first, at most `batchSize` per statement: each
- * statement takes them in the order of time, workspace and `seq` (index `audit_events_prune_idx`), so it deletes a
- * prefix of each chain (a record's time is never earlier than its predecessor's) and moves the
- * chain head's pruned `seq`/`hash` to the last record it deleted, so verifyAuditChains starts from there.
- * Several instances at once are safe (a record deleted by one is not found by the other; the pruned head only moves
- * forward).
+ * Deletes sealed records older than `retentionDays` before `now`, at most `batchSize` per statement, as a prefix of
+ * each chain by `seq`: a workspace's records from its oldest kept one up to (not including) the first whose time is not
+ * before the cut (records are sealed in the order they were appended, not strictly by time: a record written a moment
+ * earlier may be sealed a moment later, and waits for the prefix to reach it). Unsealed records are never deleted. The
+ * same statement moves the chain head's pruned `seq`/`hash` to the last record it deleted, so verifyAuditChains starts
+ * from there. Several instances at once are safe (a record deleted by one is not found by the other; the pruned head
+ * only moves forward; a sealer holding the head is waited for).
  * @returns the records deleted.
  * Spec: docs/operations.md, "What grows, and what bounds it" (`AUDIT_RETENTION_DAYS`).
  */
@@ -448,8 +512,21 @@ export function pruneAuditEvents(db: DbHandle, retentionDays: number, now: Date,
   const before = new Date(now.getTime() - retentionDays * DAY_MS);
   return deleteInBatches(async (limit) => {
     const { rows } = (await db.raw(
-      `WITH doomed AS (
-         SELECT workspace_id, seq FROM audit_events WHERE created_at < ? ORDER BY created_at, workspace_id, seq LIMIT ?
+      `WITH old AS (
+         SELECT h.workspace_id, h.pruned_seq FROM audit_chain_heads h
+          WHERE h.last_seq > h.pruned_seq
+            AND (SELECT a.created_at FROM audit_events a WHERE a.workspace_id = h.workspace_id AND a.seq > h.pruned_seq
+                  ORDER BY a.seq LIMIT 1) < ?
+       ), cand AS (
+         SELECT a.workspace_id, a.seq, a.created_at FROM old o
+          CROSS JOIN LATERAL (SELECT workspace_id, seq, created_at FROM audit_events a
+                               WHERE a.workspace_id = o.workspace_id AND a.seq > o.pruned_seq ORDER BY a.seq LIMIT ?) a
+       ), stop AS (
+         SELECT workspace_id, min(seq) AS seq FROM cand WHERE created_at >= ? GROUP BY workspace_id
+       ), doomed AS (
+         SELECT c.workspace_id, c.seq FROM cand c LEFT JOIN stop s ON s.workspace_id = c.workspace_id
+          WHERE c.created_at < ? AND (s.seq IS NULL OR c.seq < s.seq)
+          ORDER BY c.workspace_id, c.seq LIMIT ?
        ), gone AS (
          DELETE FROM audit_events a USING doomed d WHERE a.workspace_id = d.workspace_id AND a.seq = d.seq
          RETURNING a.workspace_id, a.seq, a.hash
@@ -461,7 +538,7 @@ export function pruneAuditEvents(db: DbHandle, retentionDays: number, now: Date,
          RETURNING h.workspace_id
        )
        SELECT (SELECT count(*) FROM gone)::int AS n, (SELECT count(*) FROM moved)::int AS heads`,
-      [before, limit],
+      [before, limit, before, before, limit],
     )) as { rows: Array<{ n: number }> };
     return Number(rows[0]?.n ?? 0);
   }, opts);

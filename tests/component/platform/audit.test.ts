@@ -5,7 +5,7 @@
  * and across the retention prune.
  */
 import { createHash } from 'node:crypto';
-import { pruneAuditEvents, recordAudit, verifyAuditChains, GENESIS_HASH, SYSTEM_ORIGIN } from '../../../src/core/audit/audit.store';
+import { pruneAuditEvents, recordAudit, sealAllAudit, sealAudit, verifyAuditChains, GENESIS_HASH, SYSTEM_ORIGIN } from '../../../src/core/audit/audit.store';
 import * as audit017 from '../../../migrations/20261127_017_audit';
 import { DAY_MS } from '../../../src/core/query/dates';
 import { ALL_SCOPES } from '../../../src/core/scopes';
@@ -267,6 +267,8 @@ describe('the hash chain', () => {
         .set('X-API-Key', s2.key)
         .send({ data: { id: `c-${i}` } });
     }
+    // Records are sealed just after their write answers: the check seals them before the tampering below.
+    expect((await chainOf(s2.ws)).firstBad).toBeUndefined();
     await t.db('audit_events').where({ workspace_id: s2.ws, seq: 3 }).delete();
     expect((await chainOf(s2.ws)).firstBad).toMatchObject({ problem: expect.stringMatching(/records missing at the end/) });
     await t.db('audit_events').where({ workspace_id: s2.ws, seq: 1 }).delete();
@@ -305,6 +307,113 @@ describe('the hash chain', () => {
     expect(Number(head.pruned_seq)).toBe(2);
     await write('new-2');
     expect(await chainOf(s.ws)).toEqual({ workspaceId: s.ws, records: 2, headHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+});
+
+describe('sealing (appends that never wait for each other)', () => {
+  const record = (ws: string, targetId: string) => ({ workspaceId: ws, action: 'webhook_endpoint.disabled', targetType: 'webhook_endpoint', targetId });
+  const rowsOf = (ws: string) =>
+    t.db('audit_events').where('workspace_id', ws).orderBy('append_no').select('target_id', 'seq') as Promise<Array<{ target_id: string; seq: string | null }>>;
+
+  (onEmbeddedDb() ? it.skip : it)('commits a write while another transaction holds an uncommitted record of the same workspace', async () => {
+    const s = await formWorkspace(t.db);
+    const first = await t.db.transaction();
+    try {
+      await recordAudit(first, SYSTEM_ORIGIN, record(s.ws, 'we_first'));
+      // The head was locked until commit before: this write would wait for `first` forever (the test's timeout).
+      const second = await t
+        .http()
+        .post(`/api/v1/workspaces/${s.ws}/datatables/${s.table}/rows`)
+        .set('X-API-Key', s.key)
+        .send({ data: { id: 'c-1' } });
+      expect(second.status).toBe(201);
+      expect((await auditA(s.ws, s.key)).map((r) => [r.action, r.seq])).toEqual([['datatable_row.created', 1]]);
+      await first.commit();
+    } finally {
+      if (!first.isCompleted()) await first.rollback();
+    }
+    const records = (await auditA(s.ws, s.key)).sort((x, y) => x.seq - y.seq);
+    expect(records.map((r) => [r.target_id, r.seq])).toEqual([
+      [expect.stringMatching(/^row_/), 1],
+      ['we_first', 2],
+    ]);
+    expect(records[1]!.prev_hash).toBe(records[0]!.hash);
+    expect(await chainOf(s.ws)).toEqual({ workspaceId: s.ws, records: 2, headHash: records[1]!.hash });
+  });
+
+  it('verifies one chain after concurrent appends from transactions of their own', async () => {
+    const s = await formWorkspace(t.db);
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        withTransaction(t.db, (trx) => recordAudit(trx, SYSTEM_ORIGIN, i % 3 ? record(s.ws, `we_${i}`) : [record(s.ws, `we_${i}a`), record(s.ws, `we_${i}b`)])),
+      ),
+    );
+    expect(await chainOf(s.ws)).toEqual({ workspaceId: s.ws, records: 16, headHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // A batch keeps its order in the chain.
+    const seqOf = new Map((await rowsOf(s.ws)).map((r) => [r.target_id, Number(r.seq)]));
+    expect(seqOf.get('we_0b')).toBe(seqOf.get('we_0a')! + 1);
+  });
+
+  it('seals a record its process left unsealed (no seal after commit) in the sweep, the list and the check', async () => {
+    const s = await formWorkspace(t.db);
+    // A transaction not opened by withTransaction starts no seal: what a process stopped right after its commit leaves.
+    const leave = (id: string) => t.db.transaction((trx) => recordAudit(trx, SYSTEM_ORIGIN, record(s.ws, id)));
+    await leave('we_swept');
+    expect(await rowsOf(s.ws)).toEqual([{ target_id: 'we_swept', seq: null }]);
+    expect(await sealAllAudit(t.db)).toContain(s.ws);
+    expect((await rowsOf(s.ws)).map((r) => Number(r.seq))).toEqual([1]);
+
+    await leave('we_listed');
+    expect((await auditA(s.ws, s.key)).map((r) => [r.target_id, r.seq])).toEqual([
+      ['we_listed', 2],
+      ['we_swept', 1],
+    ]);
+    await leave('we_checked');
+    expect(await chainOf(s.ws)).toEqual({ workspaceId: s.ws, records: 3, headHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  it('refuses every UPDATE but sealing an unsealed record, and still names a tampered sealed one', async () => {
+    const s = await formWorkspace(t.db);
+    await t.db.transaction((trx) => recordAudit(trx, SYSTEM_ORIGIN, record(s.ws, 'we_1')));
+    const where = { workspace_id: s.ws, target_id: 'we_1' };
+    // Unsealed: neither its content nor a seal that also changes its content.
+    await expect(t.db('audit_events').where(where).update({ actor: 'x' })).rejects.toThrow(/append-only/);
+    await expect(
+      t
+        .db('audit_events')
+        .where(where)
+        .update({ actor: 'x', seq: 1, prev_hash: GENESIS_HASH, hash: 'f'.repeat(64) }),
+    ).rejects.toThrow(/append-only/);
+    await sealAudit(t.db, s.ws);
+    // Sealed: not even sealed again.
+    await expect(
+      t
+        .db('audit_events')
+        .where(where)
+        .update({ seq: 5, prev_hash: GENESIS_HASH, hash: 'f'.repeat(64) }),
+    ).rejects.toThrow(/append-only/);
+    await tamper(() => t.db('audit_events').where(where).update({ target_id: 'we_2' }));
+    expect((await chainOf(s.ws)).firstBad).toMatchObject({ seq: 1, problem: expect.stringMatching(/hash does not match/) });
+  });
+
+  it('prunes only a sealed prefix of a chain whose times are not in seq order, never an unsealed record', async () => {
+    const s = await formWorkspace(t.db);
+    const at = (iso: string, id: string) =>
+      t.db('audit_events').insert({ workspace_id: s.ws, id, created_at: new Date(iso), actor: 'cli', action: 'x.y', target_type: 'x', target_id: id });
+    // Sealed in this order (append_no): old, new, old again (written a moment earlier, sealed a moment later).
+    await at('2001-01-01T00:00:00Z', 'aud_old1');
+    await at('2001-03-01T00:00:00Z', 'aud_new');
+    await at('2001-01-02T00:00:00Z', 'aud_old2');
+    await sealAudit(t.db, s.ws);
+    await at('2001-01-03T00:00:00Z', 'aud_unsealed');
+    const pruned = await pruneAuditEvents(t.db, 30, new Date('2001-03-01T00:00:00Z'), { batchSize: 1, pauseMs: 0 });
+    expect(pruned).toBe(1);
+    expect((await t.db('audit_events').where('workspace_id', s.ws).orderBy('append_no')).map((r: { id: string }) => r.id)).toEqual([
+      'aud_new',
+      'aud_old2',
+      'aud_unsealed',
+    ]);
+    expect(await chainOf(s.ws)).toEqual({ workspaceId: s.ws, records: 3, headHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 });
 

@@ -11,6 +11,7 @@ import knex from 'knex';
 import { nanoid } from 'nanoid';
 import supertest from 'supertest';
 import { buildApp } from '../../../src/app';
+import { settleFollowUps } from '../../../src/db/follow-up';
 import type { Config } from '../../../src/config';
 import type { Resolve } from '../../../src/core/webhooks/address-policy';
 import { createDb, migrateLatest, type Db } from '../../../src/db/connection';
@@ -165,6 +166,8 @@ export function useWebhookApp(overrides: Partial<Config>, opts: { own?: boolean;
   });
   afterAll(async () => {
     redis?.disconnect();
+    // The audit seals the last writes started end before the pool does.
+    if (ctx.db) await settleFollowUps(ctx.db);
     if (drop) await drop();
     else await ctx.db?.destroy();
   });
