@@ -26,6 +26,7 @@ import * as m020 from './20261127_020_topics';
 import * as m021 from './20261127_021_keywords';
 import * as m022 from './20261127_022_event_log';
 import * as m025 from './20261127_025_webhook_recovery';
+import * as m028 from './20261127_028_event_notify';
 
 export interface Migration {
   name: string;
@@ -57,4 +58,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_021_keywords', ...m021 },
   { name: '20261127_022_event_log', ...m022 },
   { name: '20261127_025_webhook_recovery', ...m025 },
+  { name: '20261127_028_event_notify', ...m028 },
 ];
