@@ -80,8 +80,8 @@ describe('GET {ws}/responses/stream', () => {
     const s = await stream(w, 'responses/stream', { 'X-API-Style': 'B' });
     const id = await submit(w);
     await s.atLeast(1);
-    expect(data(s)[0]).toMatchObject({ id, formId: w.form });
-    expect(data(s)[0]).not.toHaveProperty('form_id');
+    expect(data(s)[0]).toMatchObject({ id, form: { id: w.form }, createdAt: expect.any(String) });
+    expect(data(s)[0]).not.toHaveProperty('created_at');
   });
 
   it("applies the list's filters in each style: Style A typed parameters, Style B `filter`", async () => {
