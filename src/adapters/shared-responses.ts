@@ -22,8 +22,24 @@ import { keywordsA } from './style-a/keywords.routes';
 import { keywordsB } from './style-b/keywords.routes';
 import { topicsA } from './style-a/topics.routes';
 import { topicsB } from './style-b/topics.routes';
-import { respondentExportA, responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA, responsesStreamA } from './style-a/responses.routes';
-import { respondentExportB, responseCreateB, responseDeletionsB, responseGetB, responsesExportB, responsesListB, responsesStreamB } from './style-b/responses.routes';
+import {
+  respondentExportA,
+  responseCreateA,
+  responseDeletionsA,
+  responseGetA,
+  responsesExportA,
+  responsesListA,
+  responsesStreamA,
+} from './style-a/responses.routes';
+import {
+  respondentExportB,
+  responseCreateB,
+  responseDeletionsB,
+  responseGetB,
+  responsesExportB,
+  responsesListB,
+  responsesStreamB,
+} from './style-b/responses.routes';
 
 const byStyle =
   (a: RequestHandler, b: RequestHandler): RequestHandler =>

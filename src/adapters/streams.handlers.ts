@@ -61,7 +61,14 @@ export function responsesStream({ db, live }: Pick<CoreDeps, 'db' | 'live'>, s: 
     const all = selectsAll(narrowing);
     const frames = async (_from: string, _to: string, events: readonly LoggedEvent[]) => {
       const created = events.flatMap((e) => (e.type === 'response.created' && e.resource.kind === 'response' ? [{ e, r: e.resource.response }] : []));
-      const keep = all ? undefined : await responsesMatching(db, workspaceId, narrowing, created.map(({ r }) => r.id));
+      const keep = all
+        ? undefined
+        : await responsesMatching(
+            db,
+            workspaceId,
+            narrowing,
+            created.map(({ r }) => r.id),
+          );
       return created.filter(({ r }) => keep === undefined || keep.has(r.id)).map(({ e, r }) => sseFrame(e.position, e.type, s.present(r)));
     };
     await live.open(req, res, { workspaceId, after, key: callerOf(req), scope: 'responses:read', filterKey: filterKeyOf(req, 'responses', s.style), frames });

@@ -139,79 +139,153 @@ interface Stream {
 
 /** The streams of one app (built once in buildApp). */
 export function createLiveStreams(opts: { db: Db; logger: Logger; limits?: Partial<LiveLimits> }): LiveStreams {
-  const { db, logger } = opts;
-  const limits: LiveLimits = { ...LIVE_DEFAULTS, ...opts.limits };
-  const watches = new Map<string, Watch>();
-  const byKey = new Map<string, Set<Stream>>();
-  let stopped = false;
-  let subscriptions: Subscription[] = [];
-  let timers: NodeJS.Timeout[] = [];
+  return new LiveHub(opts.db, opts.logger, { ...LIVE_DEFAULTS, ...opts.limits });
+}
+
+/** The per-instance state of the streams: watches by workspace, streams by key, the notices and the timers. */
+class LiveHub implements LiveStreams {
+  private readonly watches = new Map<string, Watch>();
+  private readonly byKey = new Map<string, Set<Stream>>();
+  private stopped = false;
+  private subscriptions: Subscription[] = [];
+  private timers: NodeJS.Timeout[] = [];
+  private checkingKeys = false;
+  private recheckAgain = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+    private readonly limits: LiveLimits,
+  ) {}
+
+  count(): number {
+    return this.allStreams().length;
+  }
+
+  async open(req: Request, res: Response, spec: StreamSpec): Promise<void> {
+    const mine = this.byKey.get(spec.key.id) ?? new Set<Stream>();
+    if (mine.size >= this.limits.perKey) throw errors.tooManyAtOnce('open streams', `${this.limits.perKey} per key`, STREAMS_RETRY_AFTER_SECONDS);
+    this.start();
+    const w = this.watchOf(spec.workspaceId);
+    const s: Stream = { spec, res, watch: w, pos: spec.after ?? '', pumping: false, again: false, closed: false };
+    // Held from here, so concurrent opens of one key count each other.
+    mine.add(s);
+    this.byKey.set(spec.key.id, mine);
+    w.streams.add(s);
+    let first: Frame[] = [];
+    try {
+      await w.ready;
+      if (spec.after === undefined) s.pos = w.head;
+      else {
+        const page = await eventsAfter(this.db, spec.workspaceId, spec.after, { limit: READ_LIMIT });
+        if (page.events.length > 0) {
+          const to = page.events[page.events.length - 1]!.position;
+          first = await spec.frames(spec.after, to, page.events);
+          s.pos = to;
+        }
+      }
+    } catch (err) {
+      this.forget(s);
+      throw err;
+    }
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-store');
+    // Proxies that buffer answers (nginx) must pass each event on at once.
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.once('close', () => this.forget(s));
+    if (req.method === 'HEAD' || this.stopped) {
+      this.forget(s);
+      // Opened while shutting down: straight to the retry hint.
+      res.end(this.stopped && req.method !== 'HEAD' ? `retry: ${SHUTDOWN_RETRY_MS}\n\n` : undefined);
+      return;
+    }
+    res.flushHeaders();
+    for (const f of first) this.write(s, f.text);
+    void this.pump(s);
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    for (const s of this.allStreams()) this.end(s, 'retry');
+    this.timers.forEach(clearInterval);
+    this.timers = [];
+    this.subscriptions.forEach((sub) => sub.unsubscribe());
+    this.subscriptions = [];
+    this.watches.forEach((w) => clearTimeout(w.retry));
+    this.watches.clear();
+  }
 
   /** Starts the notices and timers with the first stream, so an app that never streams holds nothing. */
-  const start = () => {
-    if (subscriptions.length > 0) return;
-    subscriptions = [
+  private start(): void {
+    if (this.subscriptions.length > 0) return;
+    const { db, logger } = this;
+    const recheck = () => void this.recheckKeys();
+    this.subscriptions = [
       listenToChannel({
         db,
         channel: EVENT_LOG_CHANNEL,
         logger,
         onNotice: (ws) => {
-          const w = watches.get(ws);
-          if (w) wake(w);
+          const w = this.watches.get(ws);
+          if (w) this.wake(w);
         },
-        onReset: () => watches.forEach(wake),
+        onReset: () => this.watches.forEach((w) => this.wake(w)),
       }),
-      listenToChannel({ db, channel: KEY_CHANGE_CHANNEL, logger, onNotice: recheckKeys, onReset: recheckKeys }),
+      listenToChannel({ db, channel: KEY_CHANGE_CHANNEL, logger, onNotice: recheck, onReset: recheck }),
     ];
-    const every = (ms: number, fn: () => void) => {
-      const t = setInterval(fn, ms);
-      t.unref();
-      timers.push(t);
-    };
-    every(limits.pollMs, () => {
-      watches.forEach((w) => void read(w));
-      for (const s of allStreams()) if (isKeyInactive(s.spec.key)) end(s, 'close');
+    this.every(this.limits.pollMs, () => {
+      this.watches.forEach((w) => void this.read(w));
+      for (const s of this.allStreams()) if (isKeyInactive(s.spec.key)) this.end(s, 'close');
     });
-    every(limits.heartbeatMs, () => {
-      for (const s of allStreams()) write(s, ': heartbeat\n\n');
+    this.every(this.limits.heartbeatMs, () => {
+      for (const s of this.allStreams()) this.write(s, ': heartbeat\n\n');
     });
-  };
+  }
 
-  const allStreams = () => [...byKey.values()].flatMap((set) => [...set]);
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    t.unref();
+    this.timers.push(t);
+  }
 
-  const write = (s: Stream, text: string) => {
+  private allStreams(): Stream[] {
+    return [...this.byKey.values()].flatMap((set) => [...set]);
+  }
+
+  private write(s: Stream, text: string): void {
     if (s.closed) return;
     s.res.write(text);
     // A client that does not read: its output would grow without bound. Cut it (it may resume from its last id).
-    if (s.res.writableLength > limits.maxBufferBytes) {
-      logger.info({ workspaceId: s.spec.workspaceId, buffered: s.res.writableLength }, 'stream closed: the client is not reading');
-      end(s, 'destroy');
+    if (s.res.writableLength > this.limits.maxBufferBytes) {
+      this.logger.info({ workspaceId: s.spec.workspaceId, buffered: s.res.writableLength }, 'stream closed: the client is not reading');
+      this.end(s, 'destroy');
     }
-  };
+  }
 
-  const end = (s: Stream, how: 'close' | 'retry' | 'destroy') => {
+  private end(s: Stream, how: 'close' | 'retry' | 'destroy'): void {
     if (s.closed) return;
     if (how === 'retry') s.res.write(`retry: ${SHUTDOWN_RETRY_MS}\n\n`);
     s.closed = true;
     if (how === 'destroy') s.res.destroy();
     else s.res.end();
-  };
+  }
 
-  const forget = (s: Stream) => {
+  private forget(s: Stream): void {
     s.closed = true;
-    const mine = byKey.get(s.spec.key.id);
+    const mine = this.byKey.get(s.spec.key.id);
     mine?.delete(s);
-    if (mine?.size === 0) byKey.delete(s.spec.key.id);
+    if (mine?.size === 0) this.byKey.delete(s.spec.key.id);
     const w = s.watch;
     w.streams.delete(s);
-    if (w.streams.size === 0 && watches.get(w.workspaceId) === w) {
-      watches.delete(w.workspaceId);
+    if (w.streams.size === 0 && this.watches.get(w.workspaceId) === w) {
+      this.watches.delete(w.workspaceId);
       clearTimeout(w.retry);
     }
-  };
+  }
 
-  const watchOf = (workspaceId: string): Watch => {
-    const known = watches.get(workspaceId);
+  private watchOf(workspaceId: string): Watch {
+    const known = this.watches.get(workspaceId);
     if (known) return known;
     const w: Watch = {
       workspaceId,
@@ -225,21 +299,21 @@ export function createLiveStreams(opts: { db: Db; logger: Logger; limits?: Parti
       again: false,
       retry: undefined,
     };
-    w.ready = latestPosition(db, workspaceId).then((p) => {
+    w.ready = latestPosition(this.db, workspaceId).then((p) => {
       w.head = p;
       w.ringFrom = p;
     });
     // A failed first read fails the opening stream; the next one tries again.
-    w.ready.catch(() => watches.get(workspaceId) === w && w.streams.size === 0 && watches.delete(workspaceId));
-    watches.set(workspaceId, w);
+    w.ready.catch(() => this.watches.get(workspaceId) === w && w.streams.size === 0 && this.watches.delete(workspaceId));
+    this.watches.set(workspaceId, w);
     return w;
-  };
+  }
 
   /**
    * Reads the events after the watch's head into the ring, then pumps its streams.
    * @returns whether anything new was found (true while another read runs: it will read again).
    */
-  const read = async (w: Watch): Promise<boolean> => {
+  private async read(w: Watch): Promise<boolean> {
     if (w.reading) {
       w.again = true;
       return true;
@@ -250,45 +324,51 @@ export function createLiveStreams(opts: { db: Db; logger: Logger; limits?: Parti
       await w.ready;
       do {
         w.again = false;
-        for (;;) {
-          const page = await eventsAfter(db, w.workspaceId, w.head, { limit: READ_LIMIT });
-          if (page.events.length === 0) break;
-          const to = page.events[page.events.length - 1]!.position;
-          w.chunks.push({ from: w.head, to, events: page.events, frames: new Map() });
-          w.ringEvents += page.events.length;
-          w.head = to;
-          found = true;
-          while (w.ringEvents > RING_EVENTS && w.chunks.length > 1) {
-            const old = w.chunks.shift()!;
-            w.ringEvents -= old.events.length;
-            w.ringFrom = old.to;
-          }
-          if (!page.hasMore) break;
-        }
+        found = (await this.readPages(w)) || found;
       } while (w.again);
     } catch (err) {
-      logger.warn({ err, workspaceId: w.workspaceId }, 'live streams: could not read the event log (retrying)');
+      this.logger.warn({ err, workspaceId: w.workspaceId }, 'live streams: could not read the event log (retrying)');
     } finally {
       w.reading = false;
     }
-    if (found) w.streams.forEach((s) => void pump(s));
+    if (found) w.streams.forEach((s) => void this.pump(s));
     return found;
-  };
+  }
+
+  /** Appends the readable events after the head to the ring, page by page; drops the oldest past RING_EVENTS. */
+  private async readPages(w: Watch): Promise<boolean> {
+    let found = false;
+    for (;;) {
+      const page = await eventsAfter(this.db, w.workspaceId, w.head, { limit: READ_LIMIT });
+      if (page.events.length === 0) return found;
+      const to = page.events[page.events.length - 1]!.position;
+      w.chunks.push({ from: w.head, to, events: page.events, frames: new Map() });
+      w.ringEvents += page.events.length;
+      w.head = to;
+      found = true;
+      while (w.ringEvents > RING_EVENTS && w.chunks.length > 1) {
+        const old = w.chunks.shift()!;
+        w.ringEvents -= old.events.length;
+        w.ringFrom = old.to;
+      }
+      if (!page.hasMore) return found;
+    }
+  }
 
   /** A notice for the workspace: read now, and again shortly while nothing is readable yet. */
-  const wake = (w: Watch) => {
+  private wake(w: Watch): void {
     clearTimeout(w.retry);
     let attempt = 0;
     const attemptRead = async () => {
-      const found = await read(w);
-      if (found || attempt >= WAKE_BACKOFF_MS.length || !watches.has(w.workspaceId)) return;
+      const found = await this.read(w);
+      if (found || attempt >= WAKE_BACKOFF_MS.length || !this.watches.has(w.workspaceId)) return;
       w.retry = setTimeout(() => void attemptRead(), WAKE_BACKOFF_MS[attempt++]);
       w.retry.unref();
     };
     void attemptRead();
-  };
+  }
 
-  const framesOf = (c: Chunk, spec: StreamSpec): Promise<Frame[]> => {
+  private framesOf(c: Chunk, spec: StreamSpec): Promise<Frame[]> {
     let p = c.frames.get(spec.filterKey);
     if (!p) {
       p = spec.frames(c.from, c.to, c.events);
@@ -296,14 +376,14 @@ export function createLiveStreams(opts: { db: Db; logger: Logger; limits?: Parti
       p.catch(() => c.frames.delete(spec.filterKey));
     }
     return p;
-  };
+  }
 
-  const send = (s: Stream, frames: readonly Frame[]) => {
-    for (const f of frames) if (f.position > s.pos) write(s, f.text);
-  };
+  private send(s: Stream, frames: readonly Frame[]): void {
+    for (const f of frames) if (f.position > s.pos) this.write(s, f.text);
+  }
 
   /** Brings the stream up to the watch's head, in order; one pump at a time per stream. */
-  const pump = async (s: Stream): Promise<void> => {
+  private async pump(s: Stream): Promise<void> {
     if (s.pumping) {
       s.again = true;
       return;
@@ -312,120 +392,62 @@ export function createLiveStreams(opts: { db: Db; logger: Logger; limits?: Parti
     try {
       do {
         s.again = false;
-        await catchUp(s);
+        await this.catchUp(s);
       } while (s.again && !s.closed);
     } catch (err) {
       // A pruned position (410) or a database error: end the stream; the client resumes from its last id.
-      logger.warn({ err, workspaceId: s.spec.workspaceId }, 'live stream ended: could not read the event log');
-      end(s, 'close');
+      this.logger.warn({ err, workspaceId: s.spec.workspaceId }, 'live stream ended: could not read the event log');
+      this.end(s, 'close');
     } finally {
       s.pumping = false;
     }
-  };
+  }
 
-  const catchUp = async (s: Stream) => {
+  private async catchUp(s: Stream): Promise<void> {
     const w = s.watch;
     for (;;) {
       if (s.closed) return;
       if (s.pos < w.ringFrom) {
-        const page = await eventsAfter(db, w.workspaceId, s.pos, { limit: READ_LIMIT });
+        const page = await eventsAfter(this.db, w.workspaceId, s.pos, { limit: READ_LIMIT });
         // Nothing readable between its position and the ring: what was there has been erased since.
         if (page.events.length === 0) {
           s.pos = w.ringFrom;
           continue;
         }
         const to = page.events[page.events.length - 1]!.position;
-        send(s, await s.spec.frames(s.pos, to, page.events));
+        this.send(s, await s.spec.frames(s.pos, to, page.events));
         s.pos = to;
         continue;
       }
       const c = w.chunks.find((k) => k.to > s.pos);
       if (!c) return;
       // A chunk is complete for its range whether or not the ring has dropped it meanwhile.
-      send(s, await framesOf(c, s.spec));
+      this.send(s, await this.framesOf(c, s.spec));
       s.pos = c.to;
-    }
-  };
-
-  let checkingKeys = false;
-  let recheckAgain = false;
-  /** A key changed somewhere: close the streams of keys that can no longer read what they stream. */
-  async function recheckKeys(): Promise<void> {
-    if (checkingKeys) {
-      recheckAgain = true;
-      return;
-    }
-    checkingKeys = true;
-    try {
-      do {
-        recheckAgain = false;
-        for (const [keyId, streams] of [...byKey]) {
-          const key = await findApiKeyById(db, keyId);
-          for (const s of [...streams]) {
-            if (!key || isKeyInactive(key) || !key.workspaceIds.includes(s.spec.workspaceId) || !key.scopes.includes(s.spec.scope)) end(s, 'close');
-          }
-        }
-      } while (recheckAgain);
-    } catch (err) {
-      logger.warn({ err }, 'live streams: could not check keys after a change notice');
-    } finally {
-      checkingKeys = false;
     }
   }
 
-  return {
-    count: () => allStreams().length,
-    async open(req, res, spec) {
-      const mine = byKey.get(spec.key.id) ?? new Set<Stream>();
-      if (mine.size >= limits.perKey) throw errors.tooManyAtOnce('open streams', `${limits.perKey} per key`, STREAMS_RETRY_AFTER_SECONDS);
-      start();
-      const w = watchOf(spec.workspaceId);
-      const s: Stream = { spec, res, watch: w, pos: spec.after ?? '', pumping: false, again: false, closed: false };
-      // Held from here, so concurrent opens of one key count each other.
-      mine.add(s);
-      byKey.set(spec.key.id, mine);
-      w.streams.add(s);
-      let first: Frame[] = [];
-      try {
-        await w.ready;
-        if (spec.after === undefined) s.pos = w.head;
-        else {
-          const page = await eventsAfter(db, spec.workspaceId, spec.after, { limit: READ_LIMIT });
-          if (page.events.length > 0) {
-            const to = page.events[page.events.length - 1]!.position;
-            first = await spec.frames(spec.after, to, page.events);
-            s.pos = to;
+  /** A key changed somewhere: close the streams of keys that can no longer read what they stream. */
+  private async recheckKeys(): Promise<void> {
+    if (this.checkingKeys) {
+      this.recheckAgain = true;
+      return;
+    }
+    this.checkingKeys = true;
+    try {
+      do {
+        this.recheckAgain = false;
+        for (const [keyId, streams] of [...this.byKey]) {
+          const key = await findApiKeyById(this.db, keyId);
+          for (const s of [...streams]) {
+            if (!key || isKeyInactive(key) || !key.workspaceIds.includes(s.spec.workspaceId) || !key.scopes.includes(s.spec.scope)) this.end(s, 'close');
           }
         }
-      } catch (err) {
-        forget(s);
-        throw err;
-      }
-      res.status(200);
-      res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-      res.setHeader('Cache-Control', 'no-store');
-      // Proxies that buffer answers (nginx) must pass each event on at once.
-      res.setHeader('X-Accel-Buffering', 'no');
-      res.once('close', () => forget(s));
-      if (req.method === 'HEAD' || stopped) {
-        forget(s);
-        // Opened while shutting down: straight to the retry hint.
-        res.end(stopped && req.method !== 'HEAD' ? `retry: ${SHUTDOWN_RETRY_MS}\n\n` : undefined);
-        return;
-      }
-      res.flushHeaders();
-      for (const f of first) write(s, f.text);
-      void pump(s);
-    },
-    async close() {
-      stopped = true;
-      for (const s of allStreams()) end(s, 'retry');
-      timers.forEach(clearInterval);
-      timers = [];
-      subscriptions.forEach((sub) => sub.unsubscribe());
-      subscriptions = [];
-      watches.forEach((w) => clearTimeout(w.retry));
-      watches.clear();
-    },
-  };
+      } while (this.recheckAgain);
+    } catch (err) {
+      this.logger.warn({ err }, 'live streams: could not check keys after a change notice');
+    } finally {
+      this.checkingKeys = false;
+    }
+  }
 }

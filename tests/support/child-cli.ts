@@ -18,13 +18,16 @@ export interface Child {
 
 /**
  * Spawns `feedback-service` children with the test's environment plus `baseEnv` plus each call's `env` (an undefined
- * value removes the variable; REDIS_URL is always removed); `killAll` (for an afterAll) ends those still running.
+ * value removes the variable; REDIS_URL is removed unless `baseEnv` or `env` gives it); `killAll` (for an afterAll) ends
+ * those still running.
  */
 export function childProcesses(baseEnv: Record<string, string> = {}) {
   const children: ChildProcess[] = [];
   function cli(args: string[], env: Record<string, string | undefined>): Child {
     const e: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...baseEnv, ...env };
-    for (const k of ['REDIS_URL', ...Object.keys(env).filter((k) => env[k] === undefined)]) delete e[k];
+    // REDIS_URL of the test's own environment never leaks into a child: only one given here reaches it.
+    const redis = env.REDIS_URL ?? baseEnv.REDIS_URL;
+    for (const k of [...(redis === undefined ? ['REDIS_URL'] : []), ...Object.keys(env).filter((k) => env[k] === undefined)]) delete e[k];
     const proc = spawn(process.execPath, [cliJs, ...args], { cwd: root, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(proc);
     let out = '';

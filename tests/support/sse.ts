@@ -113,3 +113,33 @@ export async function listenLocally(app: Express): Promise<{ base: string; close
       }),
   };
 }
+
+/** True for an operation of openapi/ whose success is an event stream (docs/live.md, "Stream"): it never ends. */
+export const streamsEvents = (op: { responseTypes: Record<string, string[]> }) => (op.responseTypes['200'] ?? []).includes('text/event-stream');
+
+/**
+ * Makes a supertest request end at the head of a 200 event stream (it would never end: the connection is closed once
+ * the headers are in, with an empty body); any other answer is read whole, its JSON parsed as `body`.
+ */
+export function headOfStream<T extends import('supertest').Test>(r: T): T {
+  return r.buffer(true).parse((res, done) => {
+    if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+      done(null, '');
+      // In Node the answer is the IncomingMessage: closing it ends the connection.
+      (res as unknown as { destroy(): void }).destroy();
+      return;
+    }
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c: string) => (text += c));
+    res.on('end', () => {
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : {};
+      } catch {
+        // Not JSON: the text itself.
+      }
+      done(null, body);
+    });
+  }) as T;
+}

@@ -248,7 +248,6 @@ export async function countEvents(db: DbHandle, workspaceId: string, f: EventFil
   return Number(row?.n ?? 0);
 }
 
-
 /**
  * The workspace's events in log order as an offset page (Style B), with `total` (the workspace's readable events) and
  * `filteredTotal`; the same visibility rule as eventsAfter (nothing at or above the statement's xmin).

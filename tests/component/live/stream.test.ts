@@ -125,7 +125,11 @@ describe('GET {ws}/responses/stream', () => {
     await t.db('event_log_pruned').insert({ workspace_id: w.ws, xid: '100', seq: 5 });
     const s = await stream(w, 'responses/stream', { 'Last-Event-ID': positionToken(1n, 1n) });
     expect(s.status).toBe(410);
-    const list = await t.http().get(`/api/v1/workspaces/${w.ws}/events?cursor=${positionToken(1n, 1n)}`).set('X-API-Key', w.key).set('X-API-Style', 'A');
+    const list = await t
+      .http()
+      .get(`/api/v1/workspaces/${w.ws}/events?cursor=${positionToken(1n, 1n)}`)
+      .set('X-API-Key', w.key)
+      .set('X-API-Style', 'A');
     expect(list.status).toBe(410);
     expect((s.body as { error: { code: string } }).error.code).toBe(list.body.error.code);
     expect(list.body.error.code).toBe('position_expired');
