@@ -14,6 +14,7 @@ import { recordEvents } from '../../../src/core/webhooks/outbox';
 import { withTransaction } from '../../../src/db';
 import { createLogger } from '../../../src/platform/logger';
 import { createLiveStreams, sseFrame, SHUTDOWN_RETRY_MS } from '../../../src/platform/live-streams';
+import { commitOutOfOrder, rowDeleted } from '../../support/commit-order';
 import { onEmbeddedDb } from '../../support/db';
 import { formWorkspace, goodAnswers, keyFor, type FormWorkspace } from '../../support/given';
 import { listenLocally, openStream, type SseStream } from '../../support/sse';
@@ -213,23 +214,10 @@ describe('GET {ws}/events/stream', () => {
   it('sends events of two transactions committing out of order in position order, skipping none', async () => {
     const w = await formWorkspace(t.db);
     const s = await stream(w, 'events/stream');
-    const event = (id: string) => ({ type: 'row.deleted' as const, resource: { kind: 'row_deleted' as const, rowId: id, datatableId: w.table } });
-    let releaseFirst!: () => void;
-    const firstMayCommit = new Promise<void>((r) => (releaseFirst = r));
-    let firstWrote!: () => void;
-    const firstHasWritten = new Promise<void>((r) => (firstWrote = r));
-    // The first transaction writes first (the lower position) and commits last.
-    const first = withTransaction(t.db, async (trx) => {
-      await recordEvents(trx, w.ws, [event('first')]);
-      firstWrote();
-      await firstMayCommit;
-    });
-    await firstHasWritten;
-    await withTransaction(t.db, (trx) => recordEvents(trx, w.ws, [event('second')]));
-    // The second's notice has woken the stream; the first is still open, so nothing may be sent yet.
-    await withTransaction(t.db, (trx) => recordEvents(trx, w.ws, [event('third')]));
-    releaseFirst();
-    await first;
+    // The second's notice wakes the stream while the first is open: nothing may be sent before the first commits.
+    await commitOutOfOrder(t.db, w.ws, w.table, () =>
+      withTransaction(t.db, (trx) => recordEvents(trx, w.ws, [rowDeleted('third', w.table)])).then(() => undefined),
+    );
     await s.atLeast(3);
     expect(data(s).map((d) => (d.data as { row_id: string }).row_id)).toEqual(['first', 'second', 'third']);
     const ids = s.events.map((e) => e.id!);
