@@ -132,6 +132,8 @@ interface Stream {
   watch: Watch;
   /** Read (and sent, when selected) through this position. */
   pos: string;
+  /** False until its head and first events are written: no pump, heartbeat or close writes before. */
+  started: boolean;
   pumping: boolean;
   again: boolean;
   closed: boolean;
@@ -167,7 +169,7 @@ class LiveHub implements LiveStreams {
     if (mine.size >= this.limits.perKey) throw errors.tooManyAtOnce('open streams', `${this.limits.perKey} per key`, STREAMS_RETRY_AFTER_SECONDS);
     this.start();
     const w = this.watchOf(spec.workspaceId);
-    const s: Stream = { spec, res, watch: w, pos: spec.after ?? '', pumping: false, again: false, closed: false };
+    const s: Stream = { spec, res, watch: w, pos: spec.after ?? '', started: false, pumping: false, again: false, closed: false };
     // Held from here, so concurrent opens of one key count each other.
     mine.add(s);
     this.byKey.set(spec.key.id, mine);
@@ -188,6 +190,11 @@ class LiveHub implements LiveStreams {
       this.forget(s);
       throw err;
     }
+    // The key was revoked while the first page was read (recheckKeys marked it closed).
+    if (s.closed) {
+      this.forget(s);
+      throw errors.apiKeyExpired();
+    }
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
@@ -201,6 +208,7 @@ class LiveHub implements LiveStreams {
       return;
     }
     res.flushHeaders();
+    s.started = true;
     for (const f of first) this.write(s, f.text);
     void this.pump(s);
   }
@@ -254,7 +262,7 @@ class LiveHub implements LiveStreams {
   }
 
   private write(s: Stream, text: string): void {
-    if (s.closed) return;
+    if (s.closed || !s.started) return;
     s.res.write(text);
     // A client that does not read: its output would grow without bound. Cut it (it may resume from its last id).
     if (s.res.writableLength > this.limits.maxBufferBytes) {
@@ -265,6 +273,11 @@ class LiveHub implements LiveStreams {
 
   private end(s: Stream, how: 'close' | 'retry' | 'destroy'): void {
     if (s.closed) return;
+    // Not answered yet: open() sees the mark and answers with an error (or, shutting down, the retry hint).
+    if (!s.started) {
+      s.closed = how !== 'retry';
+      return;
+    }
     if (how === 'retry') s.res.write(`retry: ${SHUTDOWN_RETRY_MS}\n\n`);
     s.closed = true;
     if (how === 'destroy') s.res.destroy();
@@ -384,6 +397,7 @@ class LiveHub implements LiveStreams {
 
   /** Brings the stream up to the watch's head, in order; one pump at a time per stream. */
   private async pump(s: Stream): Promise<void> {
+    if (!s.started) return;
     if (s.pumping) {
       s.again = true;
       return;
