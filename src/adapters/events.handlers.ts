@@ -63,7 +63,9 @@ export function eventsListHandlers({ db }: CoreDeps): { a: RequestHandler; b: Re
  * @throws AppError validation_error as the list does, or for a bad position; position_expired (410);
  *   rate_limit_exceeded (429) over STREAMS_PER_KEY.
  */
-export function eventsStreamHandlers({ db, live }: CoreDeps): { a: RequestHandler; b: RequestHandler } {
+export function eventsStreamHandlers({ live }: CoreDeps): { a: RequestHandler; b: RequestHandler } {
+  // The primary, also when GETs read from a replica (LiveStreams.db).
+  const { db } = live;
   const handler =
     (style: 'A' | 'B', filtersOf: (req: Request) => EventFilters, present: (e: LoggedEvent) => EventA | EventB): RequestHandler =>
     async (req, res) => {

@@ -53,7 +53,9 @@ export interface ResponsesStreamStyle {
  * @throws AppError validation_error as the list does, or for a bad position; position_expired (410);
  *   rate_limit_exceeded (429) over STREAMS_PER_KEY.
  */
-export function responsesStream({ db, live }: Pick<CoreDeps, 'db' | 'live'>, s: ResponsesStreamStyle): RequestHandler {
+export function responsesStream({ live }: Pick<CoreDeps, 'live'>, s: ResponsesStreamStyle): RequestHandler {
+  // The primary, also when GETs read from a replica (LiveStreams.db).
+  const { db } = live;
   return async (req, res) => {
     const workspaceId = workspaceOf(req);
     const after = streamAfter(req);

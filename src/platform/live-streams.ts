@@ -91,6 +91,11 @@ export function sseFrame(position: string, event: string, data: unknown): Frame 
 
 export interface LiveStreams {
   /**
+   * The database streams read: the primary, also with read replicas (docs/operations.md, "Read replicas"), since a
+   * replica that lags would not yet hold the response a new event names. Stream handlers read through it only.
+   */
+  readonly db: Db;
+  /**
    * Opens a stream as the answer to `req`: reads the first page after `spec.after` before the first byte (so a bad or
    * expired position is an error answer), then answers 200 `text/event-stream` and streams until the client goes.
    * A HEAD request gets the head only.
@@ -155,7 +160,7 @@ class LiveHub implements LiveStreams {
   private recheckAgain = false;
 
   constructor(
-    private readonly db: Db,
+    readonly db: Db,
     private readonly logger: Logger,
     private readonly limits: LiveLimits,
   ) {}
