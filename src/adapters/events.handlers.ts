@@ -64,11 +64,11 @@ export function eventsListHandlers({ db }: CoreDeps): { a: RequestHandler; b: Re
  *   rate_limit_exceeded (429) over STREAMS_PER_KEY.
  */
 export function eventsStreamHandlers({ live }: CoreDeps): { a: RequestHandler; b: RequestHandler } {
-  // The primary, also when GETs read from a replica (LiveStreams.db).
-  const { db } = live;
   const handler =
     (style: 'A' | 'B', filtersOf: (req: Request) => EventFilters, present: (e: LoggedEvent) => EventA | EventB): RequestHandler =>
     async (req, res) => {
+      // The primary, also when GETs read from a replica (LiveStreams.db).
+      const { db } = live;
       const workspaceId = workspaceOf(req);
       const after = streamAfter(req);
       const f = filtersOf(req);

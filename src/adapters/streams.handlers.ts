@@ -54,9 +54,9 @@ export interface ResponsesStreamStyle {
  *   rate_limit_exceeded (429) over STREAMS_PER_KEY.
  */
 export function responsesStream({ live }: Pick<CoreDeps, 'live'>, s: ResponsesStreamStyle): RequestHandler {
-  // The primary, also when GETs read from a replica (LiveStreams.db).
-  const { db } = live;
   return async (req, res) => {
+    // The primary, also when GETs read from a replica (LiveStreams.db).
+    const { db } = live;
     const workspaceId = workspaceOf(req);
     const after = streamAfter(req);
     const narrowing = await prepareNarrowing(db, workspaceId, s.filters(req));
