@@ -9,7 +9,8 @@
  *            'bare' the baseline of bench/bare-server.ts;
  *            'floor' the stack floor of bench/floor-server.ts (its request log on stdout, also sent to /dev/null).
  *   env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_LOG (log level of the app, default 'info'),
- *        BENCH_DATABASE_READ_URL (the app's read replicas, DATABASE_READ_URL; default none), and for the traced app
+ *        BENCH_DATABASE_READ_URL (the app's read replicas, DATABASE_READ_URL; default none), BENCH_STREAMS_PER_KEY (the
+ *        app's STREAMS_PER_KEY, bench/live-streams.ts), and for the traced app
  *        the OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT: the app exports traces, as `serve` would).
  *   IPC: sends `{url}` once listening, or `{error}`; on the message 'close' closes and exits 0. bench/profile-steps.ts
  *        also sends 'profile-start' (V8's sampling CPU profiler starts, through node:inspector in this process) and
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
                 authFailuresPerMinute: 1_000_000,
                 // Every load connection comes from 127.0.0.1, as from a proxy: no per-address connection cap.
                 connectionsPerAddress: 0,
+                // bench/live-streams.ts opens its streams with one key.
+                ...(process.env.BENCH_STREAMS_PER_KEY ? { streamsPerKey: Number(process.env.BENCH_STREAMS_PER_KEY) } : {}),
               },
               {},
             ),

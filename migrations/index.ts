@@ -28,6 +28,7 @@ import * as m022 from './20261127_022_event_log';
 import * as m025 from './20261127_025_webhook_recovery';
 import * as m026 from './20261127_026_audit_seal';
 import * as m027 from './20261127_027_change_marks';
+import * as m028 from './20261127_028_event_notify';
 import * as m029 from './20261127_029_answer_rollup_question_idx';
 
 export interface Migration {
@@ -62,5 +63,6 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_025_webhook_recovery', ...m025 },
   { name: '20261127_026_audit_seal', ...m026 },
   { name: '20261127_027_change_marks', ...m027 },
+  { name: '20261127_028_event_notify', ...m028 },
   { name: '20261127_029_answer_rollup_question_idx', ...m029 },
 ];

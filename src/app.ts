@@ -74,6 +74,7 @@ import { createUsageCounter, type UsageCounter } from './platform/usage-counter'
 import { pagesRouter } from './pages/pages.router';
 import type { CoreDeps } from './adapters/deps';
 import { createExportSlots } from './platform/export-slots';
+import { createLiveStreams, type LiveStreams } from './platform/live-streams';
 import { presentersByStyle } from './adapters/presenters';
 import { dashboardRouter } from './pages/dashboard.router';
 
@@ -105,6 +106,14 @@ export interface AppDeps {
  */
 export async function stopAppBackground(app: Express): Promise<void> {
   await (app.locals.stopBackground as (() => Promise<void>) | undefined)?.();
+}
+
+/**
+ * Ends the app's live streams with a `retry:` hint and refuses new ones (docs/live.md, "Stream"): the first step of a
+ * graceful shutdown, so the streams do not hold the drain until its timeout.
+ */
+export async function endAppStreams(app: Express): Promise<void> {
+  await (app.locals.live as LiveStreams | undefined)?.close();
 }
 
 export function buildApp(config: Config, deps: AppDeps): Express {
@@ -156,6 +165,12 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   const keys = createApiKeyCache({ db, logger, ttlMs: deps.keyCacheTtlMs });
   // One set of export slots per app: both styles' exports and the dashboard downloads share its caps.
   const exportSlots = createExportSlots({ perKey: config.exportsPerKey, max: config.exportsMax, stallTimeoutMs: config.exportStallTimeoutMs });
+  const live = createLiveStreams({
+    db,
+    logger,
+    limits: { perKey: config.streamsPerKey, heartbeatMs: config.streamHeartbeatMs, maxBufferBytes: config.streamBufferBytes, pollMs: config.streamPollMs },
+  });
+  app.locals.live = live;
   const sealKey = () => serverSecret(db, 'idempotency');
   // One idempotency store for the API and the public submissions (an erasure reads both: core.idempotencyRecords).
   const idempotencyStore = deps.redis ? redisIdempotencyStore(deps.redis) : memoryIdempotencyStore();
@@ -164,6 +179,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
     primary: db,
     eventRetentionDays: config.eventRetentionDays,
     exportSlots,
+    live,
     idempotencyRecords: personIdempotencyRecords({ store: idempotencyStore, sealKey }),
     keysChanged: keys.clear,
     publicUrl: config.publicUrl,
@@ -191,7 +207,7 @@ export function buildApp(config: Config, deps: AppDeps): Express {
   mountApi(app, config, deps, core, metrics);
 
   app.locals.stopBackground = async () => {
-    await Promise.all([usage.stop(), keys.stop()]);
+    await Promise.all([usage.stop(), keys.stop(), live.close()]);
   };
   app.use(notFound());
   app.use(errorHandler(logger, { exposeInternals: config.validateResponses, doc }));

@@ -7,6 +7,7 @@ import { isCalendarDate } from './core/query/dates';
 import { DEFAULT_WEBHOOK_LOG_RETENTION_DAYS } from './core/webhooks/retention';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './core/audit/audit.store';
 import { DEFAULT_EVENT_RETENTION_DAYS } from './core/events/event-log.store';
+import { LIVE_DEFAULTS } from './platform/live-streams';
 import { RESPONSE_DELETE_DEFAULTS } from './core/responses/delete-limits';
 import { DEFAULT_RETRY_SCHEDULE } from './core/webhooks/retry-schedule';
 
@@ -83,6 +84,14 @@ export interface Config {
   readonly exportsPerKey: number;
   /** `EXPORTS_MAX`: exports an instance runs at once, API and dashboard downloads together. */
   readonly exportsMax: number;
+  /** `STREAMS_PER_KEY`: live streams one API key may hold open on an instance (docs/live.md, "Stream"). */
+  readonly streamsPerKey: number;
+  /** `STREAM_HEARTBEAT_MS`: a live stream sends a comment line this often. */
+  readonly streamHeartbeatMs: number;
+  /** `STREAM_BUFFER_BYTES`: a live stream whose client leaves more than this unread is disconnected. */
+  readonly streamBufferBytes: number;
+  /** `STREAM_POLL_MS`: each workspace with open streams reads the event log this often even without a notice. */
+  readonly streamPollMs: number;
   /**
    * `RESPONSE_DELETE_INLINE_MAX`: a bulk delete of at most this many responses runs in the request; a larger one
    * runs on the worker (docs/api-rules.md, "Deleting responses").
@@ -202,6 +211,22 @@ export const SETTINGS: ReadonlyArray<{ name: string; meaning: string; fallback: 
     name: 'RESPONSE_DELETE_BATCH_SIZE',
     meaning: 'responses deleted per transaction by a bulk delete job and by the retention',
     fallback: String(RESPONSE_DELETE_DEFAULTS.batchSize),
+  },
+  {
+    name: 'STREAMS_PER_KEY',
+    meaning: 'live streams (GET {ws}/responses/stream, {ws}/events/stream) one API key may hold open on an instance; more: 429 with Retry-After',
+    fallback: String(LIVE_DEFAULTS.perKey),
+  },
+  { name: 'STREAM_HEARTBEAT_MS', meaning: 'a live stream sends a comment line this often (milliseconds)', fallback: String(LIVE_DEFAULTS.heartbeatMs) },
+  {
+    name: 'STREAM_BUFFER_BYTES',
+    meaning: 'a live stream whose client leaves more than this many bytes unread is disconnected',
+    fallback: String(LIVE_DEFAULTS.maxBufferBytes),
+  },
+  {
+    name: 'STREAM_POLL_MS',
+    meaning: 'each workspace with open live streams reads the event log this often even without a notice (milliseconds)',
+    fallback: String(LIVE_DEFAULTS.pollMs),
   },
   {
     name: 'EXPORTS_MAX',
@@ -522,6 +547,10 @@ export function loadConfig(overrides: Partial<Config> = {}, env: Env = process.e
     exportStallTimeoutMs: positiveInt(env, 'EXPORT_STALL_TIMEOUT_MS', EXPORT_DEFAULTS.stallTimeoutMs),
     exportsPerKey: positiveInt(env, 'EXPORTS_PER_KEY', EXPORT_DEFAULTS.perKey),
     exportsMax: positiveInt(env, 'EXPORTS_MAX', url(env, 'DATABASE_URL', ['postgres', 'postgresql']) === undefined ? 1 : EXPORT_DEFAULTS.maxOnPostgres),
+    streamsPerKey: positiveInt(env, 'STREAMS_PER_KEY', LIVE_DEFAULTS.perKey),
+    streamHeartbeatMs: positiveInt(env, 'STREAM_HEARTBEAT_MS', LIVE_DEFAULTS.heartbeatMs),
+    streamBufferBytes: positiveInt(env, 'STREAM_BUFFER_BYTES', LIVE_DEFAULTS.maxBufferBytes),
+    streamPollMs: positiveInt(env, 'STREAM_POLL_MS', LIVE_DEFAULTS.pollMs),
     responseDeleteInlineMax: positiveInt(env, 'RESPONSE_DELETE_INLINE_MAX', RESPONSE_DELETE_DEFAULTS.inlineMax),
     responseDeleteBatchSize: positiveInt(env, 'RESPONSE_DELETE_BATCH_SIZE', RESPONSE_DELETE_DEFAULTS.batchSize),
     ...overrides,

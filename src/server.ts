@@ -1,13 +1,13 @@
 /**
  * Listening server: opens the database (migrating when embedded or asked), connects Redis when
  * configured, builds the app, listens, and shuts down gracefully on SIGINT/SIGTERM (docs/operations.md, "Shutdown and drain"):
- * stop accepting connections, finish requests in flight (up to 10 s, then close the remaining sockets),
+ * stop accepting connections, end live streams with a `retry:` hint, finish requests in flight (up to 10 s, then close the remaining sockets),
  * stop background work through the registered closers, close the pools, exit 0. A second signal exits at once.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
-import { buildApp, stopAppBackground } from './app';
+import { buildApp, endAppStreams, stopAppBackground } from './app';
 import type { Config } from './config';
 import type { Db } from './db';
 import { createDb, isEmbedded, migrateLatest } from './db/connection';
@@ -211,6 +211,8 @@ function shutdown(c: ServerContext, app: Express, server: Server, drainMs: numbe
     (closing ??= (async () => {
       draining = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      // Live streams never finish by themselves: end them with a `retry:` hint (docs/live.md, "Stream").
+      await endAppStreams(app).catch((err: unknown) => logger.warn({ err }, 'could not end the live streams'));
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Connections that finish their request become idle: close them as they do.

@@ -4,6 +4,7 @@ import type { OutsideRecords } from '../core/respondents/erasure';
 import type { UrlGuard } from '../core/webhooks/webhooks.store';
 import type { Db } from '../db';
 import type { ExportSlots } from '../platform/export-slots';
+import type { LiveStreams } from '../platform/live-streams';
 
 export interface CoreDeps {
   /** The database this set of routers reads and writes: the primary, or a read replica in a replica's routers (GETs). */
@@ -26,6 +27,8 @@ export interface CoreDeps {
   keysChanged?: () => void;
   /** The export caps and stall timeout of this instance (docs/analytics.md, "Exports, slow clients and caps"). */
   exportSlots: ExportSlots;
+  /** The live streams of this instance (docs/live.md, "Stream"). */
+  live: LiveStreams;
   /** RESPONSE_DELETE_INLINE_MAX: the largest bulk delete run in the request (docs/api-rules.md, "Deleting responses"). */
   responseDeleteInlineMax?: number;
   /** EVENT_RETENTION_DAYS: how far back a webhook recovery may reach (docs/webhooks.md, "Recovering missed events"). */

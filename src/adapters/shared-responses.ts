@@ -1,6 +1,6 @@
 /**
  * The one place that hands a shared path to a style (docs/migrating-between-styles.md, "How the style is chosen"): `{ws}/responses`,
- * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/respondents/export` and `{ws}/erasure-requests…` (docs/data-rights.md), `{ws}/responses/{response_id}`
+ * `{ws}/responses/export` (docs/analytics.md, "Exports"), `{ws}/responses/stream` and `{ws}/events/stream` (docs/live.md, "Stream"), `{ws}/respondents/export` and `{ws}/erasure-requests…` (docs/data-rights.md), `{ws}/responses/{response_id}`
  * (GET, DELETE), `{ws}/response-deletions…` (docs/api-rules.md, "Deleting responses"), v2 `/responses`,
  * `{ws}/forms/{form_id}/dashboard-links…` (docs/analytics.md, "Dashboard links"), `{ws}/forms/{form_id}/analytics/keywords`
  * (docs/analytics.md, "Keywords"), `{ws}/audit-events` (docs/security.md, "The audit trail"), `{ws}/events` (docs/live.md,
@@ -14,7 +14,7 @@ import type { CoreDeps } from './deps';
 import { auditListA } from './style-a/audit.routes';
 import { auditListB } from './style-b/audit.routes';
 import { erasureHandlers } from './erasure.handlers';
-import { eventsListHandlers } from './events.handlers';
+import { eventsListHandlers, eventsStreamHandlers } from './events.handlers';
 import { webhookRecoveryHandlers } from './webhook-recovery.handlers';
 import { dashboardLinksA } from './style-a/dashboard-links.routes';
 import { dashboardLinksB } from './style-b/dashboard-links.routes';
@@ -22,8 +22,24 @@ import { keywordsA } from './style-a/keywords.routes';
 import { keywordsB } from './style-b/keywords.routes';
 import { topicsA } from './style-a/topics.routes';
 import { topicsB } from './style-b/topics.routes';
-import { respondentExportA, responseCreateA, responseDeletionsA, responseGetA, responsesExportA, responsesListA } from './style-a/responses.routes';
-import { respondentExportB, responseCreateB, responseDeletionsB, responseGetB, responsesExportB, responsesListB } from './style-b/responses.routes';
+import {
+  respondentExportA,
+  responseCreateA,
+  responseDeletionsA,
+  responseGetA,
+  responsesExportA,
+  responsesListA,
+  responsesStreamA,
+} from './style-a/responses.routes';
+import {
+  respondentExportB,
+  responseCreateB,
+  responseDeletionsB,
+  responseGetB,
+  responsesExportB,
+  responsesListB,
+  responsesStreamB,
+} from './style-b/responses.routes';
 
 const byStyle =
   (a: RequestHandler, b: RequestHandler): RequestHandler =>
@@ -37,6 +53,7 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
   r.get('/:workspace_id/responses', byStyle(responsesListA(deps, { v2 }), responsesListB(deps, { v2 })));
   // The export is matched before `/responses/:response_id` would take "export" for an id.
   if (!v2) r.get('/:workspace_id/responses/export', byStyle(responsesExportA(deps), responsesExportB(deps)));
+  if (!v2) r.get('/:workspace_id/responses/stream', byStyle(responsesStreamA(deps), responsesStreamB(deps)));
   if (!v2) r.get('/:workspace_id/respondents/export', byStyle(respondentExportA(deps), respondentExportB(deps)));
   if (!v2) {
     const a = erasureHandlers(deps, 'A');
@@ -63,6 +80,8 @@ export function sharedResponsesRouter(deps: CoreDeps, version: 1 | 2): Router {
     r.get('/:workspace_id/audit-events', byStyle(auditListA(deps), auditListB(deps)));
     const events = eventsListHandlers(deps);
     r.get('/:workspace_id/events', byStyle(events.a, events.b));
+    const stream = eventsStreamHandlers(deps);
+    r.get('/:workspace_id/events/stream', byStyle(stream.a, stream.b));
     const recovery = webhookRecoveryHandlers(deps);
     r.post('/:workspace_id/webhook-endpoints/:endpoint_id/recover', byStyle(recovery.a.recover, recovery.b.recover));
     r.get('/:workspace_id/webhook-endpoints/:endpoint_id/recoveries/:recovery_id', byStyle(recovery.a.get, recovery.b.get));

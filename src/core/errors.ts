@@ -58,9 +58,12 @@ export const errors = {
     new AppError('rate_limit_exceeded', 429, `Rate limit exceeded; retry in ${retryAfterSeconds} s.`, undefined, {
       'Retry-After': String(retryAfterSeconds),
     }),
-  /** 429 for an export over a concurrency cap (docs/analytics.md, "Exports, slow clients and caps"); `cap` reads "2 per key". */
-  tooManyExports: (cap: string, retryAfterSeconds: number) =>
-    new AppError('rate_limit_exceeded', 429, `Too many exports at once (at most ${cap}); retry in ${retryAfterSeconds} s.`, undefined, {
+  /**
+   * 429 for what runs over a concurrency cap: `what` is "exports" (docs/analytics.md, "Exports, slow clients and caps")
+   * or "open streams" (docs/live.md, "Stream"); `cap` reads "2 per key".
+   */
+  tooManyAtOnce: (what: string, cap: string, retryAfterSeconds: number) =>
+    new AppError('rate_limit_exceeded', 429, `Too many ${what} at once (at most ${cap}); retry in ${retryAfterSeconds} s.`, undefined, {
       'Retry-After': String(retryAfterSeconds),
     }),
   payloadTooLarge: (limitBytes: number) => new AppError('payload_too_large', 413, `The request body is larger than ${limitBytes} bytes.`),

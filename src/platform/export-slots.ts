@@ -40,8 +40,8 @@ export function createExportSlots(limits: ExportLimits): ExportSlots {
     stallTimeoutMs: limits.stallTimeoutMs,
     acquire(owner) {
       const mine = byOwner.get(owner) ?? 0;
-      if (mine >= limits.perKey) throw errors.tooManyExports(`${limits.perKey} per key`, EXPORT_RETRY_AFTER_SECONDS);
-      if (running >= limits.max) throw errors.tooManyExports(`${limits.max} on this server`, EXPORT_RETRY_AFTER_SECONDS);
+      if (mine >= limits.perKey) throw errors.tooManyAtOnce('exports', `${limits.perKey} per key`, EXPORT_RETRY_AFTER_SECONDS);
+      if (running >= limits.max) throw errors.tooManyAtOnce('exports', `${limits.max} on this server`, EXPORT_RETRY_AFTER_SECONDS);
       byOwner.set(owner, mine + 1);
       running += 1;
       let released = false;

@@ -2932,6 +2932,16 @@ export type EventCursorA = string;
 export type EventFilterB = string;
 
 /**
+ * Both styles: stream the events after this position (an event's `id`/`position`); `Last-Event-ID` wins when both are sent.
+ */
+export type StreamAfter = string;
+
+/**
+ * The `id` of the last event the client handled (an EventSource sends it when it reconnects): the stream resumes after it.
+ */
+export type LastEventId = string;
+
+/**
  * Both styles: only events of these types (repeat the parameter for several: any of).
  */
 export type EventTypes = Array<WebhookEventType>;
@@ -4874,6 +4884,291 @@ export type ExportResponsesResponses = {
 };
 
 export type ExportResponsesResponse = ExportResponsesResponses[keyof ExportResponsesResponses];
+
+export type StreamResponsesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * The `id` of the last event the client handled (an EventSource sends it when it reconnects): the stream resumes after it.
+         */
+        'Last-Event-ID'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query?: {
+        /**
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `id`, `form_id`, `score`, `email_id`, `row_id`, `respondent_email`, `sentiment` (the overall sentiment label `negative`, `neutral` or `positive`; `=`, `!=`, `in` only; docs/api-rules.md, "Sentiment"), and `answers.<question_id>` (the answer to a question of the list's form, with `form_id`), which also takes `>=`, `>`, `<=`, `<` on number, rating, nps and date questions (`answers.q_rating >= 4`; docs/api-rules.md, "Filters on answers").
+         */
+        filter?: string;
+        /**
+         * Style B only (its presence selects Style B): created at or after. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        start_date?: string;
+        /**
+         * Style B only (its presence selects Style B): created up to this date (whole day) or instant. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        end_date?: string;
+        /**
+         * Both styles: only responses of this form.
+         */
+        form_id?: string;
+        /**
+         * Style A only (its presence selects Style A): created at or after. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        created_after?: string;
+        /**
+         * Style A only (its presence selects Style A): created before (exclusive). A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        created_before?: string;
+        /**
+         * Style A only (its presence selects Style A): `score` >= this number.
+         */
+        score_gte?: number;
+        /**
+         * Style A only (its presence selects Style A): `score` <= this number.
+         */
+        score_lte?: number;
+        /**
+         * Style A only (its presence selects Style A): `id` equals this value. Style B `filter=id = v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `id_present=false` for "no value").
+         */
+        id?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `id` is not this value; responses without a `id` are kept. Style B `filter=id != v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `id_present=false` for "no value").
+         */
+        id_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `id` is one of the values: repeat the parameter to list several (`id_in=a&id_in=b`; the repetitions form one list). Style B `filter=id in [a, b]`. A value is always text (`null` is the text "null"; use `id_present=false` for "no value").
+         */
+        id_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `id` contains this text, ignoring case. Style B `filter=id ~ v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `id_present=false` for "no value").
+         */
+        id_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has a `id`; `false`: it has none. Style B `filter=id != null` / `id = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        id_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `form_id` is not this value; responses without a `form_id` are kept. Style B `filter=form_id != v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `form_id_present=false` for "no value").
+         */
+        form_id_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `form_id` is one of the values: repeat the parameter to list several (`form_id_in=a&form_id_in=b`; the repetitions form one list). Style B `filter=form_id in [a, b]`. A value is always text (`null` is the text "null"; use `form_id_present=false` for "no value").
+         */
+        form_id_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `form_id` contains this text, ignoring case. Style B `filter=form_id ~ v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `form_id_present=false` for "no value").
+         */
+        form_id_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has a `form_id`; `false`: it has none. Style B `filter=form_id != null` / `form_id = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        form_id_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `score` equals this value (compared as a number). Style B `filter=score = v`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        score?: Array<number>;
+        /**
+         * Style A only (its presence selects Style A): `score` is not this value (compared as a number); responses without a `score` are kept. Style B `filter=score != v`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        score_ne?: Array<number>;
+        /**
+         * Style A only (its presence selects Style A): `score` is one of the values (compared as a number): repeat the parameter to list several (`score_in=a&score_in=b`; the repetitions form one list). Style B `filter=score in [a, b]`.
+         */
+        score_in?: Array<number>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has a `score`; `false`: it has none. Style B `filter=score != null` / `score = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        score_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `email_id` equals this value. Style B `filter=email_id = v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `email_id_present=false` for "no value").
+         */
+        email_id?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `email_id` is not this value; responses without a `email_id` are kept. Style B `filter=email_id != v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `email_id_present=false` for "no value").
+         */
+        email_id_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `email_id` is one of the values: repeat the parameter to list several (`email_id_in=a&email_id_in=b`; the repetitions form one list). Style B `filter=email_id in [a, b]`. A value is always text (`null` is the text "null"; use `email_id_present=false` for "no value").
+         */
+        email_id_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `email_id` contains this text, ignoring case. Style B `filter=email_id ~ v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `email_id_present=false` for "no value").
+         */
+        email_id_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has a `email_id`; `false`: it has none. Style B `filter=email_id != null` / `email_id = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        email_id_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `row_id` equals this value. Style B `filter=row_id = v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `row_id_present=false` for "no value").
+         */
+        row_id?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `row_id` is not this value; responses without a `row_id` are kept. Style B `filter=row_id != v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `row_id_present=false` for "no value").
+         */
+        row_id_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `row_id` is one of the values: repeat the parameter to list several (`row_id_in=a&row_id_in=b`; the repetitions form one list). Style B `filter=row_id in [a, b]`. A value is always text (`null` is the text "null"; use `row_id_present=false` for "no value").
+         */
+        row_id_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `row_id` contains this text, ignoring case. Style B `filter=row_id ~ v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `row_id_present=false` for "no value").
+         */
+        row_id_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has a `row_id`; `false`: it has none. Style B `filter=row_id != null` / `row_id = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        row_id_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `respondent_email` equals this value. Style B `filter=respondent_email = v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `respondent_email_present=false` for "no value").
+         */
+        respondent_email?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `respondent_email` is not this value; responses without a `respondent_email` are kept. Style B `filter=respondent_email != v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `respondent_email_present=false` for "no value").
+         */
+        respondent_email_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `respondent_email` is one of the values: repeat the parameter to list several (`respondent_email_in=a&respondent_email_in=b`; the repetitions form one list). Style B `filter=respondent_email in [a, b]`. A value is always text (`null` is the text "null"; use `respondent_email_present=false` for "no value").
+         */
+        respondent_email_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `respondent_email` contains this text, ignoring case. Style B `filter=respondent_email ~ v`. Repeat the parameter for more conditions (ANDed with each other and every other filter). A value is always text (`null` is the text "null"; use `respondent_email_present=false` for "no value").
+         */
+        respondent_email_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has a `respondent_email`; `false`: it has none. Style B `filter=respondent_email != null` / `respondent_email = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        respondent_email_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is this value (`negative`, `neutral` or `positive`; another is a 400 naming `sentiment`). Style B `filter=sentiment = positive`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Responses without a text answer, or not scored yet, have no label (`sentiment_present=false`). docs/analytics.md, "Sentiment".
+         */
+        sentiment?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is not this value; responses without a label are kept. Style B `filter=sentiment != negative`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_ne?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): the response's overall sentiment label is one of the values: repeat the parameter to list several (`sentiment_in=negative&sentiment_in=neutral`; the repetitions form one list). Style B `filter=sentiment in [negative, neutral]`.
+         */
+        sentiment_in?: Array<'negative' | 'neutral' | 'positive'>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response has an overall sentiment (it has a scored text answer); `false`: it has none. Style B `filter=sentiment != null` / `sentiment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        sentiment_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): the response is tagged with this topic, named by its id (`top_…`) or its name (ignoring case); a topic the workspace does not have is a 400 naming `topic`. Style B `filter=topic = pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter). docs/api-rules.md, "Filtering by topic".
+         */
+        topic?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): the response is not tagged with this topic (id or name). Style B `filter=topic != pricing`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): the response is tagged with one of the topics (ids or names): repeat the parameter to list several (`topic_in=pricing&topic_in=speed`; the repetitions form one list). Style B `filter=topic in [pricing, speed]`.
+         */
+        topic_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `true`: the response is tagged with some topic; `false`: with none. Style B `filter=topic != null` / `topic = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter).
+         */
+        topic_present?: Array<boolean>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer to the question is the value (`answer=q_plan:opt_pro`): an option id (a multiple-choice answer holding that option matches), a number (number, rating, nps), a text, an address or a date `YYYY-MM-DD`. Style B `filter=answers.q_plan = opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is not the value; responses that did not answer the question are kept. Style B `filter=answers.q_plan != opt_pro`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_ne?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`: the answer is one of the values: repeat the parameter (`answer_in=q_rating:1&answer_in=q_rating:2`; the values of one question form one list, lists of different questions are ANDed); a bare question id (`answer_in=q_rating`) adds "not answered" to its list. Style B `filter=answers.q_rating in [1, 2]` (`in [1, null]`). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_in?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<text>`, text and email questions: the answer contains the text, ignoring case (`%` and `_` are plain characters). Style B `filter=answers.q_comment ~ slow`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_contains?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:true`: the question was answered; `<question_id>:false`: it was not. Style B `filter=answers.q_comment != null` / `answers.q_comment = null`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_present?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is greater than the value. Style B `filter=answers.q_rating > 3`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gt?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at least the value. Style B `filter=answers.q_rating >= 4`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_gte?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is less than the value. Style B `filter=answers.q_since < 2026-01-01`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lt?: Array<string>;
+        /**
+         * Style A only (its presence selects Style A): `<question_id>:<value>`, number, rating and nps questions (compared as numbers) and date questions (`YYYY-MM-DD`): the answer is at most the value. Style B `filter=answers.q_rating <= 2`. Repeat the parameter for more conditions (ANDed with each other and every other filter). Needs `form_id` (or the form in the path): question ids belong to a form. A question id ends at the first `:`; double-quote one that holds a `:` (`"q:1":v`). A question, operator or value that does not fit the form is a 400 naming the parameter (docs/api-rules.md, "Filters on answers").
+         */
+        answer_lte?: Array<string>;
+        /**
+         * Both styles: stream the events after this position (an event's `id`/`position`); `Last-Event-ID` wins when both are sent.
+         */
+        after?: string;
+    };
+    url: '/api/v1/workspaces/{workspace_id}/responses/stream';
+};
+
+export type StreamResponsesErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `position_expired` (body PositionExpiredError): the position is older than the event log keeps; list again without one.
+     */
+    410: PositionExpiredError;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type StreamResponsesError = StreamResponsesErrors[keyof StreamResponsesErrors];
+
+export type StreamResponsesResponses = {
+    /**
+     * Server-sent events: `id`, `event: response.created`, `data` a response (see `x-event-schema`).
+     */
+    200: string;
+};
+
+export type StreamResponsesResponse = StreamResponsesResponses[keyof StreamResponsesResponses];
 
 export type ExportRespondentDataData = {
     body?: never;
@@ -8798,6 +9093,103 @@ export type ListEventsResponses = {
 };
 
 export type ListEventsResponse = ListEventsResponses[keyof ListEventsResponses];
+
+export type StreamEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Selects the answer style on the shared paths (case-insensitive: `A`, `B`). Takes precedence over style-specific query parameters and over the key's default style.
+         */
+        'X-API-Style'?: 'A' | 'B' | 'a' | 'b';
+        /**
+         * The `id` of the last event the client handled (an EventSource sends it when it reconnects): the stream resumes after it.
+         */
+        'Last-Event-ID'?: string;
+    };
+    path: {
+        /**
+         * Workspace id (from `GET /api/v1/workspaces`).
+         */
+        workspace_id: string;
+    };
+    query?: {
+        /**
+         * Style B only (its presence selects Style B): filters `field OP value` joined by commas; OP is `=`, `!=`, `~` (contains) or `in [..]`; fields `type`, `id`, `created_at`.
+         */
+        filter?: string;
+        /**
+         * Style B only (its presence selects Style B): created at or after. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        start_date?: string;
+        /**
+         * Style B only (its presence selects Style B): created up to this date (whole day) or instant. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        end_date?: string;
+        /**
+         * Style A only (its presence selects Style A): created at or after. A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        created_after?: string;
+        /**
+         * Style A only (its presence selects Style A): created before (exclusive). A date `YYYY-MM-DD` (00:00:00Z of that day) or an ISO 8601 date-time with offset; anything else (including a date-time without offset or an impossible date) is a 400.
+         */
+        created_before?: string;
+        /**
+         * Both styles: only events of these types (repeat the parameter for several: any of).
+         */
+        type?: Array<WebhookEventType>;
+        /**
+         * Both styles: stream the events after this position (an event's `id`/`position`); `Last-Event-ID` wins when both are sent.
+         */
+        after?: string;
+    };
+    url: '/api/v1/workspaces/{workspace_id}/events/stream';
+};
+
+export type StreamEventsErrors = {
+    /**
+     * `validation_error`: invalid query, header, path or body (see `details`).
+     */
+    400: Error;
+    /**
+     * `invalid_api_key` (key missing or unknown) or `api_key_expired` (key revoked or expired).
+     */
+    401: Error;
+    /**
+     * `workspace_access_denied` (the key has no access to this workspace, whether or not it exists) or `insufficient_scope` (the key lacks the required scope).
+     */
+    403: Error;
+    /**
+     * `resource_not_found`: the resource does not exist in this workspace.
+     */
+    404: Error;
+    /**
+     * `position_expired` (body PositionExpiredError): the position is older than the event log keeps; list again without one.
+     */
+    410: PositionExpiredError;
+    /**
+     * `rate_limit_exceeded`: retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * `internal_error`: server error; retry with backoff.
+     */
+    500: Error;
+    /**
+     * `service_unavailable`: the database cannot be reached; retry after `Retry-After` seconds.
+     */
+    503: Error;
+};
+
+export type StreamEventsError = StreamEventsErrors[keyof StreamEventsErrors];
+
+export type StreamEventsResponses = {
+    /**
+     * Server-sent events: `id`, `event` the type, `data` an event (see `x-event-schema`).
+     */
+    200: string;
+};
+
+export type StreamEventsResponse = StreamEventsResponses[keyof StreamEventsResponses];
 
 export type RecoverWebhookEndpointData = {
     body: WebhookRecoveryRequest;

@@ -12,10 +12,10 @@ import { buildApp, stopAppBackground } from '../../src/app';
 import type { Db } from '../../src/db/connection';
 import { createLogger } from '../../src/platform/logger';
 import { createRateLimiter } from '../../src/platform/rate-limit';
-import { ApiError, createClient, eachItem, sdk, type RetryInfo, type RowA } from '../../clients/typescript/src';
+import { ApiError, createClient, eachItem, sdk, type ReconnectInfo, type RetryInfo, type RowA } from '../../clients/typescript/src';
 import { testConfig } from '../support/app';
 import { openTestDb } from '../support/db';
-import { keyFor, newestFirst, scenario, type Scenario } from '../support/given';
+import { keyFor, newestFirst, scenario, workspaceWithKey, type Scenario } from '../support/given';
 
 let db: Db;
 let redis: Redis;
@@ -214,4 +214,53 @@ it('sleeps for real when no sleep is given (a stub 429 with Retry-After: 1 first
   expect(data.data).toHaveLength(1);
   expect(sent).toBe(2);
   await expect(createClient({ baseUrl, apiKey: 'fa_unknown', style: 'B' }).responses.get(s.ws, 'rsp_x')).rejects.toBeInstanceOf(ApiError);
+});
+
+describe.each(['A', 'B'] as const)('following the responses stream in Style %s', (style) => {
+  const submit = async () => {
+    const init = {
+      method: 'POST',
+      headers: { 'X-API-Key': s.key, 'X-API-Style': 'A', 'Idempotency-Key': nanoid(), 'content-type': 'application/json' },
+      body: JSON.stringify({ form_id: s.nps, answers: [{ question_id: 'q_score', value: 9 }] }),
+    };
+    const url = `${baseUrl}/api/v1/workspaces/${s.ws}/responses`;
+    // A kept-alive connection the drop below closed may fail once: the same idempotency key makes sending again safe.
+    const res = await fetch(url, init).catch(() => fetch(url, init));
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { data: { id: string } }).data.id;
+  };
+  const streamsOpen = async (n: number) => {
+    while ((app.locals.live as { count(): number }).count() < n) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it('yields each new response and, after the connection drops, resumes with Last-Event-ID: none missed, none repeated', async () => {
+    const ac = new AbortController();
+    const reconnects: ReconnectInfo[] = [];
+    const follow = createClient({ baseUrl, apiKey: s.key, style })
+      .responses.follow(s.ws, {}, { signal: ac.signal, retryMs: 50, onReconnect: (i) => reconnects.push(i) })
+      [Symbol.asyncIterator]();
+    const first = follow.next();
+    await streamsOpen(1);
+    const ids = [await submit()];
+    const one = (await first).value!;
+    expect([one.event, one.data.id]).toEqual(['response.created', ids[0]]);
+    // The connection drops (a restart, the network); a response is written while the client is away.
+    server.closeAllConnections();
+    ids.push(await submit());
+    const two = (await follow.next()).value!;
+    expect(reconnects[0]).toMatchObject({ lastEventId: one.id });
+    ids.push(await submit());
+    const three = (await follow.next()).value!;
+    expect([two.data.id, three.data.id]).toEqual(ids.slice(1));
+    expect(one.id < two.id && two.id < three.id).toBe(true);
+    ac.abort();
+    expect((await follow.next()).done).toBe(true);
+  });
+
+  it('ends with ApiError 410 position_expired for a position the log has pruned', async () => {
+    const { ws, key } = await workspaceWithKey(db);
+    await db('event_log_pruned').insert({ workspace_id: ws, xid: '100', seq: 5 });
+    const follow = createClient({ baseUrl, apiKey: key, style }).responses.follow(ws, {}, { after: '00000000000000010000000000000001' });
+    await expect(follow.next()).rejects.toMatchObject({ status: 410, code: 'position_expired' });
+  });
 });

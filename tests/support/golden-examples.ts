@@ -45,6 +45,7 @@ export const MEDIA_EXEMPT: Record<string, string> = {
   'text/html': 'an HTML page: tests/component/pages and tests/browser check it; an example would copy the template',
   'image/gif': 'a fixed 1×1 GIF, binary: tests/component/pages/email-links.test.ts checks the answer',
   'image/x-icon': 'the icon file, binary: tests/component/platform/favicon.test.ts checks the answer',
+  'text/event-stream': 'a live stream that does not end: tests/component/live/stream.test.ts checks its events',
   '': 'no body (204)',
 };
 

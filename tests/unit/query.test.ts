@@ -196,8 +196,8 @@ describe('scope check fails closed', () => {
 
 /** docs/writes-keys-limits.md, "API keys and scopes": the resource of the last collection in a path template (a deliberately separate reading). */
 function lastCollectionResource(template: string): string {
-  // The event log (docs/live.md, "Event log") has a scope of its own; `/emails/{id}/events` are email events.
-  if (template === '/api/v1/workspaces/{workspace_id}/events') return 'events';
+  // The event log (docs/live.md, "Event log") and its stream have a scope of their own; `/emails/{id}/events` are email events.
+  if (template === '/api/v1/workspaces/{workspace_id}/events' || template === '/api/v1/workspaces/{workspace_id}/events/stream') return 'events';
   const bySegment: Record<string, string> = {
     workspaces: 'workspaces',
     forms: 'forms',

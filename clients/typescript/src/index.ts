@@ -11,6 +11,10 @@ import { createClient as createFetchClient, type Client } from './generated/clie
 import * as sdk from './generated/sdk.gen';
 import type {
   EntryUpsertRequestB,
+  EventA,
+  EventB,
+  StreamEventsData,
+  StreamResponsesData,
   ListDatatableRowsData,
   ListResponsesData,
   ListTableEntriesBData,
@@ -28,12 +32,16 @@ import type {
 } from './generated/types.gen';
 import { eachItem, eachPage, type PageB } from './paging';
 import { retryingFetch, type RetryOptions } from './retry';
+import { ApiError } from './api-error';
+import { followStream, type FollowOptions, type StreamEvent } from './stream';
 
 export * from './generated/types.gen';
 export { sdk };
 export type { Client };
 export { eachItem, eachPage, nextCursor, type CursorPage, type NumberedPage, type PageB } from './paging';
 export { retryAfterSeconds, type RetryInfo, type RetryOptions, type Sleep } from './retry';
+export { ApiError } from './api-error';
+export { followStream, parseEventStream, type FollowOptions, type ReconnectInfo, type StreamEvent } from './stream';
 
 export type Style = 'A' | 'B';
 
@@ -44,25 +52,6 @@ export interface CreateClientOptions extends RetryOptions {
   style: Style;
   /** Default: the global `fetch`. */
   fetch?: typeof fetch;
-}
-
-/** An answer other than 2xx from a helper of this module (the generated functions return it as `error`). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    /** The error body: `{ error: { code, message, status, details? }, request_id }`. */
-    readonly body: unknown,
-    readonly response: Response,
-  ) {
-    const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    super(`${status} ${error?.code ?? 'error'}: ${error?.message ?? response.statusText}`);
-    this.name = 'ApiError';
-  }
-
-  /** The service's error code (`rate_limit_exceeded`, `validation_error`, …), when the body has one. */
-  get code(): string | undefined {
-    return (this.body as { error?: { code?: string } } | undefined)?.error?.code;
-  }
 }
 
 /** Options of a write. */
@@ -97,6 +86,14 @@ export type ResponsesQueryA = { [K in StyleAOnly | BothStyles]?: OneOrMany<Respo
 /** Style B query of the shared responses list: no Style A parameter (filter with `filter`); `page` is the first page yielded. */
 export type ResponsesQueryB = Pick<ResponsesQuery, StyleBOnly | BothStyles> & { [K in StyleAOnly]?: never };
 
+/** Query of `GET {ws}/responses/stream` (the list's filters of the client's style; the position goes in FollowOptions). */
+export type ResponsesStreamQuery = Omit<Query<StreamResponsesData>, 'after'>;
+/** Query of `GET {ws}/events/stream`. */
+export type EventsStreamQuery = Omit<Query<StreamEventsData>, 'after'>;
+
+/** Follows a live stream of the client's style: the query's parameters, reconnecting with `Last-Event-ID`. */
+type Follow = <T>(path: string, query: Record<string, unknown>, options: FollowOptions | undefined) => AsyncGenerator<StreamEvent<T>, void, undefined>;
+
 export interface StyleAClient {
   readonly style: 'A';
   /** The generated client: `sdk.listForms({ client, path: { workspace_id } })`. */
@@ -105,6 +102,12 @@ export interface StyleAClient {
     /** Every response of the workspace, newest first unless `sort` says otherwise, across cursor pages. */
     list(workspaceId: string, query?: ResponsesQueryA): AsyncGenerator<ResponseA, void, undefined>;
     get(workspaceId: string, responseId: string): Promise<ResponseA>;
+    /** New responses as they are created (`GET {ws}/responses/stream`), resuming after each reconnect (followStream). */
+    follow(workspaceId: string, query?: ResponsesStreamQuery, options?: FollowOptions): AsyncGenerator<StreamEvent<ResponseA>, void, undefined>;
+  };
+  events: {
+    /** New events of the log as they are committed (`GET {ws}/events/stream`), resuming after each reconnect. */
+    follow(workspaceId: string, query?: EventsStreamQuery, options?: FollowOptions): AsyncGenerator<StreamEvent<EventA>, void, undefined>;
   };
   rows: {
     /** Every row of a datatable, across cursor pages. */
@@ -122,6 +125,12 @@ export interface StyleBClient {
     /** The pages of the workspace's responses with totals (`filter`, `sort`, dates narrow them). */
     pages(workspaceId: string, query?: ResponsesQueryB): AsyncGenerator<PageB<ResponseB>, void, undefined>;
     get(workspaceId: string, responseId: string): Promise<ResponseB>;
+    /** New responses as they are created (`GET {ws}/responses/stream`), resuming after each reconnect (followStream). */
+    follow(workspaceId: string, query?: ResponsesStreamQuery, options?: FollowOptions): AsyncGenerator<StreamEvent<ResponseB>, void, undefined>;
+  };
+  events: {
+    /** New events of the log as they are committed (`GET {ws}/events/stream`), resuming after each reconnect. */
+    follow(workspaceId: string, query?: EventsStreamQuery, options?: FollowOptions): AsyncGenerator<StreamEvent<EventB>, void, undefined>;
   };
   entries: {
     /** The pages of a table's entries with totals. */
@@ -147,7 +156,9 @@ function written<T>({ data, response }: { data: T; response: Response }): WriteR
 
 const idempotency = (options: WriteOptions | undefined) => (options?.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': options.idempotencyKey });
 
-function styleA(client: Client): StyleAClient {
+const streamPath = (workspaceId: string, what: 'responses' | 'events') => `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/${what}/stream`;
+
+function styleA(client: Client, follow: Follow): StyleAClient {
   return {
     style: 'A',
     client,
@@ -159,7 +170,9 @@ function styleA(client: Client): StyleAClient {
             (await ok(sdk.listResponses({ client, path: { workspace_id }, query: { ...(query as ResponsesQuery), cursor } }))).data as ResponseListEnvelopeA,
         ),
       get: async (workspace_id, response_id) => ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeA).data,
+      follow: (workspace_id, query = {}, options) => follow<ResponseA>(streamPath(workspace_id, 'responses'), query, options),
     },
+    events: { follow: (workspace_id, query = {}, options) => follow<EventA>(streamPath(workspace_id, 'events'), query, options) },
     rows: {
       list: (workspace_id, datatable_id, query = {}) =>
         eachItem(async (cursor) => (await ok(sdk.listDatatableRows({ client, path: { workspace_id, datatable_id }, query: { ...query, cursor } }))).data),
@@ -169,7 +182,7 @@ function styleA(client: Client): StyleAClient {
   };
 }
 
-function styleB(client: Client): StyleBClient {
+function styleB(client: Client, follow: Follow): StyleBClient {
   return {
     style: 'B',
     client,
@@ -180,7 +193,9 @@ function styleB(client: Client): StyleBClient {
           query.page,
         ),
       get: async (workspace_id, response_id) => ((await ok(sdk.getResponse({ client, path: { workspace_id, response_id } }))).data as ResponseEnvelopeB).data,
+      follow: (workspace_id, query = {}, options) => follow<ResponseB>(streamPath(workspace_id, 'responses'), query, options),
     },
+    events: { follow: (workspace_id, query = {}, options) => follow<EventB>(streamPath(workspace_id, 'events'), query, options) },
     entries: {
       pages: (workspace_id, table_id, query = {}) =>
         eachPage(async (page) => (await ok(sdk.listTableEntriesB({ client, path: { workspace_id, table_id }, query: { ...query, page } }))).data, query.page),
@@ -198,11 +213,15 @@ export function createClient(options: CreateClientOptions & { style: 'A' }): Sty
 export function createClient(options: CreateClientOptions & { style: 'B' }): StyleBClient;
 export function createClient(options: CreateClientOptions): StyleAClient | StyleBClient;
 export function createClient(options: CreateClientOptions): StyleAClient | StyleBClient {
-  const client = createFetchClient({
-    baseUrl: options.baseUrl,
-    auth: options.apiKey,
-    headers: { 'X-API-Style': options.style },
-    fetch: retryingFetch(options.fetch ?? ((input, init) => fetch(input, init)), options),
-  });
-  return options.style === 'A' ? styleA(client) : styleB(client);
+  const send = retryingFetch(options.fetch ?? ((input, init) => fetch(input, init)), options);
+  const client = createFetchClient({ baseUrl: options.baseUrl, auth: options.apiKey, headers: { 'X-API-Style': options.style }, fetch: send });
+  const follow: Follow = (path, query, followOptions) => {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) search.append(name, String(v));
+    }
+    const url = `${options.baseUrl.replace(/\/$/, '')}${path}${search.size > 0 ? `?${search.toString()}` : ''}`;
+    return followStream(send, url, { 'X-API-Key': options.apiKey, 'X-API-Style': options.style }, followOptions);
+  };
+  return options.style === 'A' ? styleA(client, follow) : styleB(client, follow);
 }

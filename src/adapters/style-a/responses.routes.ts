@@ -18,6 +18,7 @@ import {
 import type { CoreDeps } from '../deps';
 import { keysetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';
+import { responsesStream } from '../streams.handlers';
 import { respondentExport } from '../respondents-export';
 import { answersSpelled, createdAtValue, responseCreate } from '../response-create.handlers';
 import { bool, createdRangeA, lists, num, param, str, workspaceOf } from '../query-values';
@@ -141,3 +142,7 @@ export function presentResponseDeletionA(d: ResponseDeletion): ResponseDeletionA
     finished_at: d.finishedAt ? d.finishedAt.toISOString() : null,
   };
 }
+
+/** GET {ws}/responses/stream in Style A (docs/live.md, "Stream"): the list's filters, the style's responses. */
+export const responsesStreamA = (deps: CoreDeps) =>
+  responsesStream(deps, { style: 'A', filters: (req) => responsesFilterA(req, str(req, 'form_id')), present: (r) => presentResponseA(r) });

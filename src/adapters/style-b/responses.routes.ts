@@ -11,6 +11,7 @@ import { getResponse, listResponsesOffset, type ResponseFilterQuery } from '../.
 import type { CoreDeps } from '../deps';
 import { offsetPage, single } from '../envelope';
 import { responsesExport } from '../responses-export';
+import { responsesStream } from '../streams.handlers';
 import { respondentExport } from '../respondents-export';
 import { answersSpelled, createdAtValue, responseCreate } from '../response-create.handlers';
 import { bool, createdRangeB, param, str, workspaceOf } from '../query-values';
@@ -150,3 +151,7 @@ export function presentResponseDeletionB(d: ResponseDeletion): ResponseDeletionB
     finishedAt: d.finishedAt ? d.finishedAt.toISOString() : null,
   };
 }
+
+/** GET {ws}/responses/stream in Style B (docs/live.md, "Stream"): the list's filters, the style's responses. */
+export const responsesStreamB = (deps: CoreDeps) =>
+  responsesStream(deps, { style: 'B', filters: (req) => responsesFilterB(req), present: (r) => presentResponseB(r) });

@@ -119,10 +119,18 @@ export async function appendEvents(trx: Knex.Transaction, workspaceId: string, e
 
 // Reads.
 
-/** The narrowing of a read of the log: types (any of), `created_at` bounds (half-open as elsewhere). */
+const col = (name: string, column: string, type: ListField['type']): ListField => ({ name, expr: sql('??', column), type, nullable: false });
+/** Style B `filter` fields (docs/api-rules.md, "Filter language"). */
+const FILTER_FIELDS = fieldMap([col('type', 'e.type', 'text'), col('id', 'e.id', 'text'), col('created_at', 'e.created_at', 'timestamp')]);
+
+/**
+ * The narrowing of a read of the log: types (any of), `created_at` bounds (half-open as elsewhere), and Style B's
+ * `filter` expression over `type`, `id`, `created_at`.
+ */
 export interface EventFilters {
   types?: readonly string[] | undefined;
   created?: readonly DateBound[] | undefined;
+  filter?: string | undefined;
 }
 
 /** A read after a position: the events, and whether more follow the last one now. */
@@ -131,12 +139,69 @@ export interface EventsAfter {
   hasMore: boolean;
 }
 
+/** The filters of a read (`e` is the log). @throws AppError validation_error for a `filter` problem. */
+function filtered(q: Knex.QueryBuilder, f: EventFilters): Knex.QueryBuilder {
+  if (f.types !== undefined && f.types.length > 0) q.whereIn('e.type', [...f.types]);
+  for (const b of f.created ?? []) q.where('e.created_at', b.op, b.value);
+  if (f.filter !== undefined) {
+    const { where } = compileFilter(f.filter, { fields: FILTER_FIELDS });
+    q.whereRaw(where.sql, where.bindings);
+  }
+  return q;
+}
+
 /** The conditions every read shares: the workspace, committed below the statement's xmin, and the filters. */
 function narrowed(q: Knex.QueryBuilder, workspaceId: string, f: EventFilters): Knex.QueryBuilder {
   q.where('e.workspace_id', workspaceId).whereRaw('e.xid < pg_snapshot_xmin(pg_current_snapshot())');
-  if (f.types !== undefined && f.types.length > 0) q.whereIn('e.type', [...f.types]);
-  for (const b of f.created ?? []) q.where('e.created_at', b.op, b.value);
-  return q;
+  return filtered(q, f);
+}
+
+/** The token of the position before every event (a stream of a workspace with no event yet starts there). */
+export const POSITION_ZERO = positionToken(0n, 0n);
+
+/**
+ * The position a live stream that names none starts after: the workspace's newest readable event's (the same
+ * visibility rule as eventsAfter, so every event readable later lies above it), or POSITION_ZERO.
+ * Spec: docs/live.md, "Stream".
+ */
+export async function latestPosition(db: DbHandle, workspaceId: string): Promise<string> {
+  type At = { xid: string; seq: string | number } | undefined;
+  const [newest, pruned] = (await Promise.all([
+    narrowed(db('event_log as e'), workspaceId, {})
+      .select(db.raw('e.xid::text AS xid'), 'e.seq')
+      .orderBy([
+        { column: 'e.xid', order: 'desc' },
+        { column: 'e.seq', order: 'desc' },
+      ])
+      .first(),
+    // A workspace whose events were all pruned starts at the pruned position (below it eventsAfter answers 410).
+    db('event_log_pruned').select(db.raw('xid::text AS xid'), 'seq').where('workspace_id', workspaceId).first(),
+  ])) as [At, At];
+  const tokens = [newest, pruned].map((r) => (r ? positionToken(r.xid, r.seq) : POSITION_ZERO));
+  return tokens.sort().at(-1)!;
+}
+
+/**
+ * Checks the filters of a read without reading (a stream validates them before its first byte).
+ * @throws AppError validation_error for a `filter` problem, naming `filter`.
+ */
+export function checkEventFilters(f: EventFilters): void {
+  if (f.filter !== undefined) compileFilter(f.filter, { fields: FILTER_FIELDS });
+}
+
+/**
+ * The ids of the workspace's events in the position range (`from`, `to`] that the filters select: a stream's filter,
+ * applied as SQL over a range of events it has read (eventsAfter) already, on the log's primary key.
+ * @throws AppError validation_error for a `filter` problem.
+ * Spec: docs/live.md, "Stream" (`GET {ws}/events/stream`).
+ */
+export async function eventsMatching(db: DbHandle, workspaceId: string, from: string, to: string, f: EventFilters): Promise<Set<string>> {
+  const lo = parsePosition(from, 'query', 'after');
+  const hi = parsePosition(to, 'query', 'after');
+  const q = filtered(db('event_log as e').select('e.id').where('e.workspace_id', workspaceId), f)
+    .whereRaw('(e.xid, e.seq) > (?::xid8, ?::bigint)', [lo.xid.toString(), lo.seq.toString()])
+    .whereRaw('(e.xid, e.seq) <= (?::xid8, ?::bigint)', [hi.xid.toString(), hi.seq.toString()]);
+  return new Set(((await q) as Array<{ id: string }>).map((r) => r.id));
 }
 
 /**
@@ -183,10 +248,6 @@ export async function countEvents(db: DbHandle, workspaceId: string, f: EventFil
   return Number(row?.n ?? 0);
 }
 
-const col = (name: string, column: string, type: ListField['type']): ListField => ({ name, expr: sql('??', column), type, nullable: false });
-/** Style B `filter` fields (docs/api-rules.md, "Filter language"). */
-const FILTER_FIELDS = fieldMap([col('type', 'e.type', 'text'), col('id', 'e.id', 'text'), col('created_at', 'e.created_at', 'timestamp')]);
-
 /**
  * The workspace's events in log order as an offset page (Style B), with `total` (the workspace's readable events) and
  * `filteredTotal`; the same visibility rule as eventsAfter (nothing at or above the statement's xmin).
@@ -197,16 +258,12 @@ const FILTER_FIELDS = fieldMap([col('type', 'e.type', 'text'), col('id', 'e.id',
 export async function listEventsOffset(
   db: DbHandle,
   workspaceId: string,
-  q: EventFilters & { filter?: string | undefined; pagination: OffsetPagination },
+  q: EventFilters & { pagination: OffsetPagination },
 ): Promise<OffsetPage<LoggedEvent>> {
   const { page, limit } = q.pagination;
   const offset = (page - 1) * limit;
   if (!Number.isSafeInteger(offset)) throw errors.invalid('query', 'page', '`page` is too large.');
   const base = narrowed(db('event_log as e'), workspaceId, q);
-  if (q.filter !== undefined) {
-    const { where } = compileFilter(q.filter, { fields: FILTER_FIELDS });
-    base.whereRaw(where.sql, where.bindings);
-  }
   const count = async (b: Knex.QueryBuilder) => Number(((await b.count({ n: '*' }).first()) as { n: unknown } | undefined)?.n ?? 0);
   const [rows, total, filteredTotal] = await Promise.all([
     base

@@ -138,6 +138,22 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
     },
     attention: null,
   },
+  // Before getResponse: its `{response_id}` would take "stream" for an id (the translator takes the first path that matches).
+  {
+    operation: 'streamResponses',
+    method: 'GET',
+    path: `${WS}/responses/stream`,
+    equivalent: {
+      operation: 'streamResponses',
+      method: 'GET',
+      path: `${WS}/responses/stream`,
+      params: [
+        { b: 'after, Last-Event-ID', a: 'after, Last-Event-ID', how: 'unchanged: the same positions in both styles' },
+        ...RESPONSE_LIST_PARAMS.filter((p) => ![PAGE, LIMIT, SORT, SEARCH, INCLUDE_TABLE, INCLUDE_ACTIONLIST].includes(p)),
+      ],
+    },
+    attention: null,
+  },
   {
     operation: 'getResponse',
     method: 'GET',
@@ -262,6 +278,25 @@ export const STYLE_B_OPERATIONS: readonly OperationMapping[] = [
           a: 'type',
           how: 'Style A has no filter on this list: send type=… for each type (any of); the cursor is an event position (the last event you have)',
         },
+      ],
+    },
+    attention: null,
+  },
+  {
+    operation: 'streamEvents',
+    method: 'GET',
+    path: `${WS}/events/stream`,
+    equivalent: {
+      operation: 'streamEvents',
+      method: 'GET',
+      path: `${WS}/events/stream`,
+      params: [
+        STYLE_HEADER,
+        START,
+        END,
+        { b: 'type', a: 'type', how: 'unchanged' },
+        { b: 'after, Last-Event-ID', a: 'after, Last-Event-ID', how: 'unchanged: the same positions in both styles' },
+        { b: 'filter', a: 'type', how: 'Style A has no filter on this stream: send type=… for each type (any of)' },
       ],
     },
     attention: null,

@@ -640,6 +640,17 @@ export async function prepareNarrowing(db: DbHandle, workspaceId: string, q: Res
   return (await prepareList(db, workspaceId, { ...q, sort: undefined })).narrowing;
 }
 
+/**
+ * The ids among `ids` of the workspace's responses that a narrowing (prepareNarrowing) selects: a responses stream's
+ * filter, applied as SQL over the responses of the events it read (docs/live.md, "Stream"). A response deleted since
+ * its event was written matches nothing.
+ */
+export async function responsesMatching(db: DbHandle, workspaceId: string, narrowing: ResponseNarrowing, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = (await applyNarrowing(db('responses').select('id'), workspaceId, narrowing).whereIn('id', [...ids])) as Array<{ id: string }>;
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Deletes one response in the caller's transaction; undefined when the workspace has no response of that id. */
 export async function deleteResponseRow(trx: Knex.Transaction, workspaceId: string, id: string): Promise<DeletedResponse | undefined> {
   const rows = (await trx('responses').where({ workspace_id: workspaceId, id }).delete().returning(['id', 'form_id'])) as Array<{

@@ -13,6 +13,7 @@ import { ALL_SCOPES } from '../../../src/core/scopes';
 import { withTransaction } from '../../../src/db';
 import { pruneExpiredResponses } from '../../../src/delivery/deletions';
 import { onEmbeddedDb } from '../../support/db';
+import { commitOutOfOrder } from '../../support/commit-order';
 import { formWorkspace, goodAnswers, keyFor, type FormWorkspace } from '../../support/given';
 import { eventsReadable, useWebhookApp } from '../webhooks/harness';
 
@@ -212,23 +213,10 @@ describe('retention', () => {
 (onEmbeddedDb() ? describe.skip : describe)('commit order (PostgreSQL: two connections)', () => {
   it('reads events of two transactions committing out of order in position order, skipping none', async () => {
     const w = await formWorkspace(t.db);
-    const event = (id: string) => ({ type: 'row.deleted' as const, resource: { kind: 'row_deleted' as const, rowId: id, datatableId: w.table } });
-    let releaseFirst!: () => void;
-    const firstMayCommit = new Promise<void>((r) => (releaseFirst = r));
-    let firstWrote!: () => void;
-    const firstHasWritten = new Promise<void>((r) => (firstWrote = r));
-    // The first transaction writes first (the lower position) and commits last.
-    const first = withTransaction(t.db, async (trx) => {
-      await recordEvents(trx, w.ws, [event('first')]);
-      firstWrote();
-      await firstMayCommit;
+    await commitOutOfOrder(t.db, w.ws, w.table, async () => {
+      // The second has committed; the first is still open: a reader sees neither (the second is above the open xid).
+      expect((await eventsAfter(t.db, w.ws, undefined, { limit: 10 })).events).toEqual([]);
     });
-    await firstHasWritten;
-    await withTransaction(t.db, (trx) => recordEvents(trx, w.ws, [event('second')]));
-    // The second has committed; the first is still open: a reader sees neither (the second is above the open xid).
-    expect((await eventsAfter(t.db, w.ws, undefined, { limit: 10 })).events).toEqual([]);
-    releaseFirst();
-    await first;
     await settled(w.ws);
     const read = (await eventsAfter(t.db, w.ws, undefined, { limit: 10 })).events;
     expect(read.map((e) => (e.resource as { rowId: string }).rowId)).toEqual(['first', 'second']);

@@ -9,6 +9,7 @@ import { loadOpenApiDocument } from '../../../src/platform/openapi';
 import { useTestApp } from '../../support/app';
 import { scenario } from '../../support/given';
 import { documentOperations, fillPath, headerProblems, validValue, wellFormedBody, type DocOperation } from '../../support/openapi-ops';
+import { headOfStream, streamsEvents } from '../../support/sse';
 
 // STYLE_B_SUNSET set, so Style B answers carry Deprecation, Sunset and Link (docs/analytics.md, "Deprecation headers").
 const t = useTestApp({ styleBSunset: '2027-02-28' });
@@ -112,7 +113,8 @@ describe('response headers and openapi/', () => {
           if (style) r = r.set('X-API-Style', style);
           if (op.method !== 'GET') r = r.set('Idempotency-Key', key);
           if (body !== undefined) r = json ? r.send(body as object) : r.type('form').send(body as object);
-          return r;
+          // A live stream never ends: its headers are what is checked.
+          return streamsEvents(op) ? headOfStream(r) : r;
         };
         const res = await send();
         check(op, style, res);

@@ -522,6 +522,12 @@ function send(req: ReturnType<typeof buildRequest>): Promise<Answer> {
     const headers: Record<string, string | number> = { ...req.headers };
     if (body) headers['Content-Length'] = body.length;
     const r = http.request({ host: '127.0.0.1', port, agent, method: req.method, path: req.path, headers }, (res) => {
+      // A live stream (docs/live.md, "Stream") never ends: its head is the answer.
+      if (res.statusCode === 200 && String(res.headers['content-type']).startsWith('text/event-stream')) {
+        resolve({ status: 200, headers: res.headers, body: undefined });
+        res.destroy();
+        return;
+      }
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
