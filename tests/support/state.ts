@@ -1,14 +1,17 @@
 /**
  * A digest of everything stored for a workspace, to prove a rejected request wrote nothing: every
  * table with a `workspace_id` column (found in the catalog, so tables other branches add are covered)
- * plus the workspace's API keys (without `last_used_at`, which reading touches).
+ * plus the workspace's API keys (without `last_used_at`, which reading touches). The audit seals of earlier writes
+ * (src/db/follow-up.ts) run after their answers: they are waited for first, so a seal is never taken for a write.
  */
 import type { Db } from '../../src/db/connection';
+import { settleFollowUps } from '../../src/db/follow-up';
 
 let query: string | undefined;
 
 /** One round trip: `name → "count:md5"` for every workspace table and the workspace's keys. */
 export async function workspaceState(db: Db, ws: string): Promise<Record<string, string>> {
+  await settleFollowUps(db);
   if (!query) {
     const tables = (
       (await db.raw(
