@@ -32,14 +32,16 @@ export const SETTLE_AFTER = "interval '1 minute'";
  * @returns an opaque string, `<base xid>.<marks since>`, equal for two reads only if they saw the same changes.
  */
 export async function changeVersion(db: DbHandle, workspaceIds: readonly string[]): Promise<string> {
-  const marks = () => db('change_marks').whereIn('workspace_id', [...workspaceIds]);
-  const base = marks().whereRaw(`created_at < now() - ${SETTLE_AFTER} AND xid < ${XMIN}`).max('xid');
-  const { rows } = (await db.raw(`SELECT base.b::text AS base, ? AS since FROM ? AS base(b)`, [
-    marks().whereRaw("xid > coalesce(base.b, '0'::xid8)").count('*'),
-    base,
-  ])) as { rows: Array<{ base: string | null; since: string | number }> };
+  const ids = [...workspaceIds];
+  const { rows } = (await db.raw(VERSION_SQL, [ids, ids])) as { rows: Array<{ base: string | null; since: string | number }> };
   return `${rows[0]?.base ?? 0}.${rows[0]?.since ?? 0}`;
 }
+
+// One constant statement (built once, not by the query builder per request: it runs before every conditional GET).
+const VERSION_SQL = `SELECT base.b::text AS base,
+       (SELECT count(*) FROM change_marks WHERE workspace_id = ANY(?) AND xid > coalesce(base.b, '0'::xid8)) AS since
+  FROM (SELECT max(xid) FROM change_marks
+         WHERE workspace_id = ANY(?) AND created_at < now() - ${SETTLE_AFTER} AND xid < ${XMIN}) AS base(b)`;
 
 /** How long marks are kept before the prune may drop them (a workspace's newest settled mark always stays). */
 export const CHANGE_MARK_KEEP_MS = DAY_MS;
