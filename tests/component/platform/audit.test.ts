@@ -349,9 +349,9 @@ describe('sealing (appends that never wait for each other)', () => {
       ),
     );
     expect(await chainOf(s.ws)).toEqual({ workspaceId: s.ws, records: 16, headHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    // A batch keeps its order in the chain.
+    // A batch keeps its order in the chain (not its adjacency: concurrent inserts take sequence values between its rows).
     const seqOf = new Map((await rowsOf(s.ws)).map((r) => [r.target_id, Number(r.seq)]));
-    expect(seqOf.get('we_0b')).toBe(seqOf.get('we_0a')! + 1);
+    for (const i of [0, 3, 6, 9]) expect(seqOf.get(`we_${i}b`)).toBeGreaterThan(seqOf.get(`we_${i}a`)!);
   });
 
   it('seals a record its process left unsealed (no seal after commit) in the sweep, the list and the check', async () => {
