@@ -73,11 +73,8 @@ export function eventsStreamHandlers({ live }: CoreDeps): { a: RequestHandler; b
       const after = streamAfter(req);
       const f = filtersOf(req);
       checkEventFilters(f);
-      const all = (f.types ?? []).length === 0 && (f.created ?? []).length === 0 && f.filter === undefined;
-      const frames = async (from: string, to: string, events: readonly LoggedEvent[]) => {
-        const keep = all ? undefined : await eventsMatching(db, workspaceId, from, to, f);
-        return events.filter((e) => keep === undefined || keep.has(e.id)).map((e) => sseFrame(e.position, e.type, present(e)));
-      };
+      const frames = async (from: string, to: string, events: readonly LoggedEvent[]) =>
+        (await eventsMatching(db, workspaceId, { from, to, events }, f)).map((e) => sseFrame(e.position, e.type, present(e)));
       await live.open(req, res, { workspaceId, after, key: callerOf(req), scope: 'events:read', filterKey: filterKeyOf(req, 'events', style), frames });
     };
   return { a: handler('A', eventFiltersA, presentEventA), b: handler('B', eventFiltersB, presentEventB) };

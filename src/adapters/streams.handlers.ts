@@ -3,12 +3,12 @@
  * resumes (`Last-Event-ID`, else `?after=`), and `GET {ws}/responses/stream`, called by each style's handler
  * (style-a/ and style-b/responses.routes.ts) with its list filters (responsesFilterA/B, the list's own parsing) and its
  * presenter. The filters are validated and compiled by the core as the list does (prepareNarrowing) and applied as SQL
- * over the responses of each range of new events (responsesMatching). The events stream is in events.handlers.ts. The
+ * over the responses of each range of new events (createdResponsesMatching). The events stream is in events.handlers.ts. The
  * streaming itself (fan-out, limits, shutdown) is src/platform/live-streams.ts.
  */
 import type { Request, RequestHandler } from 'express';
 import { parsePosition, type LoggedEvent } from '../core/events/event-log.store';
-import { prepareNarrowing, responsesMatching, type ResponseFilterQuery, type ResponseNarrowing } from '../core/responses/responses.store';
+import { createdResponsesMatching, prepareNarrowing, type ResponseFilterQuery } from '../core/responses/responses.store';
 import type { ResponseRecord } from '../core/responses/responses.types';
 import { sseFrame } from '../platform/live-streams';
 import type { CoreDeps } from './deps';
@@ -36,10 +36,6 @@ export function filterKeyOf(req: Request, kind: string, style: 'A' | 'B'): strin
   return `${kind}:${style}:${JSON.stringify(query)}`;
 }
 
-/** True when the narrowing selects every response of the workspace (no SQL needed per range). */
-const selectsAll = (n: ResponseNarrowing) =>
-  n.formId === undefined && n.created.length === 0 && n.scoreGte === undefined && n.scoreLte === undefined && !n.filter && !n.search;
-
 /** What one style's responses stream brings: its list's filters and its presenter. */
 export interface ResponsesStreamStyle {
   style: 'A' | 'B';
@@ -60,19 +56,10 @@ export function responsesStream({ live }: Pick<CoreDeps, 'live'>, s: ResponsesSt
     const workspaceId = workspaceOf(req);
     const after = streamAfter(req);
     const narrowing = await prepareNarrowing(db, workspaceId, s.filters(req));
-    const all = selectsAll(narrowing);
-    const frames = async (_from: string, _to: string, events: readonly LoggedEvent[]) => {
-      const created = events.flatMap((e) => (e.type === 'response.created' && e.resource.kind === 'response' ? [{ e, r: e.resource.response }] : []));
-      const keep = all
-        ? undefined
-        : await responsesMatching(
-            db,
-            workspaceId,
-            narrowing,
-            created.map(({ r }) => r.id),
-          );
-      return created.filter(({ r }) => keep === undefined || keep.has(r.id)).map(({ e, r }) => sseFrame(e.position, e.type, s.present(r)));
-    };
+    const frames = async (_from: string, _to: string, events: readonly LoggedEvent[]) =>
+      (await createdResponsesMatching(db, workspaceId, narrowing, events)).map(({ event, response }) =>
+        sseFrame(event.position, event.type, s.present(response)),
+      );
     await live.open(req, res, { workspaceId, after, key: callerOf(req), scope: 'responses:read', filterKey: filterKeyOf(req, 'responses', s.style), frames });
   };
 }

@@ -190,18 +190,28 @@ export function checkEventFilters(f: EventFilters): void {
 }
 
 /**
- * The ids of the workspace's events in the position range (`from`, `to`] that the filters select: a stream's filter,
- * applied as SQL over a range of events it has read (eventsAfter) already, on the log's primary key.
+ * The events among `events` (those of the position range (`from`, `to`] a stream has read with eventsAfter) that the
+ * filters select: a stream's filter, applied as SQL over that range on the log's primary key (no query when the
+ * filters select every event).
+ * @returns the matching events, in log order.
  * @throws AppError validation_error for a `filter` problem.
  * Spec: docs/live.md, "Stream" (`GET {ws}/events/stream`).
  */
-export async function eventsMatching(db: DbHandle, workspaceId: string, from: string, to: string, f: EventFilters): Promise<Set<string>> {
+export async function eventsMatching(
+  db: DbHandle,
+  workspaceId: string,
+  range: { from: string; to: string; events: readonly LoggedEvent[] },
+  f: EventFilters,
+): Promise<LoggedEvent[]> {
+  const { from, to, events } = range;
+  if (events.length === 0 || ((f.types ?? []).length === 0 && (f.created ?? []).length === 0 && f.filter === undefined)) return [...events];
   const lo = parsePosition(from, 'query', 'after');
   const hi = parsePosition(to, 'query', 'after');
   const q = filtered(db('event_log as e').select('e.id').where('e.workspace_id', workspaceId), f)
     .whereRaw('(e.xid, e.seq) > (?::xid8, ?::bigint)', [lo.xid.toString(), lo.seq.toString()])
     .whereRaw('(e.xid, e.seq) <= (?::xid8, ?::bigint)', [hi.xid.toString(), hi.seq.toString()]);
-  return new Set(((await q) as Array<{ id: string }>).map((r) => r.id));
+  const keep = new Set(((await q) as Array<{ id: string }>).map((r) => r.id));
+  return events.filter((e) => keep.has(e.id));
 }
 
 /**

@@ -14,6 +14,7 @@ import { fieldMap, type ListField, type SortDirection } from '../query/fields';
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetQuery, type OffsetPage, type OffsetQuery, type OffsetStart } from '../query/list';
 import { joinSql, sql, type Sql } from '../query/sql';
 import type { PersonKey } from '../respondents/person-key';
+import type { LoggedEvent } from '../events/event-log.store';
 import { compileTypedFilter, keyedFilterParams, typedFilterParams, type TypedFilterParam } from '../query/typed-filter';
 import { type DateBound, DAY_MS } from '../query/dates';
 import type { ActionlistItem, ResponseIncludes, ResponseRecord, Sentiment, StoredAnswer } from './responses.types';
@@ -641,14 +642,30 @@ export async function prepareNarrowing(db: DbHandle, workspaceId: string, q: Res
 }
 
 /**
- * The ids among `ids` of the workspace's responses that a narrowing (prepareNarrowing) selects: a responses stream's
- * filter, applied as SQL over the responses of the events it read (docs/live.md, "Stream"). A response deleted since
- * its event was written matches nothing.
+ * The new responses among a range of the event log that a narrowing (prepareNarrowing) selects: a responses stream's
+ * filter (docs/live.md, "Stream"), applied as SQL over the responses of the `response.created` events read (no query
+ * when the narrowing selects every response). A response deleted since its event was written matches nothing.
+ * @returns the matching events with their responses, in the events' order.
  */
-export async function responsesMatching(db: DbHandle, workspaceId: string, narrowing: ResponseNarrowing, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = (await applyNarrowing(db('responses').select('id'), workspaceId, narrowing).whereIn('id', [...ids])) as Array<{ id: string }>;
-  return new Set(rows.map((r) => r.id));
+export async function createdResponsesMatching(
+  db: DbHandle,
+  workspaceId: string,
+  narrowing: ResponseNarrowing,
+  events: readonly LoggedEvent[],
+): Promise<Array<{ event: LoggedEvent; response: ResponseRecord }>> {
+  const created = events.flatMap((event) =>
+    event.type === 'response.created' && event.resource.kind === 'response' ? [{ event, response: event.resource.response }] : [],
+  );
+  const n = narrowing;
+  if (
+    created.length === 0 ||
+    (n.formId === undefined && n.created.length === 0 && n.scoreGte === undefined && n.scoreLte === undefined && !n.filter && !n.search)
+  )
+    return created;
+  const ids = created.map((c) => c.response.id);
+  const rows = (await applyNarrowing(db('responses').select('id'), workspaceId, narrowing).whereIn('id', ids)) as Array<{ id: string }>;
+  const keep = new Set(rows.map((r) => r.id));
+  return created.filter((c) => keep.has(c.response.id));
 }
 
 /** Deletes one response in the caller's transaction; undefined when the workspace has no response of that id. */
