@@ -30,6 +30,7 @@ import * as m026 from './20261127_026_audit_seal';
 import * as m027 from './20261127_027_change_marks';
 import * as m028 from './20261127_028_event_notify';
 import * as m029 from './20261127_029_answer_rollup_question_idx';
+import * as m030 from './20261127_030_change_totals';
 
 export interface Migration {
   name: string;
@@ -65,4 +66,5 @@ export const migrations: readonly Migration[] = [
   { name: '20261127_027_change_marks', ...m027 },
   { name: '20261127_028_event_notify', ...m028 },
   { name: '20261127_029_answer_rollup_question_idx', ...m029 },
+  { name: '20261127_030_change_totals', ...m030 },
 ];

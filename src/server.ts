@@ -13,6 +13,7 @@ import type { Db } from './db';
 import { createDb, isEmbedded, migrateLatest } from './db/connection';
 import { createReadReplicas, type ReadReplicas } from './db/replicas';
 import { settleFollowUps } from './db/follow-up';
+import { startChangeFold } from './platform/change-fold';
 import { createHttpServer } from './platform/http-server';
 import { createLogger, writeAfterLog, type Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
@@ -88,6 +89,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   const app = buildApp(config, { db, logger, redis: c.redis, metrics, replicas: c.replicas });
   const server = await listen(c, app);
+  // Conditional GETs count only the marks since the last fold (docs/api-rules.md, "Conditional requests").
+  const fold = startChangeFold(db, logger);
+  addCloser('change fold', () => fold.stop());
   // The worker shares the process's knex instance: on PGlite it is the one connection (docs/webhooks.md, "Running the worker").
   if (opts.worker !== false) {
     const worker = await startWorker(c, metrics, opts.workerObserver);

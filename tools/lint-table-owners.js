@@ -55,6 +55,7 @@ const OWNERS = {
   email_suppressions: 'src/core/respondents/erasure.store.ts',
   topics: 'src/core/topics/topics.store.ts',
   change_marks: 'src/core/changes/change-marks.store.ts',
+  change_totals: 'src/core/changes/change-marks.store.ts',
   response_topics: 'src/core/topics/topics.store.ts',
 };
 

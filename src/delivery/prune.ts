@@ -3,8 +3,7 @@
  * delivery log past `WEBHOOK_LOG_RETENTION_DAYS`, submission tokens a day past their expiry, API key
  * usage older than the usage window, per-operation usage older than 400 days, dashboard download claims a day past their tokens' hour and
  * email-link uses a day past their link's expiry, audit records past `AUDIT_RETENTION_DAYS` (src/core/audit/audit.store.ts),
- * the event log past `EVENT_RETENTION_DAYS` (src/core/events/event-log.store.ts), change marks a day old
- * (src/core/changes/change-marks.store.ts: each workspace keeps the one its conditional requests' version rests on),
+ * the event log past `EVENT_RETENTION_DAYS` (src/core/events/event-log.store.ts),
  * and the responses and email events of workspaces past their response retention (delivery/deletions.ts), each in
  * small batches with pauses (src/db/batches.ts), off the
  * request path. Every instance's worker runs it; the deletes are idempotent (a row another instance
@@ -13,7 +12,6 @@
 import { DEFAULT_AUDIT_RETENTION_DAYS, pruneAuditEvents } from '../core/audit/audit.store';
 import { pruneDownloadClaims } from '../core/dashboards/dashboard-links.store';
 import { DEFAULT_EVENT_RETENTION_DAYS, pruneEventLog } from '../core/events/event-log.store';
-import { pruneChangeMarks } from '../core/changes/change-marks.store';
 import { pruneKeyUsage, pruneOperationUsage } from '../core/api-keys/usage.store';
 import { pruneLinkUses } from '../core/links/link-uses.store';
 import { pruneSubmissionTokens } from '../core/responses/submission-tokens.store';
@@ -34,8 +32,6 @@ export interface PruneResult {
   auditEvents: number;
   /** Events of the event log past `EVENT_RETENTION_DAYS`. */
   eventLog: number;
-  /** Change marks a day old (the version of conditional requests; docs/api-rules.md, "Conditional requests"). */
-  changeMarks: number;
   /** Responses past their workspace's retention (docs/data-rights.md, "Retention"). */
   responses: number;
   /** Email events past their workspace's retention. */
@@ -64,8 +60,6 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: P
   const auditEvents = await pruneAuditEvents(db, opts.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS, now, opts);
   const eventLog = await pruneEventLog(db, opts.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS, now, opts);
   const expired = await pruneExpiredResponses(db, now, { ...opts, batchSize: opts.responseBatchSize ?? opts.batchSize });
-  // Last: the pass's own deletes above marked their workspaces.
-  const changeMarks = await pruneChangeMarks(db, now, opts);
   return {
     webhookDeliveries: log.deliveries,
     webhookEvents: log.events,
@@ -76,7 +70,6 @@ export async function pruneAll(db: Db, retentionDays: number, now: Date, opts: P
     emailLinkUses,
     auditEvents,
     eventLog,
-    changeMarks,
     responses: expired.responses,
     emailEvents: expired.emailEvents,
   };

@@ -224,7 +224,6 @@ describe('the worker', () => {
       // Audit records are kept 400 days (AUDIT_RETENTION_DAYS); none here is that old (its prune: platform/audit.test.ts).
       auditEvents: 0,
       eventLog: 0,
-      changeMarks: 0,
       responses: 0,
       emailEvents: 0,
     });
