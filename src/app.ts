@@ -283,6 +283,25 @@ function routersUnder(paths: RegExp, ...routers: Router[]): RequestHandler & { s
 }
 
 /**
+ * `router`, entered only by a request whose method one of its routes answers (HEAD where it answers GET; OPTIONS always,
+ * for Express's automatic answer): a row upsert passes the GET-only routers with one test instead of matching its path
+ * against each of their layers. A router with a middleware layer (`router.use`) is entered by every method. Its layers
+ * stay readable as `stack` (tests read the routes from Express's router tree).
+ */
+function forItsMethods(router: Router): RequestHandler & { stack: Router['stack'] } {
+  const methods = new Set(['OPTIONS']);
+  let every = false;
+  for (const layer of router.stack as Array<{ route?: { methods: Record<string, boolean> } }>) {
+    if (!layer.route) every = true;
+    for (const m of Object.keys(layer.route?.methods ?? {})) if (m === '_all') every = true;
+    else methods.add(m.toUpperCase());
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  const step: RequestHandler = every ? router : (req, res, next) => (methods.has(req.method) ? router(req, res, next) : next());
+  return Object.assign(step, { stack: router.stack });
+}
+
+/**
  * A router of step 9: where it is mounted and the style of every path it serves, which must be the path's `x-style` in
  * openapi/ (tests/unit/x-style.test.ts checks them against each other; style-selection.ts reads only the document).
  */
@@ -314,7 +333,7 @@ export function apiRouterTable(core: CoreDeps, publicUrl: string): ApiRouter[] {
 function apiRouters(core: CoreDeps, publicUrl: string): Router {
   const r = express.Router();
   r.use(conditionalGet(core.db));
-  for (const { mount, router } of apiRouterTable(core, publicUrl)) r.use(mount, router);
+  for (const { mount, router } of apiRouterTable(core, publicUrl)) r.use(mount, forItsMethods(router));
   return r;
 }
 
@@ -327,7 +346,7 @@ function mountApi(app: Express, config: Config, deps: AppDeps, core: CoreDeps, m
   if (!replicas) {
     // On the app itself: a request enters only the routers it reaches, not a router of routers first.
     app.use(conditionalGet(core.db));
-    for (const { mount, router } of apiRouterTable(core, config.publicUrl)) app.use(mount, router);
+    for (const { mount, router } of apiRouterTable(core, config.publicUrl)) app.use(mount, forItsMethods(router));
     return;
   }
   metrics.setReplicaSource(() => replicas.status());
