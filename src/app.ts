@@ -293,8 +293,9 @@ function forItsMethods(router: Router): RequestHandler & { stack: Router['stack'
   let every = false;
   for (const layer of router.stack as Array<{ route?: { methods: Record<string, boolean> } }>) {
     if (!layer.route) every = true;
-    for (const m of Object.keys(layer.route?.methods ?? {})) if (m === '_all') every = true;
-    else methods.add(m.toUpperCase());
+    for (const m of Object.keys(layer.route?.methods ?? {}))
+      if (m === '_all') every = true;
+      else methods.add(m.toUpperCase());
   }
   if (methods.has('GET')) methods.add('HEAD');
   const step: RequestHandler = every ? router : (req, res, next) => (methods.has(req.method) ? router(req, res, next) : next());
