@@ -114,6 +114,23 @@ export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
+/**
+ * The CPU time a process has used so far, in microseconds: user plus system time of all its threads (V8's GC helpers
+ * included) from /proc/<pid>/stat, in clock ticks of 10 ms (USER_HZ 100, Linux's value on every common architecture);
+ * NaN when unreadable (process gone, not Linux). Unlike a CPU profile's sample times, it is time on a CPU only: a
+ * thread that waits for a core on a busy machine does not count.
+ */
+export function procCpuMicros(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces and parentheses): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
+}
+
 /** The node flags of a running process: the arguments of /proc/<pid>/cmdline before the script (undefined when unreadable or exited). */
 export function procNodeFlags(pid: number): string[] | undefined {
   try {

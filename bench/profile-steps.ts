@@ -9,8 +9,12 @@
  * database seeded by `npm run bench -- --keep`, runs the workload of bench/run.ts with autocannon for `--warmup`
  * seconds, then profiles the app's process with V8's sampling CPU profiler (1 sample per ms) for `--duration` more
  * seconds of the same load (`--server floor`: the stack floor of bench/floor-server.ts instead), writes the profile (`--out`, default /tmp/feedback-<workload>-<time>.cpuprofile; open it
- * in Chrome DevTools or speedscope) and prints the table below. The second form prints the table of profiles
- * written before, e.g. by `node --cpu-prof` (then start-up is in it too).
+ * in Chrome DevTools or speedscope) and prints the table below, and the process's CPU time per request in the same
+ * seconds (procs.ts procCpuMicros). The table's µs come from the profile's sample times, which count a thread that waits
+ * for a core as busy: on a shared machine they overstate the CPU, by a factor that differs from run to run and from one
+ * app to another, so compare two apps by the process CPU line, not by the tables' totals (docs/performance.md, "Traces
+ * (issue 32)"). The second form prints the table of profiles written before, e.g. by `node --cpu-prof` (then start-up
+ * is in it too).
  *
  * Attribution (stepOf): each sample goes to the step of the innermost frame on its stack that belongs to one. Our
  * files (dist/src/…) map to the pipeline's steps by module (STEP_OF_FILE); packages map to their role (PACKAGES:
@@ -32,7 +36,7 @@ import { createApiKey } from '../src/core/api-keys/create-api-key';
 import { importFixture } from '../src/core/import/importer';
 import { createDb } from '../src/db/connection';
 import { runLoad, type Workload } from './load';
-import { serve } from './procs';
+import { procCpuMicros, serve } from './procs';
 
 /** The parts of a .cpuprofile (Chrome DevTools' format, as `node --cpu-prof` and the inspector write it) read here. */
 export interface CpuProfile {
@@ -226,7 +230,7 @@ interface Options {
 const log = (line: string) => process.stderr.write(`[profile] ${line}\n`);
 
 /** The bench's workload (bench/run.ts: the Style A list of the largest form, or the upsert of one row) on a kept database. */
-async function workloadOn(databaseUrl: string, which: 'list' | 'upsert'): Promise<Workload> {
+export async function workloadOn(databaseUrl: string, which: 'list' | 'upsert'): Promise<Workload> {
   const db = createDb({ databaseUrl, dataDir: '.data', poolMax: 2 });
   try {
     const ws = (await db('workspaces').where('id', 'like', 'ws_bench%').orderBy('created_at', 'desc').first('id')) as { id: string } | undefined;
@@ -283,9 +287,12 @@ async function profileApp(o: Options): Promise<{ file: string; requests: number 
     const warm = await runLoad(o.server, app.url, w, o.warmup, o.connections);
     if (warm.non2xx > 0 || warm.errors > 0) throw new Error(`warm-up: statuses ${JSON.stringify(warm.statuses)}, ${warm.errors} errors`);
     app.profileStart();
+    const cpu0 = procCpuMicros(app.pid);
     const r = await runLoad(o.server, app.url, w, o.duration, o.connections);
+    const cpuPerRequest = (procCpuMicros(app.pid) - cpu0) / r.requests;
     await app.profileStop(out);
     log(`${w.name} on ${o.server}: ${r.rps.toFixed(0)} req/s while profiled, statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors; profile: ${out}`);
+    log(`process CPU while profiled (user + system, all threads, the profiler's own included): ${cpuPerRequest.toFixed(0)} µs per request`);
     return { file: out, requests: r.requests };
   } finally {
     await app.stop();
