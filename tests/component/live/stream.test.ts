@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { nanoid } from 'nanoid';
 import { endAppStreams } from '../../../src/app';
+import { hashApiKeySecret } from '../../../src/core/api-keys/secrets';
 import { positionToken } from '../../../src/core/events/event-log.store';
 import { recordEvents } from '../../../src/core/webhooks/outbox';
 import { withTransaction } from '../../../src/db';
@@ -160,8 +161,8 @@ describe('GET {ws}/responses/stream', () => {
     const s = await stream({ ws: w.ws, key }, 'responses/stream');
     const other = await stream(w, 'responses/stream');
     expect(s.status).toBe(200);
-    const [prefix] = (await t.db('api_keys').select('id').orderBy('created_at', 'desc').limit(1)) as Array<{ id: string }>;
-    await t.db('api_keys').where('id', prefix!.id).update({ revoked_at: new Date() });
+    // This key, by its secret (the database is shared with other test files: never "the newest key").
+    await t.db('api_keys').where('key_hash', hashApiKeySecret(key)).update({ revoked_at: new Date() });
     await s.ended;
     expect(s.isEnded()).toBe(true);
     // The workspace's other key streams on.
@@ -228,7 +229,8 @@ describe('GET {ws}/events/stream', () => {
 describe('a client that does not read', () => {
   it('is disconnected once its unread output passes the bound, and its stream is forgotten', async () => {
     const w = await formWorkspace(t.db);
-    const [key] = (await t.db('api_keys').select('*').orderBy('created_at', 'desc').limit(1)) as Array<{ id: string }>;
+    // The workspace's own key: a key of another test file's workspace would be closed by the key check (it cannot read w.ws).
+    const [key] = (await t.db('api_keys').select('id').where('key_hash', hashApiKeySecret(w.key))) as Array<{ id: string }>;
     const live = createLiveStreams({ db: t.db, logger: createLogger('silent'), limits: { maxBufferBytes: 4096, heartbeatMs: 60_000, pollMs: 200 } });
     // A socket whose client reads nothing: everything written stays buffered.
     const res = Object.assign(new EventEmitter(), {
@@ -241,6 +243,8 @@ describe('a client that does not read', () => {
       end: () => res.emit('close'),
       destroy: () => ((res.destroyed = true), res.emit('close')),
     });
+    // Listening from the start: a close during the submissions below must not be missed.
+    const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
     const big = 'x'.repeat(1500);
     await live.open({ method: 'GET' } as Request, res as unknown as Response, {
       workspaceId: w.ws,
@@ -252,7 +256,7 @@ describe('a client that does not read', () => {
     });
     expect(live.count()).toBe(1);
     for (let i = 0; i < 4 && !res.destroyed; i++) await submit(w);
-    await new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('close', () => resolve())));
+    await closed;
     expect(res.destroyed).toBe(true);
     expect(res.writableLength).toBeLessThan(4096 + 2 * 1600);
     expect(live.count()).toBe(0);
