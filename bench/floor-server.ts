@@ -11,7 +11,7 @@
  *    `X-API-Key` names a key that is not revoked, not expired and has the path's workspace), else 401
  *    `invalid_api_key`. The app keeps looked-up keys in a cache instead (platform/auth/key-cache.ts), so here the
  *    floor pays a round trip the app does not;
- * 4. the rate limit: rate-limiter-flexible's RateLimiterRedis on an ioredis client with the app's options (auto
+ * 4. the rate limit: rate-limiter-flexible's RateLimiterRedis on an ioredis client with the app's options (no auto
  *    pipelining, no offline queue, 500 ms command timeout), an in-process insurance limiter, one point consumed per
  *    request keyed by the key's hash, a budget of FLOOR_POINTS per 60 s, `X-RateLimit-Limit/-Remaining/-Reset`
  *    and the IETF draft's `RateLimit-Policy` and `RateLimit` on the answer, 429 past the budget (platform/rate-limit.ts);
@@ -94,7 +94,7 @@ export async function startFloorServer(databaseUrl: string, redisUrl: string): P
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
     commandTimeout: 500,
-    enableAutoPipelining: true,
+    enableAutoPipelining: false,
   });
   await new Promise<void>((resolve, reject) => {
     redis.once('ready', resolve);

@@ -99,11 +99,12 @@ export function median(xs: number[]): number {
  * contender runs once; the order rotates by one each round (A B, B A, A B…) so neither always goes
  * first. A warm-up with a non-2xx answer or an error throws at once: the workload is wrong, not slow
  * (before any load, bench/run.ts also checks one answer of each workload by hand).
+ * @param opts.between run before every measured run, not timed (bench/run.ts: the VACUUM autovacuum would have run).
  * @throws Error naming the contender and its statuses when a warm-up answer is not 2xx
  */
 export async function interleave(
   contenders: Contender[],
-  opts: { rounds: number; duration: number; warmup: number; connections: number; log: (line: string) => void },
+  opts: { rounds: number; duration: number; warmup: number; connections: number; log: (line: string) => void; between?: () => Promise<void> },
 ): Promise<Interleaved[]> {
   for (const c of contenders) {
     const w = await runLoad(c.label, c.url, c.workload, opts.warmup, opts.connections);
@@ -118,6 +119,7 @@ export async function interleave(
   for (let round = 0; round < opts.rounds; round++) {
     for (let i = 0; i < contenders.length; i++) {
       const c = contenders[(i + round) % contenders.length]!;
+      await opts.between?.();
       const r = await runLoad(c.label, c.url, c.workload, opts.duration, opts.connections);
       runs.get(c.label)!.push(r);
       opts.log(

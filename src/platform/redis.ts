@@ -96,8 +96,10 @@ function clientFor(url: string): RedisClient {
     connectTimeout: 2000,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 200, 2000),
-    // Commands of concurrent requests (rate-limit counts, idempotency records) leave in one write.
-    enableAutoPipelining: true,
+    // No auto-pipelining: with rate-limiter-flexible's script command it can throw outside any caller
+    // (`results[i] is not iterable` in ioredis' autoPipelining.js, redis/ioredis#1931), which ends the process.
+    // Seen twice under the bench's load; docs/decisions.md, "Redis auto-pipelining".
+    enableAutoPipelining: false,
   };
   const target = redisTarget(url);
   return target.kind === 'url'
@@ -122,7 +124,7 @@ function clientFor(url: string): RedisClient {
           {
             // No queue while the cluster is not ready: commands fail at once and callers fall back.
             enableOfflineQueue: false,
-            enableAutoPipelining: true,
+            enableAutoPipelining: false,
             clusterRetryStrategy: options.retryStrategy,
             // A command whose master is gone is retried after 100 ms (the slots refreshed meanwhile)
             // at most 3 times, and gives up after 500 ms in all (commandTimeout), as on one server: the

@@ -197,8 +197,9 @@ export function recordHash(e: Omit<AuditEvent, 'hash'>): string {
 
 /**
  * Appends records to the audit trail in the caller's transaction, UNSEALED (no `seq`, `prevHash`, `hash` yet), with no
- * lock: appends never wait for each other. Once the transaction commits, the workspace's sealer starts (not awaited):
- * it numbers and hashes every committed unsealed record of the workspace (sealAudit). A transaction that rolls back
+ * lock: appends never wait for each other. Once the transaction commits, the workspace's sealer starts (not awaited),
+ * after SEAL_GATHER_MS so that one seal serves the commits of a burst: it numbers and hashes every committed unsealed
+ * record of the workspace (sealAudit). A transaction that rolls back
  * leaves neither the change nor its record.
  * @param trx the transaction of the change (never the bare database handle: the record must commit with the change);
  *   one opened by withTransaction starts the sealer on commit, any other leaves it to the next reader or the sweep.
@@ -209,7 +210,8 @@ export function recordHash(e: Omit<AuditEvent, 'hash'>): string {
 export async function recordAudit(trx: DbTransaction, origin: AuditOrigin, events: AuditEventInput | readonly AuditEventInput[]): Promise<void> {
   const list = Array.isArray(events) ? (events as readonly AuditEventInput[]) : [events as AuditEventInput];
   const createdAt = new Date();
-  const rows = list.map((e) => ({
+  const rows = list.map((e, ord) => ({
+    ord,
     workspace_id: e.workspaceId,
     id: newId('auditEvent'),
     created_at: createdAt,
@@ -219,17 +221,32 @@ export async function recordAudit(trx: DbTransaction, origin: AuditOrigin, event
     target_id: e.targetId,
     request_id: origin.requestId,
     client_address: origin.clientAddress,
-    changes: JSON.stringify(maskChanges(e.changes ?? {})),
+    changes: maskChanges(e.changes ?? {}),
   }));
-  // One insert per 500 keeps the bind parameters small; `append_no` follows the order given.
-  for (let i = 0; i < rows.length; i += 500) await trx('audit_events').insert(rows.slice(i, i + 500));
-  for (const workspaceId of new Set(list.map((e) => e.workspaceId))) afterCommit(trx, sealKey(workspaceId), sealWork(workspaceId));
+  // One statement with one bind parameter, whatever the number of records; `append_no` follows the order given.
+  await trx.raw(INSERT_RECORDS, [JSON.stringify(rows)]);
+  for (const workspaceId of new Set(list.map((e) => e.workspaceId))) {
+    afterCommit(trx, sealKey(workspaceId), sealWork(workspaceId), undefined, { gatherMs: SEAL_GATHER_MS });
+  }
 }
+
+/** recordAudit's insert: the records as one JSON array, inserted in its order (`ord`), so `append_no` follows it. */
+const INSERT_RECORDS = `INSERT INTO audit_events (workspace_id, id, created_at, actor, action, target_type, target_id, request_id, client_address, changes)
+SELECT x.workspace_id, x.id, x.created_at, x.actor, x.action, x.target_type, x.target_id, x.request_id, x.client_address, x.changes
+  FROM jsonb_to_recordset(?::jsonb) AS x(ord int, workspace_id text, id text, created_at timestamptz, actor text, action text, target_type text,
+                                         target_id text, request_id text, client_address text, changes jsonb)
+ ORDER BY x.ord`;
 
 // Sealing.
 
 /** Records sealed per transaction of the sealer. */
 const SEAL_BATCH = 1000;
+
+/**
+ * How long the sealer waits after a commit before it seals, gathering the commits of that time into one seal
+ * (follow-up.ts `gatherMs`). A reader (the list, the chain check, the sweep) does not wait: it seals at once.
+ */
+export const SEAL_GATHER_MS = 100;
 
 const sealKey = (workspaceId: string) => `audit-seal:${workspaceId}`;
 const sealWork = (workspaceId: string) => async (trx: DbTransaction) => (await sealBatch(trx, workspaceId)) === SEAL_BATCH;
