@@ -51,38 +51,38 @@ describe('runFollowUp', () => {
 });
 
 describe('runFollowUp with gatherMs', () => {
+  /** Work that counts its passes. */
+  const counted = () => {
+    const c = { passes: 0, work: async () => ((c.passes += 1), false) };
+    return c;
+  };
+
   it('serves every request made while it gathers with one pass, after the wait', async () => {
     const db = fakeDb();
-    let passes = 0;
-    const work = async () => {
-      passes += 1;
-      return false;
-    };
+    const c = counted();
+    const work = c.work;
     const t0 = Date.now();
     const first = runFollowUp(db, 'g', work, { gatherMs: 50 });
     const more = [runFollowUp(db, 'g', work, { gatherMs: 50 }), runFollowUp(db, 'g', work, { gatherMs: 50 })];
     await Promise.resolve();
-    expect(passes).toBe(0);
+    expect(c.passes).toBe(0);
     await Promise.all([first, ...more]);
-    expect(passes).toBe(1);
+    expect(c.passes).toBe(1);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
   });
 
   it('starts at once when a request without gathering joins (a reader), and settleFollowUps does not wait it out', async () => {
     const db = fakeDb();
-    let passes = 0;
-    const work = async () => {
-      passes += 1;
-      return false;
-    };
+    const c = counted();
+    const work = c.work;
     const t0 = Date.now();
     const gathering = runFollowUp(db, 'r', work, { gatherMs: 60_000 });
     await runFollowUp(db, 'r', work);
     await gathering;
-    expect(passes).toBe(1);
+    expect(c.passes).toBe(1);
     void runFollowUp(db, 's', work, { gatherMs: 60_000 });
     await settleFollowUps(db);
-    expect(passes).toBe(2);
+    expect(c.passes).toBe(2);
     expect(Date.now() - t0).toBeLessThan(5_000);
   });
 });
