@@ -8,16 +8,21 @@ import type { Logger } from './logger';
 import { FOLD_EVERY_MS, foldChangeMarks } from '../core/changes/change-marks.store';
 import type { Db } from '../db';
 
-/** The running fold; `stop()` resolves once a fold under way has finished. */
+/** The running fold; `stop()` resolves once a fold under way has finished its statement in progress. */
 export interface ChangeFold {
   stop(): Promise<void>;
 }
 
-/** Starts folding on `db` (the primary) every `everyMs` (default FOLD_EVERY_MS). */
+/**
+ * Starts folding on `db` (the primary) every `everyMs` (default FOLD_EVERY_MS). `stop()` ends a fold under way after
+ * its statement in progress (a backlog of marks left while no `serve` ran can take many statements of 10,000): what
+ * is left is folded by the next `serve`, and a version read stays right meanwhile.
+ */
 export function startChangeFold(db: Db, logger: Logger, everyMs = FOLD_EVERY_MS): ChangeFold {
   let running: Promise<void> | undefined;
+  const stopping = new AbortController();
   const timer = setInterval(() => {
-    running ??= foldChangeMarks(db)
+    running ??= foldChangeMarks(db, { signal: stopping.signal })
       .then(
         () => undefined,
         (err: unknown) => logger.warn({ err }, 'folding change marks failed; trying again'),
@@ -28,6 +33,7 @@ export function startChangeFold(db: Db, logger: Logger, everyMs = FOLD_EVERY_MS)
   return {
     async stop() {
       clearInterval(timer);
+      stopping.abort();
       await running;
     },
   };
