@@ -131,6 +131,41 @@ export function procCpuMicros(pid: number): number {
   }
 }
 
+/**
+ * The local TCP ports of a process's sockets connected to `remotePort` (its PostgreSQL connections for 5432), read
+ * from /proc/<pid>/fd (socket inodes) and /proc/<pid>/net/tcp and tcp6; empty when unreadable (process gone, not Linux).
+ */
+export function procClientPorts(pid: number, remotePort: number): Set<number> {
+  const ports = new Set<number>();
+  try {
+    const inodes = new Set<string>();
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      const m = /^socket:\[(\d+)\]$/.exec(safeReadlink(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]!);
+    }
+    for (const table of ['tcp', 'tcp6']) {
+      const lines = fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1);
+      for (const line of lines) {
+        // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+        const f = line.trim().split(/\s+/);
+        if (f.length < 10 || !inodes.has(f[9]!)) continue;
+        if (parseInt(f[2]!.split(':')[1]!, 16) === remotePort) ports.add(parseInt(f[1]!.split(':')[1]!, 16));
+      }
+    }
+  } catch {
+    /* unreadable: no ports */
+  }
+  return ports;
+}
+
+const safeReadlink = (file: string): string => {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return '';
+  }
+};
+
 /** The node flags of a running process: the arguments of /proc/<pid>/cmdline before the script (undefined when unreadable or exited). */
 export function procNodeFlags(pid: number): string[] | undefined {
   try {

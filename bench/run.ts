@@ -55,7 +55,7 @@ import { measureImport, sentimentRatio, withAndWithoutSentiment, type ImportRun,
 import { measureReplica } from './replica-run';
 import { interleave, median, runLoad, unexpectedAnswers, type Interleaved, type LoadRun, type Workload } from './load';
 import { serve, watchMemory, type Runtime, type ServeMode, type Served } from './procs';
-import { DEFAULT_SERVER_URL, dropBenchDatabase, seed, withDatabase } from './seed';
+import { DEFAULT_SERVER_URL, dropBenchDatabase, seed, vacuumDeadRows, withDatabase } from './seed';
 
 interface Options {
   responses: number;
@@ -175,17 +175,6 @@ function shapeOf(body: { data?: unknown; meta?: unknown; links?: unknown }): str
   const keys = (x: unknown) => (x !== null && typeof x === 'object' ? Object.keys(x).sort().join(',') : String(x));
   const item: unknown = Array.isArray(body.data) ? body.data[0] : body.data;
   return `${keys(body)} | meta: ${keys(body.meta)} | links: ${keys(body.links)} | item: ${keys(item)}`;
-}
-
-/**
- * VACUUM of every table with dead rows (pg_stat_user_tables `n_dead_tup`), as autovacuum would do on a server between
- * two load runs; this PostgreSQL may run with autovacuum off (bench/seed.ts).
- */
-async function vacuumDeadRows(db: Db): Promise<void> {
-  const { rows } = (await db.raw(`SELECT format('%I.%I', schemaname, relname) AS t FROM pg_stat_user_tables WHERE n_dead_tup > 0 ORDER BY 1`)) as {
-    rows: Array<{ t: string }>;
-  };
-  for (const r of rows) await db.raw(`VACUUM ${r.t}`);
 }
 
 /** Fetches once and checks the status; returns the parsed body. */

@@ -126,6 +126,17 @@ export const COMPOSED_COMMENTS: readonly string[] = COMMENT_PARTS.openers.flatMa
   COMMENT_PARTS.subjects.flatMap((s) => COMMENT_PARTS.verdicts.flatMap((v) => COMMENT_PARTS.tails.map((t) => `${o}${s} ${v}${t}`))),
 );
 
+/**
+ * VACUUM of every table with dead rows (pg_stat_user_tables `n_dead_tup`), as autovacuum would do on a server between
+ * two load runs; this PostgreSQL may run with autovacuum off (the upsert runs of bench/run.ts and bench/floor-cpu.ts).
+ */
+export async function vacuumDeadRows(db: Db): Promise<void> {
+  const { rows } = (await db.raw(`SELECT format('%I.%I', schemaname, relname) AS t FROM pg_stat_user_tables WHERE n_dead_tup > 0 ORDER BY 1`)) as {
+    rows: Array<{ t: string }>;
+  };
+  for (const r of rows) await db.raw(`VACUUM ${r.t}`);
+}
+
 /** A database URL for `database` on the same server as `serverUrl`. */
 export function withDatabase(serverUrl: string, database: string): string {
   const u = new URL(serverUrl);

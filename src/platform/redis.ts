@@ -98,7 +98,7 @@ function clientFor(url: string): RedisClient {
     retryStrategy: (times) => Math.min(times * 200, 2000),
     // No auto-pipelining: with rate-limiter-flexible's script command it can throw outside any caller
     // (`results[i] is not iterable` in ioredis' autoPipelining.js, redis/ioredis#1931), which ends the process.
-    // Seen twice under the bench's load; docs/decisions.md, "Redis auto-pipelining".
+    // Seen twice under the bench's load; docs/decisions.md, "The hot path (issue 11)".
     enableAutoPipelining: false,
   };
   const target = redisTarget(url);

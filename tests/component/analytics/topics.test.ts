@@ -90,7 +90,8 @@ describe('topics CRUD in both styles', () => {
     expect((await call(w, 'delete', `/topics/${id}`, style)).status).toBe(204);
     const gone = await call(w, 'get', `/topics/${id}`, style);
     expect({ status: gone.status, code: gone.body.error.code }).toEqual({ status: 404, code: 'resource_not_found' });
-    const audit = (await t.db('audit_events').where({ workspace_id: w.ws, target_id: id }).orderBy('seq').select('action', 'changes')) as Array<{
+    // In the order written (`append_no`): the seal may still be gathering, so `seq` may not be set yet.
+    const audit = (await t.db('audit_events').where({ workspace_id: w.ws, target_id: id }).orderBy('append_no').select('action', 'changes')) as Array<{
       action: string;
       changes: unknown;
     }>;
