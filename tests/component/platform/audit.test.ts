@@ -5,7 +5,16 @@
  * and across the retention prune.
  */
 import { createHash } from 'node:crypto';
-import { pruneAuditEvents, recordAudit, sealAllAudit, sealAudit, verifyAuditChains, GENESIS_HASH, SYSTEM_ORIGIN } from '../../../src/core/audit/audit.store';
+import {
+  pruneAuditEvents,
+  recordAudit,
+  sealAllAudit,
+  sealAudit,
+  verifyAuditChains,
+  GENESIS_HASH,
+  SEAL_GATHER_MS,
+  SYSTEM_ORIGIN,
+} from '../../../src/core/audit/audit.store';
 import * as audit017 from '../../../migrations/20261127_017_audit';
 import { DAY_MS } from '../../../src/core/query/dates';
 import { ALL_SCOPES } from '../../../src/core/scopes';
@@ -352,6 +361,19 @@ describe('sealing (appends that never wait for each other)', () => {
     // A batch keeps its order in the chain (not its adjacency: concurrent inserts take sequence values between its rows).
     const seqOf = new Map((await rowsOf(s.ws)).map((r) => [r.target_id, Number(r.seq)]));
     for (const i of [0, 3, 6, 9]) expect(seqOf.get(`we_${i}b`)).toBeGreaterThan(seqOf.get(`we_${i}a`)!);
+  });
+
+  it('seals committed records on its own, SEAL_GATHER_MS after the commit, with no reader asking', async () => {
+    const s = await formWorkspace(t.db);
+    await Promise.all(['we_g1', 'we_g2', 'we_g3'].map((id) => withTransaction(t.db, (trx) => recordAudit(trx, SYSTEM_ORIGIN, record(s.ws, id)))));
+    // Nothing here reads the list or runs the check: only the seal started by the commits can number them.
+    const deadline = Date.now() + 10 * SEAL_GATHER_MS + 5_000;
+    let rows = await rowsOf(s.ws);
+    while (rows.some((r) => r.seq === null) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, SEAL_GATHER_MS));
+      rows = await rowsOf(s.ws);
+    }
+    expect(rows.map((r) => Number(r.seq)).sort()).toEqual([1, 2, 3]);
   });
 
   it('seals a record its process left unsealed (no seal after commit) in the sweep, the list and the check', async () => {
