@@ -8,16 +8,22 @@
  * in the bench's upsert row.
  *
  *   node dist/bench/floor-cpu.js --database-url URL [--workload upsert|list] [--rounds 4] [--duration 8] [--connections 16]
+ *                                [--sides app,floor,app-without-audit,app-v8-defaults]
  *
- * Prints each round's Node and PostgreSQL µs per request per server, then the totals and the floor's CPU over the
- * app's: the ratio a CPU-bound bench row (app / floor req/s on two cores) tends to. Both load at once, so a shared
- * machine's noise falls on both alike (bench/trace-cpu.ts does the same for traces).
+ * Sides (default `app,floor`): `app` as `serve` runs it (its memory settings), `floor` (bench/floor-server.ts, the same
+ * settings), and two diagnostic apps that account for a gap: `app-without-audit` (the app with recordAudit a no-op:
+ * bench/serve.ts BENCH_WITHOUT_AUDIT; what the audit trail costs an upsert) and `app-v8-defaults` (the app with V8's own
+ * heap sizes; what the memory settings cost).
+ *
+ * Prints each round's Node and PostgreSQL µs per request per server, then the totals and the floor's CPU over each
+ * other side's: the ratio a CPU-bound bench row (app / floor req/s on two cores) tends to. All load at once, so a shared
+ * machine's noise falls on all alike (bench/trace-cpu.ts does the same for traces).
  */
 import { Command } from 'commander';
 import { MEMORY_DEFAULT_FLAGS } from '../src/cli/memory-defaults';
 import { createDb, type Db } from '../src/db/connection';
 import { runLoad } from './load';
-import { procClientPorts, procCpuMicros, serve, type Served } from './procs';
+import { procClientPorts, procCpuMicros, serve, type Runtime, type Served } from './procs';
 import { workloadOn } from './profile-steps';
 import { vacuumDeadRows } from './seed';
 
@@ -27,10 +33,20 @@ interface Options {
   rounds: number;
   duration: number;
   connections: number;
+  sides: string;
 }
 
+/** How each side is started: server mode and runtime (node flags, environment). */
+const SIDES = {
+  app: { mode: 'app', runtime: { node: process.execPath, execArgv: MEMORY_DEFAULT_FLAGS } },
+  floor: { mode: 'floor', runtime: { node: process.execPath, execArgv: MEMORY_DEFAULT_FLAGS } },
+  'app-without-audit': { mode: 'app', runtime: { node: process.execPath, execArgv: MEMORY_DEFAULT_FLAGS, env: { BENCH_WITHOUT_AUDIT: '1' } } },
+  'app-v8-defaults': { mode: 'app', runtime: { node: process.execPath, execArgv: [] } },
+} as const satisfies Record<string, { mode: 'app' | 'floor'; runtime: Runtime }>;
+type SideName = keyof typeof SIDES;
+
 interface Side {
-  name: 'app' | 'floor';
+  name: SideName;
   server: Served;
   /** Node µs, PostgreSQL µs and requests summed over the rounds. */
   node: number;
@@ -56,14 +72,20 @@ async function main(): Promise<void> {
     .option('--rounds <n>', 'rounds of load', Number, 4)
     .option('--duration <s>', 'seconds of each round', Number, 8)
     .option('--connections <n>', 'autocannon connections per server', Number, 16)
+    .option('--sides <list>', `comma-separated, among ${Object.keys(SIDES).join(', ')}; must hold floor`, 'app,floor')
     .parse()
     .opts<Options>();
+  const names = o.sides.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !(n in SIDES));
+  if (unknown.length > 0 || !names.includes('floor'))
+    throw new Error(`--sides: ${unknown.join(', ') || 'floor is missing'}; known: ${Object.keys(SIDES).join(', ')}`);
   const w = await workloadOn(o.databaseUrl, o.workload);
   const db = createDb({ databaseUrl: o.databaseUrl, dataDir: '.data', poolMax: 2 });
   const sides: Side[] = [];
   try {
-    for (const name of ['app', 'floor'] as const) {
-      sides.push({ name, server: await serve(name, o.databaseUrl, { node: process.execPath, execArgv: MEMORY_DEFAULT_FLAGS }), node: 0, pg: 0, requests: 0 });
+    for (const name of names as SideName[]) {
+      const { mode, runtime } = SIDES[name];
+      sides.push({ name, server: await serve(mode, o.databaseUrl, runtime), node: 0, pg: 0, requests: 0 });
     }
     await Promise.all(sides.map((s) => runLoad(s.name, s.server.url, w, 3, o.connections)));
     for (let round = 1; round <= o.rounds; round++) {
@@ -87,7 +109,10 @@ async function main(): Promise<void> {
         `${s.name}: Node ${(s.node / s.requests).toFixed(0)} + PostgreSQL ${(s.pg / s.requests).toFixed(0)} = ${sum(s).toFixed(0)} µs per request\n`,
       );
     }
-    process.stdout.write(`floor / app CPU per request: ${(sum(sides[1]!) / sum(sides[0]!)).toFixed(3)}\n`);
+    const floor = sides.find((s) => s.name === 'floor')!;
+    for (const s of sides.filter((s) => s !== floor)) {
+      process.stdout.write(`floor / ${s.name} CPU per request: ${(sum(floor) / sum(s)).toFixed(3)}\n`);
+    }
   } finally {
     await Promise.all(sides.map((s) => s.server.stop()));
     await db.destroy();

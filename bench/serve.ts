@@ -11,7 +11,9 @@
  *   env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_LOG (log level of the app, default 'info'),
  *        BENCH_DATABASE_READ_URL (the app's read replicas, DATABASE_READ_URL; default none), BENCH_STREAMS_PER_KEY (the
  *        app's STREAMS_PER_KEY, bench/live-streams.ts), and for the traced app
- *        the OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT: the app exports traces, as `serve` would).
+ *        the OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT: the app exports traces, as `serve` would),
+ *        BENCH_WITHOUT_AUDIT=1 (a diagnostic app for bench/floor-cpu.ts only: recordAudit records nothing, so nothing
+ *        is sealed either; it shows what the audit trail costs an upsert, and is never how the service runs).
  *   IPC: sends `{url}` once listening, or `{error}`; on the message 'close' closes and exits 0. bench/profile-steps.ts
  *        also sends 'profile-start' (V8's sampling CPU profiler starts, through node:inspector in this process) and
  *        `{profileStop: file}` (it stops and writes the profile, a .cpuprofile as `node --cpu-prof` writes it, to
@@ -54,8 +56,19 @@ function answerProfileMessages(): void {
   });
 }
 
+/**
+ * The diagnostic app without its audit trail (BENCH_WITHOUT_AUDIT=1): recordAudit becomes a no-op for every caller, as
+ * they call it through the module's exports (CommonJS). bench/floor-cpu.ts `--sides app-without-audit`.
+ */
+function withoutAuditTrail(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the exports object itself is what callers read
+  const store = require('../src/core/audit/audit.store') as { recordAudit: (...args: unknown[]) => Promise<void> };
+  store.recordAudit = () => Promise.resolve();
+}
+
 async function main(): Promise<void> {
   const mode = process.argv[2];
+  if (mode === 'app' && process.env.BENCH_WITHOUT_AUDIT === '1') withoutAuditTrail();
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? '';
   const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
   const s =

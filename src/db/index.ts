@@ -30,6 +30,23 @@ export type DbTransaction = Knex.Transaction;
 /** A knex instance or a transaction: what core functions take to run inside the caller's transaction. */
 export type DbHandle = Knex | Knex.Transaction;
 
+/**
+ * A constant statement of the hot path that PostgreSQL parses and plans once per pooled connection: node-postgres sends
+ * it as the named prepared statement `name` the first time on a connection and only binds and executes it afterwards
+ * (docs/decisions.md, "Prepared statements"). Only for SQL text that never varies (bindings carry every value) and that
+ * only this module's caller runs under `name`; PGlite runs it as any raw statement.
+ * @returns `{ rows }` as `db.raw` does on PostgreSQL.
+ */
+export function runPrepared(db: DbHandle, statement: PreparedStatement, bindings: readonly Knex.RawBinding[]): Knex.Raw {
+  return db.raw(statement.sql, bindings).options({ name: statement.name });
+}
+
+/** A statement for runPrepared: a name unique in the process (PostgreSQL's per connection) and its constant SQL. */
+export interface PreparedStatement {
+  readonly name: string;
+  readonly sql: string;
+}
+
 /** True when this knex instance runs on embedded PGlite (no COPY, one connection). */
 export function isEmbedded(db: Db): boolean {
   return (db.client as Knex.Client).config.client !== 'pg';

@@ -15,7 +15,7 @@
  * removed (first, last or in the middle) or inserted afterwards is named by verifyAuditChains.
  */
 import { createHash } from 'node:crypto';
-import type { Db, DbHandle, DbTransaction } from '../../db';
+import { runPrepared, type Db, type DbHandle, type DbTransaction, type PreparedStatement } from '../../db';
 import { afterCommit, runFollowUp } from '../../db/follow-up';
 import { canonicalJson } from '../canonical-json';
 import { newId } from '../ids';
@@ -224,18 +224,24 @@ export async function recordAudit(trx: DbTransaction, origin: AuditOrigin, event
     changes: maskChanges(e.changes ?? {}),
   }));
   // One statement with one bind parameter, whatever the number of records; `append_no` follows the order given.
-  await trx.raw(INSERT_RECORDS, [JSON.stringify(rows)]);
+  await runPrepared(trx, INSERT_RECORDS, [JSON.stringify(rows)]);
   for (const workspaceId of new Set(list.map((e) => e.workspaceId))) {
     afterCommit(trx, sealKey(workspaceId), sealWork(workspaceId), undefined, { gatherMs: SEAL_GATHER_MS });
   }
 }
 
-/** recordAudit's insert: the records as one JSON array, inserted in its order (`ord`), so `append_no` follows it. */
-const INSERT_RECORDS = `INSERT INTO audit_events (workspace_id, id, created_at, actor, action, target_type, target_id, request_id, client_address, changes)
+/**
+ * recordAudit's insert: the records as one JSON array, inserted in its order (`ord`), so `append_no` follows it.
+ * Prepared: every write runs it.
+ */
+const INSERT_RECORDS: PreparedStatement = {
+  name: 'audit_insert_records',
+  sql: `INSERT INTO audit_events (workspace_id, id, created_at, actor, action, target_type, target_id, request_id, client_address, changes)
 SELECT x.workspace_id, x.id, x.created_at, x.actor, x.action, x.target_type, x.target_id, x.request_id, x.client_address, x.changes
   FROM jsonb_to_recordset(?::jsonb) AS x(ord int, workspace_id text, id text, created_at timestamptz, actor text, action text, target_type text,
                                          target_id text, request_id text, client_address text, changes jsonb)
- ORDER BY x.ord`;
+ ORDER BY x.ord`,
+};
 
 // Sealing.
 
@@ -243,10 +249,11 @@ SELECT x.workspace_id, x.id, x.created_at, x.actor, x.action, x.target_type, x.t
 const SEAL_BATCH = 1000;
 
 /**
- * How long the sealer waits after a commit before it seals, gathering the commits of that time into one seal
- * (follow-up.ts `gatherMs`). A reader (the list, the chain check, the sweep) does not wait: it seals at once.
+ * How long (ms) the sealer waits after a commit before it seals, gathering the commits of that time into one seal
+ * (follow-up.ts `gatherMs`): one seal transaction (five statements) a second per busy workspace, whatever the write
+ * rate. A reader (the list, the chain check, the sweep) and shutdown do not wait: they seal at once.
  */
-export const SEAL_GATHER_MS = 100;
+export const SEAL_GATHER_MS = 1000;
 
 const sealKey = (workspaceId: string) => `audit-seal:${workspaceId}`;
 const sealWork = (workspaceId: string) => async (trx: DbTransaction) => (await sealBatch(trx, workspaceId)) === SEAL_BATCH;
@@ -521,12 +528,14 @@ async function verifyChain(db: Db, workspaceId: string): Promise<ChainCheck> {
  * earlier may be sealed a moment later, and waits for the prefix to reach it). Unsealed records are never deleted. The
  * same statement moves the chain head's pruned `seq`/`hash` to the last record it deleted, so verifyAuditChains starts
  * from there. Several instances at once are safe (a record deleted by one is not found by the other; the pruned head
- * only moves forward; a sealer holding the head is waited for).
+ * only moves forward; a sealer holding the head is waited for). It seals first (sealAllAudit), as every reader of the
+ * chain does, so a record committed before the prune started is not kept back because its seal was still gathering.
  * @returns the records deleted.
  * Spec: docs/operations.md, "What grows, and what bounds it" (`AUDIT_RETENTION_DAYS`).
  */
-export function pruneAuditEvents(db: DbHandle, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<number> {
+export async function pruneAuditEvents(db: Db, retentionDays: number, now: Date, opts: BatchOptions = {}): Promise<number> {
   const before = new Date(now.getTime() - retentionDays * DAY_MS);
+  await sealAllAudit(db);
   return deleteInBatches(async (limit) => {
     const { rows } = (await db.raw(
       `WITH old AS (

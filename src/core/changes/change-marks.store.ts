@@ -15,7 +15,7 @@
  * The fold (foldChangeMarks, every FOLD_EVERY_MS in `serve`: platform/change-fold.ts) keeps `change_marks` to the last
  * second or so of writes, so a version read counts a few index entries, whatever the write rate.
  */
-import type { DbHandle } from '../../db';
+import { runPrepared, type DbHandle, type PreparedStatement } from '../../db';
 import { deleteInBatches, type BatchOptions } from '../../db/batches';
 
 /**
@@ -25,13 +25,16 @@ import { deleteInBatches, type BatchOptions } from '../../db/batches';
  */
 export async function changeVersion(db: DbHandle, workspaceIds: readonly string[]): Promise<string> {
   const ids = [...workspaceIds];
-  const { rows } = (await db.raw(VERSION_SQL, [ids, ids])) as { rows: Array<{ version: string | number }> };
+  const { rows } = (await runPrepared(db, VERSION, [ids, ids])) as { rows: Array<{ version: string | number }> };
   return String(rows[0]?.version ?? 0);
 }
 
-// One constant statement (built once, not by the query builder per request: it runs before every conditional GET).
-const VERSION_SQL = `SELECT (SELECT coalesce(sum(folded), 0) FROM change_totals WHERE workspace_id = ANY(?::text[]))
-     + (SELECT count(*) FROM change_marks WHERE workspace_id = ANY(?::text[])) AS version`;
+// One constant statement, prepared (parsed and planned once per connection: it runs before every conditional GET).
+const VERSION: PreparedStatement = {
+  name: 'change_version',
+  sql: `SELECT (SELECT coalesce(sum(folded), 0) FROM change_totals WHERE workspace_id = ANY(?::text[]))
+     + (SELECT count(*) FROM change_marks WHERE workspace_id = ANY(?::text[])) AS version`,
+};
 
 /** How often `serve` folds (platform/change-fold.ts). */
 export const FOLD_EVERY_MS = 1000;
