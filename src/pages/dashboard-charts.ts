@@ -10,10 +10,20 @@
  * each chart is kept in an in-process LRU keyed by a hash of everything it is drawn from (options, size),
  * so a page whose figures have not changed since the last view renders nothing, and a changed count
  * renders that chart anew (docs/analytics.md, "Dashboard links").
+ *
+ * ECharts loads with the first chart a process renders, not with the server: it holds about 17 MB of RSS that a
+ * process serving only the API never needs (docs/operations.md, "Memory").
  */
 import { createHash } from 'node:crypto';
-import * as echarts from 'echarts';
+import type * as Echarts from 'echarts';
 import { LRUCache } from 'lru-cache';
+
+let loadedEcharts: typeof Echarts | undefined;
+/** ECharts, required on first use (see the module comment). */
+function echarts(): typeof Echarts {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded with the first chart, not at start (17 MB)
+  return (loadedEcharts ??= require('echarts') as typeof Echarts);
+}
 
 /** Rendering widths in px: a chart in a grid column, the full-width line, a phone. */
 export const WIDE = 440;
@@ -49,14 +59,14 @@ export function cleanSvg(svg: string, label: string, cls: string): string {
 /** Rendered SVGs by content hash: at most 32 MiB of markup (a chart is 3–20 KiB). */
 const rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (svg) => Math.max(1, svg.length) });
 
-function render(option: echarts.EChartsCoreOption, width: number, height: number): string {
+function render(option: Echarts.EChartsCoreOption, width: number, height: number): string {
   const full = { animation: false, textStyle: { fontFamily: FONT, color: COLOURS.text, fontSize: width < 400 ? 12 : 13 }, ...option };
   const key = createHash('sha256')
     .update(JSON.stringify([width, height, full]))
     .digest('base64url');
   const hit = rendered.get(key);
   if (hit !== undefined) return hit;
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+  const chart = echarts().init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
     chart.setOption(full);
     const svg = chart.renderToSVGString();
@@ -68,7 +78,7 @@ function render(option: echarts.EChartsCoreOption, width: number, height: number
 }
 
 /** The wide and the narrow rendering of one chart, each `role="img"` with `label`. */
-export function chartPair(label: string, option: (width: number) => echarts.EChartsCoreOption, height: (width: number) => number, wide = WIDE): string {
+export function chartPair(label: string, option: (width: number) => Echarts.EChartsCoreOption, height: (width: number) => number, wide = WIDE): string {
   return [
     cleanSvg(render(option(wide), wide, height(wide)), label, 'chart-wide'),
     cleanSvg(render(option(NARROW), NARROW, height(NARROW)), label, 'chart-narrow'),
